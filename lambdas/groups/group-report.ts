@@ -42,5 +42,10 @@ export const handler = merchantRoute(routes.GroupReport, async ({ event, merchan
   };
   return page.format === 'csv'
     ? { status: 200, text: page.text, headers: { 'content-type': 'text/csv; charset=utf-8', ...headers } }
-    : { status: 200, binary: page.bytes, headers: { 'content-type': XLSX_MEDIA_TYPE, ...headers } };
+    : {
+        status: 200,
+        text: page.bytes.toString('base64'),
+        isBase64Encoded: true as const,
+        headers: { 'content-type': XLSX_MEDIA_TYPE, ...headers },
+      };
 });

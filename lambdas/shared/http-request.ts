@@ -8,9 +8,9 @@ import { pathParams, type PathParam } from '#contract/params';
 import { apiScope } from '#contract/stage';
 import { config } from './config';
 import { BadRequestError, ForbiddenError, UnauthorizedError } from './errors';
-import { validator, ValidationError, type Validator } from './validation';
+import { validator, type Validator } from './validation';
 import type { RouteCheck } from './route-check';
-import { malformation, malformedTextIn } from './well-formed';
+import { refuseMalformedText } from './well-formed';
 
 export type KeySource = 'header' | 'body';
 
@@ -91,15 +91,7 @@ export function parseQuery(event: APIGatewayProxyEvent): Record<string, string> 
     (e): e is [string, string] => e[1] !== undefined,
   );
   // Percent-escapes that are not UTF-8 (`%FF`) arrive as U+FFFD: refused like a body's.
-  for (const [name, value] of query) {
-    const inName = malformation(name);
-    const why = inName ?? malformation(value);
-    if (why !== undefined) {
-      const field = inName === undefined ? name : 'query';
-      const subject = inName === undefined ? `query parameter ${name}` : 'a query parameter name';
-      throw new ValidationError([{ field, message: `${subject} is not well-formed text: ${why}` }]);
-    }
-  }
+  refuseMalformedText(Object.fromEntries(query), 'query');
   return Object.fromEntries(query);
 }
 
@@ -129,8 +121,7 @@ export function bodyParser(
       throw new BadRequestError('body is not valid JSON');
     }
     // Before the schema: a key is checked wherever it is, and no rule sees text that is not text.
-    const malformed = malformedTextIn(parsed, 'body');
-    if (malformed.length > 0) throw new ValidationError(malformed);
+    refuseMalformedText(parsed, 'body');
     precheck?.(parsed);
     return validate(parsed);
   };

@@ -122,11 +122,10 @@ export interface ApiResult {
    */
   text?: string;
   /**
-   * A body sent as bytes (an .xlsx page), its `content-type` in `headers`: base64 in the proxy
-   * result with `isBase64Encoded`, which API Gateway sends out as bytes for a type of its
-   * binaryMediaTypes (contract/media-types.ts). Never kept by an idempotency record either.
+   * `text` is the base64 of bytes (an .xlsx page): API Gateway sends them out as bytes for a type
+   * of its binaryMediaTypes (contract/media-types.ts).
    */
-  binary?: Buffer;
+  isBase64Encoded?: true;
 }
 
 /**
@@ -318,13 +317,11 @@ function merchantHandler<R extends Route, M extends AuthorizedMerchant>(
         ms: Date.now() - now.getTime(),
       });
       if (result.text !== undefined)
-        return { statusCode: result.status, headers: { ...result.headers }, body: result.text };
-      if (result.binary !== undefined)
         return {
           statusCode: result.status,
           headers: { ...result.headers },
-          body: result.binary.toString('base64'),
-          isBase64Encoded: true,
+          body: result.text,
+          ...(result.isBase64Encoded && { isBase64Encoded: true }),
         };
       return json(result.status, result.body, result.headers);
     });

@@ -8,69 +8,45 @@
  * - no U+FFFD, the replacement character a UTF-8 decoder leaves where the bytes were not UTF-8:
  *   the local gateway decodes so, as API Gateway passes a text body on, so it is the one trace of
  *   invalid bytes a function sees (a base64 body is decoded the same way, http-request.ts).
+ *
+ * Every API function carries this (bundle budget): kept small.
  */
-import type { Problem } from './validation';
-import { fieldName, MAX_PROBLEMS } from './validation';
+import { fieldName, MAX_PROBLEMS, ValidationError, type Problem } from './validation';
 
-const LONE_SURROGATE = /\p{Cs}/u;
-const MALFORMED = /[\p{Cs}\uFFFD]/u;
+/** A value of the parsed JSON, its parent and its key there (a chain: any depth, no copies). */
+type Node = [value: unknown, parent?: Node, key?: string];
 
-/** Why a text is not well-formed, or undefined when it is. */
-export function malformation(text: string): string | undefined {
-  if (!MALFORMED.test(text)) return undefined;
-  return LONE_SURROGATE.test(text)
-    ? 'it holds a lone surrogate (a \\uD800-\\uDFFF escape without its pair), which is not Unicode text'
-    : 'it holds U+FFFD, the replacement character left where bytes were not valid UTF-8 (send the request as UTF-8)';
-}
-
-/** A value of the parsed body and where it is: its parent's entry and its key there. */
-interface Node {
-  value: unknown;
-  parent?: Node;
-  key?: string | number;
-}
-
-/** `payments[3].orderId`, from the node's chain of keys (`root` for the value itself). */
+/** `payments[3].orderId` for the node (`root` for the value itself). */
 function nameOf(node: Node, root: string): string {
-  const keys: (string | number)[] = [];
-  for (let n: Node | undefined = node; n?.key !== undefined; n = n.parent) keys.push(n.key);
-  const pointer = keys
-    .reverse()
-    .map((k) => `/${String(k).replace(/~/g, '~0').replace(/\//g, '~1')}`)
-    .join('');
+  let pointer = '';
+  for (let n: Node | undefined = node; n?.[1]; n = n[1])
+    pointer = `/${String(n[2]).replace(/~/g, '~0').replace(/\//g, '~1')}${pointer}`;
   return fieldName(pointer) || root;
 }
 
 /**
- * The strings of a parsed JSON value (`root` names it: "body") that are not well-formed, each a
- * problem naming its field (`payments[3].orderId`, or the object whose key it is), at most
- * MAX_PROBLEMS. Walked with a stack of its own, not recursion: JSON.parse takes any depth.
+ * Throws a 400 (ValidationError) listing the strings of a parsed JSON value (`root` names it:
+ * "body", "query") that are not well-formed, each naming its field (`payments[3].orderId`, or the
+ * object whose key it is), at most MAX_PROBLEMS. Walked with a stack of its own, not recursion:
+ * JSON.parse takes any depth.
  */
-export function malformedTextIn(value: unknown, root: string): Problem[] {
+export function refuseMalformedText(value: unknown, root: string): void {
   const problems: Problem[] = [];
-  const stack: Node[] = [{ value }];
-  while (stack.length > 0 && problems.length < MAX_PROBLEMS) {
-    const node = stack.pop()!;
-    const v = node.value;
-    if (typeof v === 'string') {
-      const why = malformation(v);
-      if (why !== undefined) {
-        const field = nameOf(node, root);
-        problems.push({ field, message: `${field} is not well-formed text: ${why}` });
-      }
-    } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], parent: node, key: i });
-    } else if (typeof v === 'object' && v !== null) {
-      const entries = Object.entries(v);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [key, child] = entries[i]!;
-        const why = malformation(key);
-        if (why !== undefined) {
-          const field = nameOf(node, root);
-          problems.push({ field, message: `${field} has a key that is not well-formed text: ${why}` });
-        } else stack.push({ value: child, parent: node, key });
-      }
-    }
+  /** Whether `text` is well-formed; a problem when not (`what` says it is a key). */
+  const wellFormed = (text: string, node: Node, what = ''): boolean => {
+    if (!/[\p{Cs}\uFFFD]/u.test(text)) return true;
+    const field = nameOf(node, root);
+    const why = /\p{Cs}/u.test(text) ? 'a lone surrogate' : 'U+FFFD: bytes not UTF-8';
+    problems.push({ field, message: `${field}${what} is not well-formed text (${why})` });
+    return false;
+  };
+  const stack: Node[] = [[value]];
+  for (let node; (node = stack.pop()) && problems.length < MAX_PROBLEMS;) {
+    const v = node[0];
+    if (typeof v === 'string') wellFormed(v, node);
+    else if (typeof v === 'object' && v !== null)
+      for (const [key, child] of Object.entries(v).reverse())
+        if (wellFormed(key, node, ' has a key that')) stack.push([child, node, key]);
   }
-  return problems.slice(0, MAX_PROBLEMS);
+  if (problems.length > 0) throw new ValidationError(problems.slice(0, MAX_PROBLEMS));
 }
