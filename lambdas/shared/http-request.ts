@@ -87,12 +87,11 @@ export function parseQuery(event: APIGatewayProxyEvent): Record<string, string> 
   for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
     if (values && values.length > 1) throw new BadRequestError(`query parameter ${name} must be given once`);
   }
-  const query = Object.entries(event.queryStringParameters ?? {}).filter(
-    (e): e is [string, string] => e[1] !== undefined,
+  return Object.fromEntries(
+    Object.entries(event.queryStringParameters ?? {}).filter(
+      (e): e is [string, string] => e[1] !== undefined,
+    ),
   );
-  // Percent-escapes that are not UTF-8 (`%FF`) arrive as U+FFFD: refused like a body's.
-  refuseMalformedText(Object.fromEntries(query), 'query');
-  return Object.fromEntries(query);
 }
 
 /** The route's body: ignored without a body schema; a list of schemas passes the JSON through. */

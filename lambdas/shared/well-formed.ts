@@ -1,6 +1,7 @@
 /**
  * Text a request brings is well-formed Unicode sent as UTF-8 (docs/decisions.md "Text is
- * well-formed Unicode"), in every string of a JSON body, values and keys alike, and in the query:
+ * well-formed Unicode"), in every string of a JSON body, values and keys alike (no query value or
+ * header is stored: each is a pattern, an enum or a search input):
  *
  * - no lone surrogate (U+D800-U+DFFF without its pair, which JSON's `\ud800` escape makes): UTF-8
  *   cannot hold one, strict JSON parsers refuse a list that carries one, and DynamoDB may refuse
@@ -20,13 +21,13 @@ type Node = [value: unknown, parent?: Node, key?: string];
 function nameOf(node: Node, root: string): string {
   let pointer = '';
   for (let n: Node | undefined = node; n?.[1]; n = n[1])
-    pointer = `/${String(n[2]).replace(/~/g, '~0').replace(/\//g, '~1')}${pointer}`;
+    pointer = `/${n[2]!.replace(/~/g, '~0').replace(/\//g, '~1')}${pointer}`;
   return fieldName(pointer) || root;
 }
 
 /**
  * Throws a 400 (ValidationError) listing the strings of a parsed JSON value (`root` names it:
- * "body", "query") that are not well-formed, each naming its field (`payments[3].orderId`, or the
+ * "body") that are not well-formed, each naming its field (`payments[3].orderId`, or the
  * object whose key it is), at most MAX_PROBLEMS. Walked with a stack of its own, not recursion:
  * JSON.parse takes any depth.
  */
@@ -34,9 +35,10 @@ export function refuseMalformedText(value: unknown, root: string): void {
   const problems: Problem[] = [];
   /** Whether `text` is well-formed; a problem when not (`what` says it is a key). */
   const wellFormed = (text: string, node: Node, what = ''): boolean => {
-    if (!/[\p{Cs}\uFFFD]/u.test(text)) return true;
+    const found = /[\p{Cs}\uFFFD]/u.exec(text);
+    if (!found) return true;
     const field = nameOf(node, root);
-    const why = /\p{Cs}/u.test(text) ? 'a lone surrogate' : 'U+FFFD: bytes not UTF-8';
+    const why = found[0] === '\uFFFD' ? 'U+FFFD: bytes not UTF-8' : 'a lone surrogate';
     problems.push({ field, message: `${field}${what} is not well-formed text (${why})` });
     return false;
   };

@@ -3,7 +3,7 @@
  * as a client sends it: a lone surrogate (JSON's `\ud800` escape, which no UTF-8 file can hold:
  * strict JSON parsers then refuse the list that carries it, and DynamoDB may refuse the write) or
  * bytes that are not UTF-8 (the gateway decodes them to U+FFFD, as API Gateway passes a text body
- * on) in any field, value or key, or in the query, is a 400 naming the field, and nothing is written.
+ * on) in any field, value or key, is a 400 naming the field, and nothing is written.
  */
 import { baseUrl, call, MID, tokenFor } from '#support/api';
 import { aProfile, groupBody } from '#support/fixtures/e2e-resources';
@@ -78,13 +78,4 @@ test('defect: invalid UTF-8 bytes in a body are accepted', async () => {
     },
   });
   expect(await payorsWith(account)).toEqual([]);
-});
-
-test('a query value that is not UTF-8 is a 400 naming the parameter', async () => {
-  const res = await call('GET', `${PAYORS}?customerAccountId=Caf%E9`);
-  expect(res.status).toBe(400);
-  expect(res.body).toMatchObject({
-    message: expect.stringMatching(/^customerAccountId is not well-formed text \(U\+FFFD: bytes not UTF-8\)/),
-    errors: [{ field: 'customerAccountId', message: expect.any(String) }],
-  });
 });
