@@ -58,23 +58,17 @@ const cursorScope = (groupId: string): string => `report:${groupId}`;
 
 /**
  * One page of the group's payments as a file, from the start or after `cursor`: at most
- * `pageRows` payments, read within `budgetMs`, with their payors' customerAccountIds (a BatchGet
- * per 100 payors), as many as fit `pageBytes` of answer (domain/report-files.ts). CSV and .xlsx
- * pages share their cursors: a page's rows are the same whichever is asked, unless the bytes cut
- * it short.
+ * REPORT_PAGE_ROWS payments, read within REPORT_PAGE_BUDGET_MS, with their payors'
+ * customerAccountIds (a BatchGet per 100 payors), as many as fit REPORT_PAGE_BYTES of answer
+ * (domain/report-files.ts). CSV and .xlsx pages share their cursors: a page's rows are the same
+ * whichever is asked, unless the bytes cut it short.
  */
 export async function groupReportPage(
   merchantId: string,
   groupId: string,
   cursor: string | undefined,
   format: ReportFormat,
-  limits: { pageRows?: number; budgetMs?: number; pageBytes?: number } = {},
 ): Promise<ReportPage> {
-  const {
-    pageRows = REPORT_PAGE_ROWS,
-    budgetMs = REPORT_PAGE_BUDGET_MS,
-    pageBytes = REPORT_PAGE_BYTES,
-  } = limits;
   await requireGroup(groupId, merchantId);
   let after: string | null = null;
   let offset = 0;
@@ -85,20 +79,25 @@ export async function groupReportPage(
     offset = position.offset;
   }
   const store = reportStore();
-  const read = await store.reportPayments(groupId, after, pageRows, Date.now() + budgetMs);
+  const read = await store.reportPayments(
+    groupId,
+    after,
+    REPORT_PAGE_ROWS,
+    Date.now() + REPORT_PAGE_BUDGET_MS,
+  );
   const payorOf = (p: ReportPayment) => parseProfileId(p.profileId).payorId;
   const accounts = await store.customerAccounts(merchantId, read.payments.map(payorOf));
   const rows = read.payments.map((p) => reportRow(p, accounts.get(payorOf(p)) ?? ''));
   const file =
     format === 'csv'
-      ? { format, ...csvPage(rows, pageBytes) }
-      : await sheetPage(rows, pageBytes).then(({ bytes, rows }) => ({ format, bytes, rows }));
+      ? { format, ...csvPage(rows, REPORT_PAGE_BYTES) }
+      : await sheetPage(rows, REPORT_PAGE_BYTES).then(({ bytes, rows }) => ({ format, bytes, rows }));
   const last = read.payments[file.rows - 1];
   const more = read.more || file.rows < read.payments.length;
   const next =
     more && last
       ? encodePageToken(
-          { after: last.paymentId, offset: offset + file.rows, total: 0, pageSize: pageRows },
+          { after: last.paymentId, offset: offset + file.rows, total: 0, pageSize: REPORT_PAGE_ROWS },
           cursorScope(groupId),
         )
       : undefined;
