@@ -63,12 +63,25 @@ export const RETRY_POLICY = {
 } as const;
 
 /**
- * Rows of one CSV page of a group report. A row is at most about 700 bytes as the proxy result
- * carries it (a 100-character orderId of quotes, doubled by CSV and escaped by JSON), so a page
- * stays under 4 MB: inside Lambda's 6 MB and API Gateway's 10 MB (docs/decisions.md "Group report
- * CSV in pages"). 100,000 payments take 20 pages.
+ * Rows of one page of a group report (CSV or .xlsx) at most: 100,000 payments take 20 pages. A
+ * page of typical rows is about 0.75 MB as CSV and 0.45 MB as a workbook in base64
+ * (docs/decisions.md "Group report CSV in pages").
  */
 export const REPORT_PAGE_ROWS = 5_000;
+
+/**
+ * A report page's body as the proxy result carries it (CSV JSON-escaped, a workbook in base64)
+ * is at most this: a page of rows whose text is the largest allowed (a 100-character orderId of
+ * quotes is about 400 bytes of CSV once escaped) holds fewer rows, and the next page goes on
+ * from there. Lambda answers at most 6 MB, API Gateway 10 MB.
+ */
+export const REPORT_PAGE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Characters of a processor's message a report row keeps: the service does not bound what a
+ * processor answers, and a row must stay small (a page holds at least one row).
+ */
+export const REPORT_MESSAGE_CHARS = 200;
 
 /**
  * The group-report function's timeout: under API Gateway's 29 s, above the JSON report's read

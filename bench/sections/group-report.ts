@@ -141,7 +141,7 @@ async function run(ctx: BenchContext): Promise<Results> {
       body: reply.text,
     };
     largestProxyResultBytes = Math.max(largestProxyResultBytes, Buffer.byteLength(JSON.stringify(proxy)));
-    for (const row of parse(reply.text, { columns: true }) as { paymentId: string }[])
+    for (const row of parse(reply.text, { columns: true, bom: true }) as { paymentId: string }[])
       seen.set(row.paymentId, (seen.get(row.paymentId) ?? 0) + 1);
     const link = reply.headers.link;
     cursor = typeof link === 'string' ? /cursor=([A-Za-z0-9_.-]+)/.exec(link)?.[1] : undefined;

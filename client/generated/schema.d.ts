@@ -104,14 +104,18 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * A group's report: counts and amounts, or its payments as CSV
+     * A group's report: counts and amounts, or its payments as CSV or a spreadsheet
      * @description A group of this merchant in any stage, at a glance. Its counts and amounts are taken over every payment (deleted ones counted as deleted only), by the processing summary's rules: `counts.payments` and `amounts.scheduled` are the group's paymentCount and totalAmount, and once it is processed approved + declined + failed = payments.
      *
-     *     With `Accept: text/csv` the answer is the group's payments as CSV (RFC 4180: comma-separated, CRLF line ends, a cell with a comma, quote or line break in double quotes with its quotes doubled), one row per payment in the order they were added, deleted ones included, under a header row: `paymentId,orderId,profileId,amount,status,responseCode,declineCategory,attempts,approvedAmount,refundedAmount,voided`. status is deleted, scheduled (not charged yet), approved, partial, declined or failed (by the latest attempt). A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (free text such as orderId) is written with a leading `'`, so that a spreadsheet shows it as text instead of running it as a formula.
+     *     **Files.** With `Accept: text/csv` the answer is the group's payments as CSV; with `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` (named first: API Gateway sends a binary answer as bytes only for the first type of Accept) as an .xlsx workbook. One row per payment in the order they were added, deleted ones included, under a header row of these columns, in this order: `paymentId,orderId,profileId,amount,status,responseCode,declineCategory,attempts,approvedAmount,refundedAmount,voided,customerAccountId,processedAt,responseMessage`. status is deleted, scheduled (not charged yet), approved, partial, declined or failed (by the latest attempt); customerAccountId is the payor's (empty when it has none or was deleted); processedAt (UTC, ISO 8601) and responseMessage are those of the latest attempt (the message at most 200 characters, one line), empty while it is scheduled and when deleted.
      *
-     *     **CSV pages.** A group holds up to 100,000 payments, more than one answer may carry (Lambda answers at most 6 MB, API Gateway 10 MB within 29 s): the CSV comes in pages of at most 5,000 rows (under 4 MB each), each a whole CSV file with its header row. A page that is not the last has the header `Link: <?cursor=…>; rel="next"`: GET the same path with that cursor for the next page; the last page has no Link. A page may hold fewer rows when the reads behind it took long; only the Link says whether more follow. `spay group report <groupId> --csv` and the TypeScript client's `groupReportCsv` follow the pages into one file.
+     *     **CSV.** RFC 4180 in UTF-8 with a byte-order mark (so that Excel reads accents right): comma-separated, CRLF line ends, a cell with a comma, quote or line break in double quotes with its quotes doubled. A formula is neutralised wherever a spreadsheet could start a cell: a `'` goes before `=`, `+`, `-` or `@` at a cell's start and after a `,`, `;`, tab or line break inside it (spaces and double quotes between skipped), and before a cell that starts with a tab or a carriage return, so that a spreadsheet shows the text instead of running it, whichever separator it splits on.
      *
-     *     cursor is for CSV pages: with a JSON answer it is 400. An unknown GroupID or a group of another merchant: 404.
+     *     **Spreadsheet.** One sheet, `Payments`. Text cells are text whatever they hold (`05`, `0042` and `=1+1` stay as typed, never numbers or formulas, without the CSV's `'`); amount, approvedAmount, refundedAmount and attempts are numbers, voided is TRUE or FALSE, processedAt is the ISO text.
+     *
+     *     **Pages.** A group holds up to 100,000 payments, more than one answer may carry (Lambda answers at most 6 MB, API Gateway 10 MB within 29 s): the files come in pages of at most 5,000 rows, each a whole file with its header row, its body at most 4 MB as the answer carries it (a page of long text holds fewer rows). A page that is not the last has the header `Link: <?cursor=…>; rel="next"`: GET the same path, with the same Accept, with that cursor for the next page; the last page has no Link. A page may hold fewer rows when the reads behind it took long; only the Link says whether more follow. `spay group report <groupId> --csv` and the TypeScript client's `groupReportCsv` follow the CSV pages into one file.
+     *
+     *     cursor is for the file pages: with a JSON answer it is 400. An unknown GroupID or a group of another merchant: 404.
      */
     get: operations['GroupReport'];
     put?: never;
@@ -2283,7 +2287,7 @@ export interface operations {
           'application/json': components['schemas']['GroupList'] | components['schemas']['GroupPage'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2337,7 +2341,7 @@ export interface operations {
           'application/json': components['schemas']['GroupList'] | components['schemas']['GroupPage'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2389,7 +2393,7 @@ export interface operations {
           'application/json': components['schemas']['GroupWithPayments'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2436,7 +2440,7 @@ export interface operations {
           'application/json': components['schemas']['Group'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2486,7 +2490,7 @@ export interface operations {
           'application/json': components['schemas']['Group'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2530,7 +2534,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2550,7 +2554,7 @@ export interface operations {
   GroupReport: {
     parameters: {
       query?: {
-        /** @description CSV pages only (`Accept: text/csv`): the cursor of the previous page's `Link: <?cursor=…>; rel="next"` header; continues right after that page. Opaque and bound to this group: any other value is 400. */
+        /** @description CSV and spreadsheet pages only (`Accept: text/csv` or the .xlsx type): the cursor of the previous page's `Link: <?cursor=…>; rel="next"` header; continues right after that page. Opaque and bound to this group (a CSV page's cursor continues a spreadsheet as well): any other value is 400. */
         cursor?: string;
       };
       header?: never;
@@ -2570,10 +2574,10 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The report (JSON), or a CSV page of its payments. */
+      /** @description The report (JSON), or a CSV or spreadsheet page of its payments. */
       200: {
         headers: {
-          /** @description CSV pages only: `<?cursor=…>; rel="next"` while more pages follow (absent on the last page and on JSON answers). */
+          /** @description CSV and spreadsheet pages only: `<?cursor=…>; rel="next"` while more pages follow (absent on the last page and on JSON answers). */
           Link?: string;
           [name: string]: unknown;
         };
@@ -2637,9 +2641,10 @@ export interface operations {
             };
           };
           'text/csv': string;
+          'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': string;
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2692,7 +2697,7 @@ export interface operations {
           'application/json': components['schemas']['PaymentList'] | components['schemas']['PaymentPage'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2750,7 +2755,7 @@ export interface operations {
           'application/json': components['schemas']['Payment'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2803,7 +2808,7 @@ export interface operations {
           'application/json': components['schemas']['Payment'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2858,7 +2863,7 @@ export interface operations {
           'application/json': components['schemas']['Payment'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2907,7 +2912,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2960,7 +2965,7 @@ export interface operations {
           'application/json': components['schemas']['PaymentList'] | components['schemas']['PaymentPage'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3018,7 +3023,7 @@ export interface operations {
           'application/json': components['schemas']['Payment'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3071,7 +3076,7 @@ export interface operations {
           'application/json': components['schemas']['Payment'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3126,7 +3131,7 @@ export interface operations {
           'application/json': components['schemas']['Payment'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3175,7 +3180,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3226,7 +3231,7 @@ export interface operations {
           'application/json': components['schemas']['SeriesList'] | components['schemas']['SeriesPage'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3278,7 +3283,7 @@ export interface operations {
           'application/json': components['schemas']['Series'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3330,7 +3335,7 @@ export interface operations {
           'application/json': components['schemas']['Series'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3380,7 +3385,7 @@ export interface operations {
           'application/json': components['schemas']['Series'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3424,7 +3429,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3491,7 +3496,7 @@ export interface operations {
           'application/json': components['schemas']['VoidOrRefundAccepted'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3547,7 +3552,7 @@ export interface operations {
           'application/json': components['schemas']['TriggerResult'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3598,7 +3603,7 @@ export interface operations {
           'application/json': components['schemas']['TriggerResult'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3652,7 +3657,7 @@ export interface operations {
           'application/json': components['schemas']['TriggerResult'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3702,7 +3707,7 @@ export interface operations {
           'application/json': components['schemas']['SettleNowResult'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3757,7 +3762,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3814,7 +3819,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3864,7 +3869,7 @@ export interface operations {
           'application/json': components['schemas']['Payor'][];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3916,7 +3921,7 @@ export interface operations {
           'application/json': components['schemas']['Payor'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3962,7 +3967,7 @@ export interface operations {
           'application/json': components['schemas']['Payor'][];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4007,7 +4012,7 @@ export interface operations {
           'application/json': components['schemas']['Payor'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4057,7 +4062,7 @@ export interface operations {
           'application/json': components['schemas']['Payor'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4101,7 +4106,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4172,7 +4177,7 @@ export interface operations {
           'application/json': components['schemas']['SavedPaymentMethod'][];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4230,7 +4235,7 @@ export interface operations {
           'application/json': components['schemas']['SavedPaymentMethod'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4283,7 +4288,7 @@ export interface operations {
           'application/json': components['schemas']['SavedPaymentMethod'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4338,7 +4343,7 @@ export interface operations {
           'application/json': components['schemas']['SavedPaymentMethod'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4406,7 +4411,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4484,7 +4489,7 @@ export interface operations {
           'application/json': components['schemas']['Transaction'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4531,7 +4536,7 @@ export interface operations {
           'application/json': components['schemas']['Transaction'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4585,7 +4590,7 @@ export interface operations {
           'application/json': components['schemas']['Transaction'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4645,7 +4650,7 @@ export interface operations {
           'application/json': components['schemas']['Refund'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4732,7 +4737,7 @@ export interface operations {
           'application/json': components['schemas']['EventPage'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4777,7 +4782,7 @@ export interface operations {
           'application/json': components['schemas']['Event'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4818,7 +4823,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookEndpointList'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4870,7 +4875,7 @@ export interface operations {
           'application/json': components['schemas']['CreatedWebhookEndpoint'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4917,7 +4922,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4967,7 +4972,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5011,7 +5016,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5065,7 +5070,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookSecret'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5123,7 +5128,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookDeliveryPage'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5181,7 +5186,7 @@ export interface operations {
           'application/json': components['schemas']['ReplayAccepted'];
         };
       };
-      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
       400: {
         headers: {
           [name: string]: unknown;

@@ -111,7 +111,7 @@ export const groupExamples: Record<string, OperationExamples> = {
       query: { cursor: 'page 2' },
       response: refused([
         'cursor',
-        'cursor must be the cursor of the Link header of a CSV page of this group',
+        'cursor must be the cursor of the Link header of a CSV or spreadsheet page of this group',
       ]),
     },
   },

@@ -1,5 +1,13 @@
 /** Payment groups of a merchant: lists, create, read, update, delete. */
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_PAYMENTS_PER_CREATE, REPORT_PAGE_ROWS } from '../limits';
+import {
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  MAX_PAYMENTS_PER_CREATE,
+  REPORT_MESSAGE_CHARS,
+  REPORT_PAGE_BYTES,
+  REPORT_PAGE_ROWS,
+} from '../limits';
+import { XLSX_MEDIA_TYPE } from '../media-types';
 import {
   createGroupSchema,
   groupListingSchema,
@@ -9,7 +17,12 @@ import {
   listGroupsQuerySchema,
   updateGroupSchema,
 } from '../schemas/groups';
-import { groupReportQueryDocs, groupReportQuerySchema, groupReportSchema } from '../schemas/reports';
+import {
+  groupReportQueryDocs,
+  groupReportQuerySchema,
+  groupReportSchema,
+  REPORT_COLUMNS,
+} from '../schemas/reports';
 import { route } from './types';
 
 export const M = '/rest/merchants/{MID}';
@@ -22,6 +35,9 @@ export const PROFILE_RULE =
 const LIST_BEHAVIOUR = `Filters combine (all must match). Groups come in schedule order (scheduleDate, scheduleHour), then creation order.
 
 Response shape: without pageNumber and pageSize, a JSON **array** of every matching group. With pageNumber, pageSize or both, the **paged envelope** \`{meta, items}\`; a missing one takes its default (pageNumber 1, pageSize ${DEFAULT_PAGE_SIZE}). pageSize is at most ${MAX_PAGE_SIZE} (above: 400). A page past the end answers 200 with \`items: []\` and the true totals in meta.`;
+
+/** The report files' header row, as the description shows it. */
+const REPORT_COLUMN_LIST = `\`${REPORT_COLUMNS.join(',')}\``;
 
 const PENDING_ONLY =
   "Only the merchant's groups that are not deleted and not yet processed: status `pending` or `processing`.";
@@ -118,19 +134,30 @@ export const groupRoutes = {
     path: `${G}/report`,
     handler: 'groups/group-report',
     status: 200,
-    summary: "A group's report: counts and amounts, or its payments as CSV",
+    summary: "A group's report: counts and amounts, or its payments as CSV or a spreadsheet",
     description: `A group of this merchant in any stage, at a glance. Its counts and amounts are taken over every payment (deleted ones counted as deleted only), by the processing summary's rules: \`counts.payments\` and \`amounts.scheduled\` are the group's paymentCount and totalAmount, and once it is processed approved + declined + failed = payments.
 
-With \`Accept: text/csv\` the answer is the group's payments as CSV (RFC 4180: comma-separated, CRLF line ends, a cell with a comma, quote or line break in double quotes with its quotes doubled), one row per payment in the order they were added, deleted ones included, under a header row: ${'`paymentId,orderId,profileId,amount,status,responseCode,declineCategory,attempts,approvedAmount,refundedAmount,voided`'}. status is deleted, scheduled (not charged yet), approved, partial, declined or failed (by the latest attempt). A cell starting with \`=\`, \`+\`, \`-\`, \`@\`, a tab or a carriage return (free text such as orderId) is written with a leading \`'\`, so that a spreadsheet shows it as text instead of running it as a formula.
+**Files.** With \`Accept: text/csv\` the answer is the group's payments as CSV; with \`Accept: ${XLSX_MEDIA_TYPE}\` (named first: API Gateway sends a binary answer as bytes only for the first type of Accept) as an .xlsx workbook. One row per payment in the order they were added, deleted ones included, under a header row of these columns, in this order: ${REPORT_COLUMN_LIST}. status is deleted, scheduled (not charged yet), approved, partial, declined or failed (by the latest attempt); customerAccountId is the payor's (empty when it has none or was deleted); processedAt (UTC, ISO 8601) and responseMessage are those of the latest attempt (the message at most ${REPORT_MESSAGE_CHARS} characters, one line), empty while it is scheduled and when deleted.
 
-**CSV pages.** A group holds up to 100,000 payments, more than one answer may carry (Lambda answers at most 6 MB, API Gateway 10 MB within 29 s): the CSV comes in pages of at most ${REPORT_PAGE_ROWS.toLocaleString('en-US')} rows (under 4 MB each), each a whole CSV file with its header row. A page that is not the last has the header \`Link: <?cursor=…>; rel="next"\`: GET the same path with that cursor for the next page; the last page has no Link. A page may hold fewer rows when the reads behind it took long; only the Link says whether more follow. \`spay group report <groupId> --csv\` and the TypeScript client's \`groupReportCsv\` follow the pages into one file.
+**CSV.** RFC 4180 in UTF-8 with a byte-order mark (so that Excel reads accents right): comma-separated, CRLF line ends, a cell with a comma, quote or line break in double quotes with its quotes doubled. A formula is neutralised wherever a spreadsheet could start a cell: a \`'\` goes before \`=\`, \`+\`, \`-\` or \`@\` at a cell's start and after a \`,\`, \`;\`, tab or line break inside it (spaces and double quotes between skipped), and before a cell that starts with a tab or a carriage return, so that a spreadsheet shows the text instead of running it, whichever separator it splits on.
 
-cursor is for CSV pages: with a JSON answer it is 400. An unknown GroupID or a group of another merchant: 404.`,
+**Spreadsheet.** One sheet, \`Payments\`. Text cells are text whatever they hold (\`05\`, \`0042\` and \`=1+1\` stay as typed, never numbers or formulas, without the CSV's \`'\`); amount, approvedAmount, refundedAmount and attempts are numbers, voided is TRUE or FALSE, processedAt is the ISO text.
+
+**Pages.** A group holds up to 100,000 payments, more than one answer may carry (Lambda answers at most 6 MB, API Gateway 10 MB within 29 s): the files come in pages of at most ${REPORT_PAGE_ROWS.toLocaleString('en-US')} rows, each a whole file with its header row, its body at most ${REPORT_PAGE_BYTES / 1024 / 1024} MB as the answer carries it (a page of long text holds fewer rows). A page that is not the last has the header \`Link: <?cursor=…>; rel="next"\`: GET the same path, with the same Accept, with that cursor for the next page; the last page has no Link. A page may hold fewer rows when the reads behind it took long; only the Link says whether more follow. \`spay group report <groupId> --csv\` and the TypeScript client's \`groupReportCsv\` follow the CSV pages into one file.
+
+cursor is for the file pages: with a JSON answer it is 400. An unknown GroupID or a group of another merchant: 404.`,
     query: { schema: groupReportQuerySchema, parameters: groupReportQueryDocs },
-    response: { schema: groupReportSchema, description: 'The report (JSON), or a CSV page of its payments.' },
+    response: {
+      schema: groupReportSchema,
+      description: 'The report (JSON), or a CSV or spreadsheet page of its payments.',
+    },
     csv: {
       description:
-        'With `Accept: text/csv`: a page of the payments as CSV with its header row; `Link: <?cursor=…>; rel="next"` when more pages follow.',
+        'With `Accept: text/csv`: a page of the payments as CSV (UTF-8 with a byte-order mark) with its header row; `Link: <?cursor=…>; rel="next"` when more pages follow.',
+    },
+    spreadsheet: {
+      description:
+        'With the .xlsx media type first in `Accept`: a page of the payments as a workbook with its header row; `Link: <?cursor=…>; rel="next"` when more pages follow.',
     },
   }),
 };

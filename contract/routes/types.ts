@@ -89,6 +89,11 @@ export interface Route {
    * document lists that content beside the JSON, with the `Link` header of its next page.
    */
   readonly csv?: { readonly description: string };
+  /**
+   * The success answer is also offered as an .xlsx workbook (asked for with the spreadsheet media
+   * type first in `Accept`: contract/media-types.ts), paged as the CSV is.
+   */
+  readonly spreadsheet?: { readonly description: string };
   /** A 202 the operation answers instead when its work continues in the background. */
   readonly accepted?: { readonly schema: object; readonly description: string };
   /** The operation's own 409 body (listed in `errors`), instead of the shared `Error`. */

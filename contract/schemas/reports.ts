@@ -2,6 +2,28 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { count, dateTime, money, uuid } from './common';
 
+/**
+ * The columns of the report's files (CSV and .xlsx), in order: those of the first CSV, then what a
+ * school's office asks for (the payor's customerAccountId, when the latest attempt was made, its
+ * processor message). New columns go at the end, so that a reader by position keeps working.
+ */
+export const REPORT_COLUMNS = [
+  'paymentId',
+  'orderId',
+  'profileId',
+  'amount',
+  'status',
+  'responseCode',
+  'declineCategory',
+  'attempts',
+  'approvedAmount',
+  'refundedAmount',
+  'voided',
+  'customerAccountId',
+  'processedAt',
+  'responseMessage',
+] as const;
+
 export const groupReportQuerySchema = {
   type: 'object',
   additionalProperties: false,
@@ -9,7 +31,7 @@ export const groupReportQuerySchema = {
     cursor: {
       type: 'string',
       pattern: '^[A-Za-z0-9_.-]{1,400}$',
-      description: 'must be the cursor of the Link header of a CSV page of this group',
+      description: 'must be the cursor of the Link header of a CSV or spreadsheet page of this group',
     },
   },
 } as const;
@@ -17,7 +39,7 @@ export const groupReportQuerySchema = {
 export const groupReportQueryDocs = {
   cursor: {
     description:
-      'CSV pages only (`Accept: text/csv`): the cursor of the previous page\'s `Link: <?cursor=…>; rel="next"` header; continues right after that page. Opaque and bound to this group: any other value is 400.',
+      'CSV and spreadsheet pages only (`Accept: text/csv` or the .xlsx type): the cursor of the previous page\'s `Link: <?cursor=…>; rel="next"` header; continues right after that page. Opaque and bound to this group (a CSV page\'s cursor continues a spreadsheet as well): any other value is 400.',
   },
 } as const;
 

@@ -1,13 +1,14 @@
 /**
  * A group's report (DESIGN section 5, "Group report"): counts and amounts over its payments, and
- * one CSV row per payment. Plain functions, no AWS; amounts kept in cents until the view.
+ * one row per payment (written as CSV or a spreadsheet by report-files.ts). Plain functions, no
+ * AWS; amounts kept in cents until the view.
  *
  * The counts follow the processing summary's rules (countOutcome: by each payment's latest
  * attempt), so a processed group's report agrees with its processingSummary, and its `payments`
  * and `amounts.scheduled` with its paymentCount and totalAmount.
  */
-import { stringify } from 'csv-stringify/sync';
-import type { GroupReportView } from '#contract/schemas/reports';
+import { REPORT_MESSAGE_CHARS } from '#contract/limits';
+import { REPORT_COLUMNS, type GroupReportView } from '#contract/schemas/reports';
 import type { Group, Payment } from './groups';
 import { fromCents, toCents, type Cents } from './money';
 import { countOutcome, emptyTotals, type ProcessingTotals } from './processing';
@@ -38,21 +39,6 @@ export const REPORT_ATTRIBUTES: readonly (keyof ReportPayment)[] = [
   'retry',
   'voidOrRefundResponses',
 ];
-
-/** The CSV's columns, in order (DESIGN section 5). */
-export const REPORT_COLUMNS = [
-  'paymentId',
-  'orderId',
-  'profileId',
-  'amount',
-  'status',
-  'responseCode',
-  'declineCategory',
-  'attempts',
-  'approvedAmount',
-  'refundedAmount',
-  'voided',
-] as const;
 
 export type ReportRow = Record<(typeof REPORT_COLUMNS)[number], string>;
 
@@ -88,8 +74,26 @@ const refundedCents = (p: ReportPayment): Cents =>
 
 const attemptsOf = (p: ReportPayment): number => p.attempts?.length ?? (p.authResponse ? 1 : 0);
 
-/** The payment's CSV row (every cell text; empty where the payment has no value). */
-export function reportRow(p: ReportPayment): ReportRow {
+/**
+ * A processor's message as a row shows it: control characters as spaces, a lone surrogate as
+ * U+FFFD (a file is UTF-8, which cannot hold one), at most REPORT_MESSAGE_CHARS characters.
+ */
+export function reportMessage(message: string): string {
+  const line = message
+    // eslint-disable-next-line no-control-regex -- the control characters are what is replaced
+    .replace(/[\u0000-\u001F\u007F-\u009F]/g, ' ')
+    .replace(/\p{Cs}/gu, '\uFFFD');
+  const chars = [...line];
+  return chars.length <= REPORT_MESSAGE_CHARS
+    ? line
+    : `${chars.slice(0, REPORT_MESSAGE_CHARS - 1).join('')}…`;
+}
+
+/**
+ * The payment's row (every cell text; empty where the payment has no value), with its payor's
+ * customerAccountId (empty when the payor has none, or is deleted).
+ */
+export function reportRow(p: ReportPayment, customerAccountId = ''): ReportRow {
   const auth = p.deleted ? null : p.authResponse;
   const approved = auth?.status === 'Approved' ? toCents(auth.approvedAmount) : 0;
   return {
@@ -104,26 +108,11 @@ export function reportRow(p: ReportPayment): ReportRow {
     approvedAmount: fromCents(approved).toFixed(2),
     refundedAmount: fromCents(refundedCents(p)).toFixed(2),
     voided: String(voidedCents(p) > 0),
+    customerAccountId,
+    processedAt: auth?.processedAt ?? '',
+    responseMessage: auth ? reportMessage(auth.responseMessage) : '',
   };
 }
-
-/**
- * A cell a spreadsheet would run as a formula (OWASP "CSV injection": a leading `=`, `+`, `-`,
- * `@`, tab or carriage return) gets a leading `'`, which spreadsheets show as text. Only free
- * text can start so: amounts are never negative, ids and codes never start with these.
- */
-export const neutralise = (cell: string): string => (/^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell);
-
-/**
- * Rows as RFC 4180 CSV (CRLF line ends; a cell with a comma, quote or line break quoted, its
- * quotes doubled), each cell neutralised; with `header`, the column names first.
- */
-export const reportCsv = (rows: readonly ReportRow[], header: boolean): string =>
-  stringify(
-    rows.map((row) => REPORT_COLUMNS.map((c) => neutralise(row[c]))),
-    // A lone CR or LF is quoted too (csv-stringify quotes only the record delimiter itself).
-    { header, columns: [...REPORT_COLUMNS], record_delimiter: 'windows', quoted_match: /[\r\n]/ },
-  );
 
 /** The running sums of a report, in cents. */
 export interface ReportTotals {

@@ -2825,7 +2825,7 @@ const schema15 = {
     cursor: {
       type: 'string',
       pattern: '^[A-Za-z0-9_.-]{1,400}$',
-      description: 'must be the cursor of the Link header of a CSV page of this group',
+      description: 'must be the cursor of the Link header of a CSV or spreadsheet page of this group',
     },
   },
 };

@@ -10,6 +10,7 @@ import { config } from './config';
 import { BadRequestError, ForbiddenError, UnauthorizedError } from './errors';
 import { validator, type Validator } from './validation';
 import type { RouteCheck } from './route-check';
+import { refuseMalformedText } from './well-formed';
 
 export type KeySource = 'header' | 'body';
 
@@ -103,6 +104,7 @@ export function bodyParser(
   const validate: Validator<unknown> = body.validate ? validator(body.validate) : (value) => value;
   return (event) => {
     let raw = event.body ?? '';
+    // Decoded as a text body is (bytes that are not UTF-8 become U+FFFD, refused below).
     if (event.isBase64Encoded) raw = Buffer.from(raw, 'base64').toString('utf8');
     if (Buffer.byteLength(raw) > MAX_BODY_BYTES) {
       throw new BadRequestError(`body is too large (limit ${MAX_BODY_BYTES} bytes)`);
@@ -117,6 +119,8 @@ export function bodyParser(
     } catch {
       throw new BadRequestError('body is not valid JSON');
     }
+    // Before the schema: a key is checked wherever it is, and no rule sees text that is not text.
+    refuseMalformedText(parsed, 'body');
     precheck?.(parsed);
     return validate(parsed);
   };

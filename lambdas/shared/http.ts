@@ -121,6 +121,11 @@ export interface ApiResult {
    * Never kept by an idempotency record: only GET routes answer text.
    */
   text?: string;
+  /**
+   * `text` is the base64 of bytes (an .xlsx page): API Gateway sends them out as bytes for a type
+   * of its binaryMediaTypes (contract/media-types.ts).
+   */
+  isBase64Encoded?: true;
 }
 
 /**
@@ -312,7 +317,12 @@ function merchantHandler<R extends Route, M extends AuthorizedMerchant>(
         ms: Date.now() - now.getTime(),
       });
       if (result.text !== undefined)
-        return { statusCode: result.status, headers: { ...result.headers }, body: result.text };
+        return {
+          statusCode: result.status,
+          headers: { ...result.headers },
+          body: result.text,
+          ...(result.isBase64Encoded && { isBase64Encoded: true }),
+        };
       return json(result.status, result.body, result.headers);
     });
 }

@@ -1,12 +1,17 @@
 /**
  * A group's payments as its report reads them (core/reports.ts): only the attributes a report
  * uses (domain/reports.ts REPORT_ATTRIBUTES), page by page through the group's partition, so a
- * payment's large customAttributes or fees never reach the function.
+ * payment's large customAttributes or fees never reach the function; and its payors'
+ * customerAccountIds, a page's at a time.
  */
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { REPORT_ATTRIBUTES, type ReportPayment } from '#domain/reports';
+import { mapLimit } from '#shared/concurrency';
 import { keys } from '#shared/keys';
-import { containerStore } from './items';
+import { batchGet, containerStore } from './items';
+
+/** BatchGets of a page's payors in flight at once (100 payors each). */
+const PAYOR_READS_IN_FLIGHT = 4;
 
 export interface ReportStore {
   /**
@@ -20,6 +25,12 @@ export interface ReportStore {
     limit: number,
     until: number,
   ): Promise<{ payments: ReportPayment[]; more: boolean }>;
+
+  /**
+   * The customerAccountId of each of these payors of the merchant that has one (a deleted payor,
+   * or one of another merchant, is left out): one BatchGet per 100 payors.
+   */
+  customerAccounts(merchantId: string, payorIds: readonly string[]): Promise<Map<string, string>>;
 }
 
 const PROJECTION = REPORT_ATTRIBUTES.map((_, i) => `#a${i}`).join(', ');
@@ -62,6 +73,22 @@ export class DynamoReportStore implements ReportStore {
     // Stopped by the clock: the rest is for the next page. (A page that ends exactly at the last
     // payment with its LastEvaluatedKey set is followed by an empty last page.)
     return { payments, more: start !== undefined };
+  }
+
+  async customerAccounts(merchantId: string, payorIds: readonly string[]): Promise<Map<string, string>> {
+    const ids = [...new Set(payorIds)];
+    const chunks = Array.from({ length: Math.ceil(ids.length / 100) }, (_, i) =>
+      ids.slice(i * 100, (i + 1) * 100),
+    );
+    const found = await mapLimit(chunks, PAYOR_READS_IN_FLIGHT, (chunk) =>
+      batchGet(this.db, this.tableName, chunk.map(keys.payor), 'payorId, merchantId, customerAccountId'),
+    );
+    return new Map(
+      found
+        .flat()
+        .filter((i) => i.merchantId === merchantId && typeof i.customerAccountId === 'string')
+        .map((i) => [i.payorId as string, i.customerAccountId as string]),
+    );
   }
 }
 

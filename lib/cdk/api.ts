@@ -17,6 +17,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { apiTimeoutSecondsOf } from '#contract/limits';
+import { BINARY_MEDIA_TYPES } from '#contract/media-types';
 import { handlerModules, routeList as routes, type Route } from '#contract/routes/index';
 import { apiScope, type Stage } from '../../contract/stage';
 import { addRouteFallbacks } from './api-fallbacks';
@@ -139,6 +140,10 @@ export class ServiceApi extends Construct {
       description: `Scheduled Payments Service (${stage})`,
       // Callers are servers, not browsers: a regional endpoint, no CloudFront hop.
       endpointTypes: [apigw.EndpointType.REGIONAL],
+      // The group report's .xlsx pages: a function answers them base64-encoded, and API Gateway
+      // sends them as bytes only for a type listed here (contract/media-types.ts). JSON stays text:
+      // a wildcard would also pass every JSON request body to the functions base64-encoded.
+      binaryMediaTypes: [...BINARY_MEDIA_TYPES],
       cloudWatchRole,
       // The role is shared by every API of the account and region: never delete it with a stack.
       // (CDK refuses a removal policy without the role.)

@@ -10,6 +10,7 @@ import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { methodNotAllowedMessage, wrongPrefixMessage } from '#contract/fallbacks';
 import { apiTimeoutSecondsOf } from '#contract/limits';
+import { isBinaryMediaType, mediaTypes } from '#contract/media-types';
 import type { Route } from '#contract/routes/index';
 import type { TokenIssuer } from './auth';
 
@@ -57,7 +58,11 @@ function compile(route: Route, handler: ApiHandler): CompiledRoute {
  */
 const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
   const text =
-    body === undefined || status === 204 ? '' : typeof body === 'string' ? body : JSON.stringify(body);
+    body === undefined || status === 204
+      ? ''
+      : typeof body === 'string' || Buffer.isBuffer(body)
+        ? body
+        : JSON.stringify(body);
   res.writeHead(status, {
     'content-type': 'application/json',
     ...headers,
@@ -66,7 +71,34 @@ const send = (res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(text);
 };
 
-function readBody(req: IncomingMessage): Promise<string | undefined> {
+/**
+ * A function's answer body as API Gateway sends it: a base64 body (`isBase64Encoded`) goes out as
+ * bytes when the request's first Accept media type is one of the API's binaryMediaTypes, and as
+ * the base64 text otherwise (contract/media-types.ts).
+ */
+export function answerBody(result: APIGatewayProxyResult, accept: string | undefined): string | Buffer {
+  if (result.isBase64Encoded !== true) return result.body;
+  return isBinaryMediaType(mediaTypes(accept)[0]) ? Buffer.from(result.body, 'base64') : result.body;
+}
+
+/**
+ * A request body as API Gateway passes it to a proxy integration: base64 (`isBase64Encoded`) when
+ * its Content-Type is one of the binaryMediaTypes, else text. The text is the bytes decoded as
+ * UTF-8; a byte sequence that is not UTF-8 becomes U+FFFD, the replacement character (AWS
+ * documents no refusal of such a body), which the functions refuse in any field
+ * (lambdas/shared/well-formed.ts).
+ */
+export function requestBody(
+  bytes: Buffer,
+  contentType: string | undefined,
+): { body: string | null; isBase64Encoded: boolean } {
+  if (bytes.length === 0) return { body: null, isBase64Encoded: false };
+  if (isBinaryMediaType(mediaTypes(contentType)[0]))
+    return { body: bytes.toString('base64'), isBase64Encoded: true };
+  return { body: bytes.toString('utf8'), isBase64Encoded: false };
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   return new Promise((ok, fail) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -76,7 +108,7 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
       if (size > MAX_REQUEST_BYTES) tooLarge = true;
       else chunks.push(chunk);
     });
-    req.on('end', () => ok(tooLarge ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => ok(tooLarge ? undefined : Buffer.concat(chunks)));
     req.on('error', fail);
   });
 }
@@ -176,12 +208,12 @@ export function createHttpServer(options: HttpServerOptions): Server {
         return send(res, 400, { message: 'malformed request target', responseCode: 400 });
       }
       const method = (req.method ?? 'GET').toUpperCase();
-      const body = await readBody(req);
-      if (body === undefined) return send(res, 400, { message: 'body is too large', responseCode: 400 });
+      const bytes = await readBody(req);
+      if (bytes === undefined) return send(res, 400, { message: 'body is too large', responseCode: 400 });
 
       const local = options.localRoutes?.get(`${method} ${url.pathname}`);
       if (local) {
-        const result = await local(req, body);
+        const result = await local(req, bytes.toString('utf8'));
         return send(res, result.status, result.body, result.headers);
       }
 
@@ -236,13 +268,13 @@ export function createHttpServer(options: HttpServerOptions): Server {
           resourcePath: route.path,
           identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' },
         },
-        body: body === '' ? null : body,
-        isBase64Encoded: false,
+        ...requestBody(bytes, req.headers['content-type']),
       } as unknown as APIGatewayProxyEvent;
       // The route's function runs as long as it would deployed (its own timeout, not a default).
       const context = lambdaContext(route.id, apiTimeoutSecondsOf(route.handler) * 1000);
       const result = await invokeIsolated(context, () => handler(event, context));
-      send(res, result.statusCode, result.body, (result.headers ?? {}) as Record<string, string>);
+      const answer = answerBody(result, req.headers.accept);
+      send(res, result.statusCode, answer, (result.headers ?? {}) as Record<string, string>);
     })().catch((error: unknown) => {
       console.error('local API gateway: handler crashed', error);
       if (!res.headersSent) send(res, 502, { message: 'Internal server error', responseCode: 502 });

@@ -6,7 +6,7 @@ export const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: s
   400: {
     name: 'BadRequest',
     description:
-      'The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged.',
+      'The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\\uD800`-`\\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged.',
   },
   401: {
     name: 'Unauthorized',

@@ -1,4 +1,5 @@
 /** One route → one operation: parameters, request body, responses, tag and notes. */
+import { XLSX_MEDIA_TYPE } from '#contract/media-types';
 import { pathParamNames } from '#contract/params';
 import { routes, type ErrorStatus, type Route } from '#contract/routes/index';
 import { codeSamples } from './code-samples';
@@ -14,11 +15,11 @@ const content = (schema: MediaTypeObject['schema'], examples?: MediaTypeObject['
   'application/json': { schema, ...(examples && { examples }) },
 });
 
-/** The next-page header of a paged CSV answer (Route.csv). */
+/** The next-page header of a paged CSV or spreadsheet answer (Route.csv, Route.spreadsheet). */
 const LINK_HEADER = {
   Link: {
     description:
-      'CSV pages only: `<?cursor=…>; rel="next"` while more pages follow (absent on the last page and on JSON answers).',
+      'CSV and spreadsheet pages only: `<?cursor=…>; rel="next"` while more pages follow (absent on the last page and on JSON answers).',
     schema: { type: 'string' },
   },
 };
@@ -139,6 +140,11 @@ function responsesOf(route: Route): OperationObject['responses'] {
               ...content(responseSchema(route.response.schema), example && { success: example }),
               ...(route.csv && {
                 'text/csv': { schema: { type: 'string', description: route.csv.description } },
+              }),
+              ...(route.spreadsheet && {
+                [XLSX_MEDIA_TYPE]: {
+                  schema: { type: 'string', format: 'binary', description: route.spreadsheet.description },
+                },
               }),
             },
           },

@@ -39,7 +39,7 @@ async function send(c: FuzzCase, token: string): Promise<Answer> {
   const res = await fetch(`${baseUrl()}${c.path}${search ? `?${search}` : ''}`, {
     method: c.method,
     headers: { ...c.headers, authorization: `Bearer ${token}` },
-    ...(withBody && { body: c.body }),
+    ...(withBody && { body: c.bodyIsBase64 ? Buffer.from(c.body!, 'base64') : c.body }),
   });
   return { status: res.status, text: await res.text() };
 }

@@ -6,7 +6,9 @@
  * payment, one payment voided and one refunded: its JSON report
  * adds up with the group's totals and processing summary, and its CSV, read back with csv-parse,
  * gives the same numbers. Free text with commas, quotes and a leading `=` comes back intact (the
- * formula neutralised with a leading `'`).
+ * formula neutralised with a `'`, after a `;` too). The CSV starts with a UTF-8 byte-order mark and
+ * carries the payor's customerAccountId, processedAt and responseMessage; the same page as an
+ * .xlsx workbook, read back with exceljs, keeps codes and order ids as text (`05`, `0042`).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,8 +16,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
+import { XLSX_MEDIA_TYPE } from '#contract/media-types';
+import { REPORT_COLUMNS } from '#contract/schemas/reports';
 import { sleep } from '#shared/concurrency';
-import { baseUrl, call } from '#support/api';
+import { baseUrl, call, tokenFor } from '#support/api';
 import { createPayor } from '#support/fixtures/e2e-resources';
 import { cardInput } from '#support/fixtures/inputs';
 import {
@@ -44,24 +49,44 @@ async function spay(home: string, ...args: string[]): Promise<string> {
 const SETTLEMENT_MS = Number(process.env.SANDBOX_SETTLEMENT_SECONDS ?? '8') * 1000;
 const cents = (amount: string | number): number => Math.round(Number(amount) * 100);
 
+/** The sandbox's cards: approved, partial, declined of category 1 and 2, communication error. */
+const CARDS = [
+  '4111111111111111',
+  '4000000000000077',
+  '4000000000000002',
+  '4000000000009995',
+  '4000000000000960',
+] as const;
+
+/** This run's customerAccountIds: unique per merchant, with the leading zeros offices use. */
+const RUN = String(Date.now() % 1_000_000).padStart(6, '0');
+const accountOf = (cardNumber: string) => `0${RUN}-${cardNumber.slice(-4)}`;
+
 async function profile(cardNumber: string): Promise<string> {
-  const payor = await createPayor({ paymentMethod: cardInput({ cardNumber }) });
+  const payor = await createPayor({
+    paymentMethod: cardInput({ cardNumber }),
+    customerAccountId: accountOf(cardNumber),
+  });
   return `${payor.payorId}/${payor.defaultPaymentMethodId}`;
+}
+
+/** A report page's bytes as sent (fetch's text() would drop a byte-order mark). */
+async function reportBytes(groupId: string, accept: string) {
+  const res = await fetch(`${baseUrl()}${groupPath(groupId)}/report`, {
+    headers: { authorization: `Bearer ${await tokenFor()}`, accept },
+  });
+  return { res, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
 const voidOrRefund = (groupId: string, paymentId: string) =>
   call<Json>('POST', `${groupPath(groupId)}/void-or-refund`, { paymentIds: [paymentId] });
 
 test('the report of a processed group adds up, and its CSV reads back to the same numbers', async () => {
-  const [ok, partial, category1, category2, communication] = await Promise.all(
-    ['4111111111111111', '4000000000000077', '4000000000000002', '4000000000009995', '4000000000000960'].map(
-      profile,
-    ),
-  );
+  const [ok, partial, category1, category2, communication] = await Promise.all(CARDS.map(profile));
   const orders = {
     voided: '=HYPERLINK("http://example.com","open")',
     refunded: 'INV-7, "spring" term',
-    approved: '+1 555 0100',
+    approved: '+1 555 0100;=2+2',
     partial: '@tuition',
   };
   const group = await createGroup({
@@ -71,7 +96,7 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
       { profileId: ok, amount: 20.25, orderId: orders.refunded },
       { profileId: ok, amount: 30, orderId: orders.approved },
       { profileId: partial, amount: 60, allowPartial: true, orderId: orders.partial },
-      { profileId: category1, amount: 41, orderId: 'declined-1' },
+      { profileId: category1, amount: 41, orderId: '0042' },
       { profileId: category2, amount: 42, orderId: 'declined-2' },
       { profileId: communication, amount: 43, orderId: 'communication-error' },
       { profileId: ok, amount: 99.99, orderId: 'deleted' },
@@ -163,13 +188,13 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
     cents(amounts.scheduled) - (60 - 50) * 100, // the partial approval's unapproved 10.00
   );
 
-  const csv = await call('GET', `${groupPath(groupId)}/report`, undefined, {
-    headers: { accept: 'text/csv' },
-  });
-  expect(csv.status).toBe(200);
-  expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-  expect(csv.headers.get('link')).toBeNull(); // one page
-  const rows = parse(csv.text, { columns: true }) as Record<string, string>[];
+  const csv = await reportBytes(groupId, 'text/csv');
+  expect(csv.res.status).toBe(200);
+  expect(csv.res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+  expect(csv.res.headers.get('link')).toBeNull(); // one page
+  // The UTF-8 byte-order mark, so that Excel reads the accents right.
+  expect([...csv.bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+  const rows = parse(csv.bytes, { columns: true, bom: true }) as Record<string, string>[];
   expect(Object.keys(rows[0]!)).toEqual([
     'paymentId',
     'orderId',
@@ -182,10 +207,27 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
     'approvedAmount',
     'refundedAmount',
     'voided',
+    'customerAccountId',
+    'processedAt',
+    'responseMessage',
   ]);
   expect(rows).toHaveLength(9);
   const row = new Map(rows.map((r) => [r.paymentId!, r]));
   const of = (orderId: string) => row.get(created.get(orderId)!.paymentId)!;
+  // The office's columns: the payor's customerAccountId, when the latest attempt was made, its message.
+  const cardOf = new Map(
+    [ok, partial, category1, category2, communication].map((profileId, i) => [profileId, CARDS[i]!]),
+  );
+  for (const [orderId, p] of created) {
+    const deleted = orderId === 'deleted';
+    const sale = charged.get(orderId);
+    expect(of(orderId)).toMatchObject({
+      customerAccountId: accountOf(cardOf.get(p.profileId as string)!),
+      processedAt: deleted ? '' : sale!.authResponse.processedAt,
+      responseMessage: deleted ? '' : sale!.authResponse.responseMessage,
+    });
+  }
+  expect(of('0042').responseMessage).not.toBe('');
   expect(of(orders.voided)).toMatchObject({
     orderId: `'${orders.voided}`,
     status: 'approved',
@@ -196,7 +238,8 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
     refundedAmount: '20.25',
     voided: 'false',
   });
-  expect(of(orders.approved).orderId).toBe(`'${orders.approved}`);
+  // A formula after a `;`, where a spreadsheet with `;` as its list separator starts a cell.
+  expect(of(orders.approved).orderId).toBe(`'+1 555 0100;'=2+2`);
   expect(of(orders.partial)).toMatchObject({
     orderId: `'${orders.partial}`,
     status: 'partial',
@@ -204,7 +247,7 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
     approvedAmount: '50.00',
     responseCode: '10',
   });
-  expect(of('declined-1')).toMatchObject({ status: 'declined', responseCode: '05', declineCategory: '1' });
+  expect(of('0042')).toMatchObject({ status: 'declined', responseCode: '05', declineCategory: '1' });
   expect(of('declined-2')).toMatchObject({ status: 'declined', responseCode: '51', declineCategory: '2' });
   expect(of('communication-error')).toMatchObject({ responseCode: '96', declineCategory: '2' });
   expect(of('failed')).toMatchObject({ status: 'failed', approvedAmount: '0.00' });
@@ -235,11 +278,48 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
     ),
   ).toBe(cents(amounts.voided));
 
+  // The same page as a workbook: every row, its codes and order ids text, its free text as typed.
+  const xlsx = await reportBytes(groupId, XLSX_MEDIA_TYPE);
+  expect(xlsx.res.status).toBe(200);
+  expect(xlsx.res.headers.get('content-type')).toBe(XLSX_MEDIA_TYPE);
+  expect(xlsx.res.headers.get('content-disposition')).toBe(
+    `attachment; filename="group-${groupId}-report.xlsx"`,
+  );
+  expect(xlsx.res.headers.get('link')).toBeNull();
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.load(xlsx.bytes as unknown as ArrayBuffer);
+  const sheet = workbook.getWorksheet('Payments')!;
+  expect((sheet.getRow(1).values as unknown[]).slice(1)).toEqual([...REPORT_COLUMNS]);
+  expect(sheet.rowCount).toBe(rows.length + 1);
+  const cells = new Map<string, Map<string, ExcelJS.Cell>>();
+  sheet.eachRow((r, n) => {
+    if (n > 1)
+      cells.set(String(r.getCell(1).value), new Map(REPORT_COLUMNS.map((c, i) => [c, r.getCell(i + 1)])));
+  });
+  const cell = (orderId: string, column: string) => cells.get(created.get(orderId)!.paymentId)!.get(column)!;
+  for (const [column, value] of [
+    ['orderId', '0042'],
+    ['responseCode', '05'],
+    ['declineCategory', '1'],
+    ['customerAccountId', accountOf('4000000000000002')],
+  ]) {
+    expect(cell('0042', column!)).toMatchObject({ type: ExcelJS.ValueType.String, value });
+  }
+  expect(cell('0042', 'amount')).toMatchObject({ type: ExcelJS.ValueType.Number, value: 41 });
+  expect(cell(orders.voided, 'orderId')).toMatchObject({
+    type: ExcelJS.ValueType.String,
+    value: orders.voided,
+  });
+  expect(cell(orders.voided, 'voided').value).toBe(true);
+  expect(cell(orders.partial, 'approvedAmount').value).toBe(50);
+
   // `spay group report --csv` writes the same file; without --csv, the counts and amounts.
   const home = mkdtempSync(join(tmpdir(), 'spay-report-'));
   try {
     await spay(home, 'login', '--data-dir', process.env.E2E_DATA_DIR!);
-    expect(parse(await spay(home, 'group', 'report', groupId, '--csv'), { columns: true })).toEqual(rows);
+    expect(
+      parse(await spay(home, 'group', 'report', groupId, '--csv'), { columns: true, bom: true }),
+    ).toEqual(rows);
     const summaryTable = await spay(home, 'group', 'report', groupId);
     expect(summaryTable).toContain(`Group ${groupId}: processed`);
     expect(summaryTable).toMatch(/Approved\s+│ 4\s+│ 110\.75/);
@@ -261,7 +341,9 @@ test('a cursor that is not one, or a cursor on a JSON request, is 400; an unknow
   });
   expect(await call('GET', `${path}?cursor=abc.def`)).toMatchObject({
     status: 400,
-    body: { message: 'cursor is for the CSV pages only (send Accept: text/csv)' },
+    body: {
+      message: `cursor is for the CSV and spreadsheet pages only (send Accept: text/csv or ${XLSX_MEDIA_TYPE})`,
+    },
   });
   const pending = await call<Json>('GET', path);
   expect(pending.body).toMatchObject({ status: 'pending', counts: { payments: group.paymentCount } });

@@ -5,23 +5,32 @@
  * report has, and a 100,000-payment group is 20 of them (measured at that size by
  * `npm run bench -- --only=group-report`). The CSV comes in pages that each fit Lambda's 6 MB response (the
  * whole proxy result, its JSON-escaped body included) and API Gateway's 10 MB, and that together
- * hold every payment exactly once, each row the payment written.
+ * hold every payment exactly once, each row the payment written with its payor's
+ * customerAccountId; the .xlsx pages too, base64 in the proxy result.
  * Payments are written straight to the table in batches, as a processed group holds them.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import { MAX_RESPONSE_BYTES, REPORT_PAGE_ROWS } from '#contract/limits';
+import { XLSX_MEDIA_TYPE } from '#contract/media-types';
 import { apiScope } from '#contract/stage';
 import type { Payment } from '#domain/groups';
-import { REPORT_COLUMNS } from '#domain/reports';
+import { REPORT_COLUMNS } from '#contract/schemas/reports';
 import { reloadConfigForTests } from '#shared/config';
 import { newId } from '#shared/ids';
 import { groupItem } from '#store/groups';
 import { batchWriteAll } from '#store/items';
 import { MerchantRegistry } from '#store/merchants';
+import { payorItem } from '#store/payor-items';
 import { paymentItem } from '#store/payments';
 import { createTestTable, type TestTable } from '#support/ddb';
-import { answer, group as groupRecord, payment as paymentRecord } from '#support/fixtures/index';
+import {
+  answer,
+  group as groupRecord,
+  payment as paymentRecord,
+  payor as payorRecord,
+} from '#support/fixtures/index';
 
 const MID = '32350000021';
 const CLIENT = 'report-client';
@@ -60,6 +69,19 @@ function nthPayment(i: number): Payment {
     authResponse,
   });
 }
+
+/**
+ * The customerAccountId a row shows for payor `k` (`payor-<k>`): leading zeros, as offices number
+ * families; payor 48 has none, payor 49 is another merchant's (its id is not this merchant's to show).
+ */
+const accountOf = (k: number): string => (k >= 48 ? '' : `FAM-${String(k).padStart(4, '0')}`);
+const payors = Array.from({ length: 50 }, (_, k) =>
+  payorRecord({
+    payorId: `payor-${k}`,
+    merchantId: k === 49 ? '32350000099' : MID,
+    ...(k === 48 ? {} : { customerAccountId: k === 49 ? 'OTHER-MERCHANT' : accountOf(k) }),
+  }),
+);
 
 /** Payments of the test's group: a full page, then a second page of 50 (every kind of row on both). */
 const COUNT = REPORT_PAGE_ROWS + 50;
@@ -122,7 +144,10 @@ beforeAll(async () => {
       ),
     }),
   );
-  const items = payments.map((p) => ({ PutRequest: { Item: paymentItem(p) } }));
+  const items = [
+    ...payors.map((p) => ({ PutRequest: { Item: payorItem(p) } })),
+    ...payments.map((p) => ({ PutRequest: { Item: paymentItem(p) } })),
+  ];
   // Four writers of eight batches in flight each: DynamoDB Local takes writes about as fast as that.
   const quarter = Math.ceil(items.length / 4);
   await Promise.all(
@@ -149,8 +174,8 @@ it('pages the CSV of a group two pages long, every page within the limits, every
     largest = Math.max(largest, bytes);
     expect(bytes).toBeLessThan(MAX_RESPONSE_BYTES);
     expect(bytes).toBeLessThan(LAMBDA_LIMIT);
-    expect(result.body.startsWith(`${REPORT_COLUMNS.join(',')}\r\n`)).toBe(true);
-    const rows = parse(result.body, { columns: true }) as Record<string, string>[];
+    expect(result.body.startsWith(`\uFEFF${REPORT_COLUMNS.join(',')}\r\n`)).toBe(true);
+    const rows = parse(result.body, { columns: true, bom: true }) as Record<string, string>[];
     expect(rows.length).toBeLessThanOrEqual(REPORT_PAGE_ROWS);
     for (const row of rows) {
       expect(seen.has(row.paymentId!)).toBe(false);
@@ -173,6 +198,8 @@ it('pages the CSV of a group two pages long, every page within the limits, every
     expect(cents(row.amount!)).toBe(p.amountCents);
     const orderId = p.orderId!;
     expect(row.orderId).toBe(/^[=+\-@]/.test(orderId) ? `'${orderId}` : orderId);
+    expect(row.customerAccountId).toBe(accountOf(Number(p.profileId.split('/')[0]!.slice('payor-'.length))));
+    expect(row.processedAt).toBe(p.deleted ? '' : (p.authResponse?.processedAt ?? ''));
   }
 
   // The CSV's numbers are the payments written (the JSON report's agreement with the CSV is the
@@ -192,6 +219,51 @@ it('pages the CSV of a group two pages long, every page within the limits, every
       'amount',
     ),
   ).toBe(live.reduce((total, p) => total + p.amountCents, 0));
+}, 300_000);
+
+it('pages the spreadsheet the same way: base64 pages within the limits, every payment once, ids and codes as text', async () => {
+  const seen = new Map<string, ExcelJS.Row>();
+  let cursor: string | undefined;
+  let pages = 0;
+  let largest = 0;
+  do {
+    const result = await handler(reportEvent(XLSX_MEDIA_TYPE, cursor), context);
+    expect(result.statusCode).toBe(200);
+    expect(result.headers?.['content-type']).toBe(XLSX_MEDIA_TYPE);
+    expect(result.isBase64Encoded).toBe(true);
+    const bytes = Buffer.byteLength(JSON.stringify(result));
+    largest = Math.max(largest, bytes);
+    expect(bytes).toBeLessThan(MAX_RESPONSE_BYTES);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(Buffer.from(result.body, 'base64') as unknown as ArrayBuffer);
+    const sheet = workbook.getWorksheet('Payments')!;
+    expect((sheet.getRow(1).values as unknown[]).slice(1)).toEqual([...REPORT_COLUMNS]);
+    expect(sheet.rowCount - 1).toBeLessThanOrEqual(REPORT_PAGE_ROWS);
+    sheet.eachRow((row, n) => {
+      if (n === 1) return;
+      const id = String(row.getCell(1).value);
+      expect(seen.has(id)).toBe(false);
+      seen.set(id, row);
+    });
+    const link = result.headers?.link as string | undefined;
+    cursor = link === undefined ? undefined : /^<\?cursor=([A-Za-z0-9_.-]+)>; rel="next"$/.exec(link)?.[1];
+    pages++;
+  } while (cursor !== undefined && pages <= 4 * PAGES);
+  console.info(`${pages} spreadsheet pages, largest proxy result ${largest} bytes`);
+  expect(pages).toBeGreaterThanOrEqual(PAGES);
+  expect(seen.size).toBe(payments.length);
+  const column = (name: string) => REPORT_COLUMNS.indexOf(name as never) + 1;
+  for (const p of payments) {
+    const row = seen.get(p.paymentId)!;
+    // As typed: no `'` (a text cell is never a formula), codes and ids text.
+    expect(row.getCell(column('orderId')).value).toBe(p.orderId);
+    expect(row.getCell(column('amount')).value).toBe(p.amountCents / 100);
+    const code = row.getCell(column('responseCode'));
+    if (!p.deleted && p.authResponse)
+      expect(code).toMatchObject({ type: ExcelJS.ValueType.String, value: p.authResponse.responseCode });
+    const k = Number(p.profileId.split('/')[0]!.slice('payor-'.length));
+    expect(row.getCell(column('customerAccountId')).value ?? '').toBe(accountOf(k));
+  }
 }, 300_000);
 
 it('refuses a cursor of another group, an altered one, and a cursor without Accept: text/csv', async () => {

@@ -20,6 +20,8 @@ export interface FuzzCase {
   /** The JSON value before serialization, when the body is JSON text of one. */
   value?: unknown;
   body?: string;
+  /** `body` is the base64 of the bytes to send (bytes that are not UTF-8 among them). */
+  bodyIsBase64?: true;
   /** Why this request may not succeed (2xx), whatever else it carries. */
   mustRefuse: string[];
 }
@@ -123,7 +125,21 @@ const FREE_TEXT_OPERATIONS = new Set([
   'CreateSale',
 ]);
 
-type BodyMutation = { value?: unknown; body?: string; mustRefuse?: string };
+type BodyMutation = { value?: unknown; body?: string; bodyIsBase64?: true; mustRefuse?: string };
+
+/** Text that is not well-formed: lone surrogates, and U+FFFD (what bytes that are not UTF-8 decode to). */
+const MALFORMED_TEXT = ['\ud800', 'x\udfff', 'INV-\ud83d', 'Caf\uFFFD'] as const;
+
+/** Byte sequences no UTF-8 text holds: a lone 0xFF, Latin-1's é, a cut sequence, an encoded surrogate, an overlong form. */
+const NOT_UTF8 = [[0xff], [0xe9], [0xc3], [0xed, 0xa0, 0x80], [0xc0, 0xaf]] as const;
+
+/** The body with field `name` a string that holds `bytes` (raw), as base64 of the bytes to send. */
+function withBytes(base: Record<string, unknown>, name: string, bytes: readonly number[]): string {
+  const [before, after] = JSON.stringify({ ...base, [name]: '\u0000' }).split('\\u0000') as [string, string];
+  return Buffer.concat([Buffer.from(`${before}x`), Buffer.from(bytes), Buffer.from(`y${after}`)]).toString(
+    'base64',
+  );
+}
 
 function bodyMutation(op: Operation, base: Record<string, unknown>): fc.Arbitrary<BodyMutation> {
   const keys = Object.keys(base);
@@ -178,6 +194,24 @@ function bodyMutation(op: Operation, base: Record<string, unknown>): fc.Arbitrar
       arbitrary: fc.constantFrom('4012888888881881', 'pan 6011111111111117').map((pan) => ({
         value: withField('customAttributes' in base ? 'customAttributes' : 'customerData', { note: pan }),
         mustRefuse: 'a card number in free text',
+      })),
+    },
+    {
+      // Any string or key of any body, wherever it is: refused before the schema reads it.
+      weight: 50,
+      arbitrary: fc
+        .tuple(field, fc.constantFrom(...MALFORMED_TEXT), fc.boolean())
+        .map(([k, text, asKey]) => ({
+          value: withField(k, asKey ? { [`key${text}`]: 'v' } : text),
+          mustRefuse: 'text that is not well-formed Unicode',
+        })),
+    },
+    {
+      weight: 30,
+      arbitrary: fc.tuple(field, fc.constantFrom(...NOT_UTF8)).map(([k, bytes]) => ({
+        body: withBytes(base, k, bytes),
+        bodyIsBase64: true as const,
+        mustRefuse: 'bytes that are not UTF-8',
       })),
     },
     { weight: 50, arbitrary: deep.map((body) => ({ body, mustRefuse: 'a nested body of the wrong shape' })) },
@@ -380,6 +414,7 @@ export function fuzzCase(
         headers,
         ...(mutation?.body === undefined && mutation !== undefined && { value: mutation.value }),
         ...(body !== undefined && { body }),
+        ...(mutation?.bodyIsBase64 && { bodyIsBase64: true as const }),
         // Only for requests that reach the operation as declared.
         mustRefuse: r.method === op.method && !dotSegments(r.path) ? mustRefuse : [],
       };
@@ -439,6 +474,16 @@ export function issueExamples(ops: readonly Operation[], ids: Ids): FuzzCase[] {
         ['pageToken', 'MjAyNy0wMSN4I3k'],
       ],
       mustRefuse: ['a forged page token'],
+    }),
+    // Issue 32: text that is not well-formed Unicode, in a value or a key, and bytes that are not UTF-8.
+    withBody('AddPayment', { orderId: 'INV-\ud800' }, ['text that is not well-formed Unicode']),
+    withBody('UpdatePayor', { customerData: { ['note\udc00']: 'x' } }, [
+      'text that is not well-formed Unicode',
+    ]),
+    plain('CreatePayor', {
+      body: withBytes(bodyOf(op('CreatePayor'), ids) as Record<string, unknown>, 'customerAccountId', [0xe9]),
+      bodyIsBase64: true,
+      mustRefuse: ['bytes that are not UTF-8'],
     }),
     // Issue 23: a malformed Idempotency-Key on a sale is refused before anything is charged.
     plain('CreateSale', {

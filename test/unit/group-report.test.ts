@@ -1,18 +1,12 @@
 /**
- * The group report's rows and sums (domain/reports.ts): CSV written by csv-stringify and read back
- * by csv-parse, formula-like cells neutralised, and counts that agree with the processing summary.
+ * The group report's rows and sums (domain/reports.ts) and its files (domain/report-files.ts):
+ * CSV written by csv-stringify and read back by csv-parse, formula-like cells neutralised wherever
+ * a spreadsheet could start a cell, and counts that agree with the processing summary.
  */
 import { parse } from 'csv-parse/sync';
-import {
-  addToReport,
-  emptyReport,
-  neutralise,
-  REPORT_COLUMNS,
-  reportCsv,
-  reportRow,
-  reportView,
-  type ReportPayment,
-} from '#domain/reports';
+import { neutralise, reportCsv } from '#domain/report-files';
+import { REPORT_COLUMNS } from '#contract/schemas/reports';
+import { addToReport, emptyReport, reportRow, reportView, type ReportPayment } from '#domain/reports';
 import type { Group } from '#domain/groups';
 import { answer } from '#support/fixtures/records';
 import { GROUP_REPORT_TIMEOUT_SECONDS } from '#contract/limits';
@@ -29,7 +23,7 @@ const payment = (over: Partial<ReportPayment> = {}): ReportPayment => ({
 });
 
 const parsed = (csv: string): Record<string, string>[] =>
-  parse(csv, { columns: true, record_delimiter: '\r\n' });
+  parse(csv, { columns: true, record_delimiter: '\r\n', bom: true });
 
 describe('neutralise', () => {
   it.each(['=SUM(A1:A9)', '+1', '-1', '@cmd', '\tx', '\rx'])('%j gets a leading quote', (cell) => {
@@ -44,8 +38,8 @@ describe('reportCsv', () => {
   it('quotes commas, quotes and line breaks and reads back to the same text', () => {
     const texts = ['a,b', 'say "hi"', 'two\nlines', 'cr\r\nlf', 'plain', 'naïve ☃'];
     const rows = texts.map((orderId) => reportRow(payment({ orderId })));
-    const csv = reportCsv(rows, true);
-    expect(csv.split('\r\n')[0]).toBe(REPORT_COLUMNS.join(','));
+    const csv = reportCsv(rows);
+    expect(csv.split('\r\n')[0]).toBe(`\uFEFF${REPORT_COLUMNS.join(',')}`);
     expect(csv).toContain('"a,b"');
     expect(csv).toContain('"say ""hi"""');
     expect(csv).toContain('"two\nlines"');
@@ -57,14 +51,14 @@ describe('reportCsv', () => {
     const rows = ['=HYPERLINK("http://x","y")', '+SUM(1)', '-2+3', '@A1'].map((orderId) =>
       reportRow(payment({ orderId })),
     );
-    const back = parsed(reportCsv(rows, true)).map((r) => r.orderId);
+    const back = parsed(reportCsv(rows)).map((r) => r.orderId);
     expect(back).toEqual([`'=HYPERLINK("http://x","y")`, `'+SUM(1)`, `'-2+3`, `'@A1`]);
     for (const cell of back) expect(cell).toMatch(/^'/);
   });
 
-  it('writes an empty page as the header row alone', () => {
-    expect(parsed(reportCsv([], true))).toEqual([]);
-    expect(reportCsv([], true)).toBe(`${REPORT_COLUMNS.join(',')}\r\n`);
+  it('writes an empty page as the byte-order mark and the header row alone', () => {
+    expect(parsed(reportCsv([]))).toEqual([]);
+    expect(reportCsv([])).toBe(`\uFEFF${REPORT_COLUMNS.join(',')}\r\n`);
   });
 });
 
@@ -106,7 +100,7 @@ describe('report rows and sums', () => {
   ];
 
   it('rows name each outcome', () => {
-    const rows = payments.map(reportRow);
+    const rows = payments.map((p) => reportRow(p));
     expect(rows.map((r) => r.status)).toEqual([
       'approved',
       'partial',
@@ -162,7 +156,7 @@ describe('report rows and sums', () => {
     const { counts } = view;
     expect(counts.approved + counts.declined + counts.failed + 1).toBe(counts.payments); // 1 scheduled
 
-    const back = parsed(reportCsv(payments.map(reportRow), true));
+    const back = parsed(reportCsv(payments.map((p) => reportRow(p))));
     const live = back.filter((r) => r.status !== 'deleted');
     const cents = (rows: typeof back, column: string) =>
       rows.reduce((sum, r) => sum + Math.round(Number(r[column]) * 100), 0);
