@@ -22,8 +22,11 @@ import type {
   SaleRequest,
   SaleResult,
   TokenizeRequest,
+  UnansweredRequest,
+  NumberedAccount,
   Vaulted,
 } from './processor';
+import { BadRequestError } from '#shared/errors';
 import { sleep } from '#shared/concurrency';
 
 /**
@@ -63,7 +66,7 @@ export const SANDBOX_CARDS: Record<string, string> = {
 const FINGERPRINT_KEY = 'scheduled-payments-sandbox-fingerprint-v1';
 
 /** The sandbox's fingerprint of a card number or a bank account (routing and account number). */
-export function sandboxFingerprint(request: TokenizeRequest): string {
+export function sandboxFingerprint(request: NumberedAccount): string {
   const subject =
     request.kind === 'bank'
       ? `bank:${request.routingNumber}:${request.accountNumber}`
@@ -81,7 +84,7 @@ export const SANDBOX_BANK_ACCOUNTS: Record<string, string> = {
 };
 
 /** The behaviour profile a method's token carries: a test number's, else `ok` or `bank`. */
-export function sandboxProfile(request: TokenizeRequest): string {
+export function sandboxProfile(request: NumberedAccount): string {
   if (request.kind === 'bank') return SANDBOX_BANK_ACCOUNTS[request.accountNumber] ?? 'bank';
   return SANDBOX_CARDS[request.number] ?? 'ok';
 }
@@ -140,6 +143,8 @@ export class SandboxProcessor implements PaymentProcessor {
 
   async tokenize(request: TokenizeRequest): Promise<Vaulted> {
     await this.answerLater();
+    if ('processorToken' in request)
+      throw new BadRequestError('processorToken: the sandbox processor vaults card and account numbers only');
     const token = `sbx.${sandboxProfile(request)}.${randomBytes(12).toString('hex')}`;
     // The account updater's test cards: the update the networks will report for this token.
     await recordAccountUpdate(this.db, this.tableName, request, token, sandboxFingerprint);
@@ -271,7 +276,9 @@ export class SandboxProcessor implements PaymentProcessor {
     });
   }
 
-  async reverseUnanswered(request: { idempotencyKey: string; merchantId?: string }): Promise<void> {
+  async reverseUnanswered(
+    request: Pick<UnansweredRequest, 'idempotencyKey'> & { merchantId?: string },
+  ): Promise<void> {
     await this.answerLater();
     const reversed: SaleResult = {
       approved: false,
