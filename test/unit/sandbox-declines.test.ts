@@ -56,6 +56,11 @@ const bank = (accountNumber: string): TokenizeRequest & NumberedAccount => ({
 
 describe('test cards for every named decline', () => {
   it.each([
+    ['4000000000000044', '04', 'Pick up card', '1'],
+    ['4000000000000135', '13', 'Invalid amount', '1'],
+    ['4000000000000572', '57', 'Transaction not permitted', '1'],
+    ['4000000000003113', '1A', 'Cardholder authentication required', '1'],
+    ['4000000000000804', 'R0', 'Payment authorization revoked', '1'],
     ['4000000000000622', '62', 'Restricted card', '1'],
     ['4000000000000143', '14', 'Invalid card number', '1'],
     ['4000000000000200', 'R2', 'Account closed', '1'],
