@@ -28,6 +28,7 @@ import type {
 } from './processor';
 import { BadRequestError } from '#shared/errors';
 import { sleep } from '#shared/concurrency';
+import { nextCutoff, type SettlementSchedule } from './cut-offs';
 
 /**
  * Test cards: number → behaviour profile (a decline code, `p5000` partial up to 50.00). Every one
@@ -94,20 +95,7 @@ export function sandboxProfile(request: NumberedAccount): string {
   return SANDBOX_CARDS[request.number] ?? 'ok';
 }
 
-export interface SettlementSchedule {
-  /** Seconds between settlement cut-offs. */
-  periodSeconds: number;
-  /** Offset of the cut-offs from the epoch (1800 with a 3600 period: every hour at :30). */
-  offsetSeconds: number;
-}
-
-/** The first cut-off strictly after `processedAt`. */
-export function nextCutoff(processedAt: string, schedule: SettlementSchedule): string {
-  const t = Math.floor(Date.parse(processedAt) / 1000);
-  const { periodSeconds: p, offsetSeconds: o } = schedule;
-  const next = Math.floor((t - o) / p) * p + o + p;
-  return new Date(next * 1000).toISOString();
-}
+export { nextCutoff, type SettlementSchedule } from './cut-offs';
 
 type LedgerKind = 'SALE' | 'VOID' | 'REFUND';
 
