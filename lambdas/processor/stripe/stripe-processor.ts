@@ -68,7 +68,8 @@ export class StripeProcessor implements PaymentProcessor {
     this.stripe = options.stripe;
     this.accounts = options.accounts;
     this.schedule = options.schedule;
-    this.now = options.now ?? Date.now;
+    // Read at each use: the service's clock, which tests move.
+    this.now = options.now ?? (() => Date.now());
   }
 
   /** The merchant's connected account; without one nothing can be charged (an operator's fix). */
@@ -105,10 +106,13 @@ export class StripeProcessor implements PaymentProcessor {
       // A method vaulted by another processor (the sandbox, before the stage moved to Stripe).
       return declined({ code: 'token_of_another_processor' }, '', nowIso);
     }
-    const scope = { account, customer: token.customer };
-    const find = () => chargeByKey(this.stripe, scope, key, this.sinceOf(request.keyFirstUsedAt));
+    // The payor's PaymentIntents first (few); the account's when a charge under the key has no
+    // customer (the timeout reversal's, made without the method's token).
+    const since = this.sinceOf(request.keyFirstUsedAt);
+    const byKey = (customer?: string) =>
+      chargeByKey(this.stripe, { account, ...(customer !== undefined && { customer }) }, key, since);
     if (this.forgotten(request.keyFirstUsedAt)) {
-      const first = await find();
+      const first = (await byKey(token.customer)) ?? (await byKey());
       if (first) return saleAnswer(first, key);
     }
     const params: Stripe.PaymentIntentCreateParams = {
@@ -133,7 +137,7 @@ export class StripeProcessor implements PaymentProcessor {
     if (failed.kind === 'refused') return declined({ code: failed.code }, '', nowIso);
     // The key holds another request's answer (the timeout reversal's, another amount), or a
     // failure Stripe will only replay: what was made under it, if anything, is the answer.
-    const first = await find();
+    const first = await byKey();
     if (first) return saleAnswer(first, key);
     if (failed.kind === 'replayed-failure') return declined({ code: 'processing_error' }, '', nowIso);
     throw new StripeUnavailableError(
@@ -159,6 +163,7 @@ export class StripeProcessor implements PaymentProcessor {
     const account = await this.accountOf(request.merchantId);
     const key = request.idempotencyKey;
     const options = { stripeAccount: account, idempotencyKey: key };
+    const token = request.token !== undefined ? parseVaultToken(request.token) : undefined;
     if (!this.forgotten(request.keyFirstUsedAt)) {
       // Take the key first: a PaymentIntent never confirmed, under the same key with other
       // parameters. Made, the sale never reached Stripe and now never will (Stripe refuses its
@@ -169,6 +174,7 @@ export class StripeProcessor implements PaymentProcessor {
             {
               amount: SMALLEST_CHARGE_CENTS,
               currency: 'usd',
+              ...(token && { customer: token.customer }),
               allowed_payment_method_types: ['card'],
               metadata: {
                 [KEY_FIELD]: key,
@@ -182,9 +188,10 @@ export class StripeProcessor implements PaymentProcessor {
       );
       if ('ok' in taken) return this.cancel(account, taken.ok);
     }
-    const token = request.token !== undefined ? parseVaultToken(request.token) : undefined;
-    const scope = { account, ...(token && { customer: token.customer }) };
-    const charge = await chargeByKey(this.stripe, scope, key, this.sinceOf(request.keyFirstUsedAt));
+    const since = this.sinceOf(request.keyFirstUsedAt);
+    const charge =
+      (token && (await chargeByKey(this.stripe, { account, customer: token.customer }, key, since))) ??
+      (await chargeByKey(this.stripe, { account }, key, since));
     if (!charge) return;
     if (charge.metadata?.[TIMEOUT_REVERSAL_FIELD] !== undefined) return this.cancel(account, charge);
     if (charge.status === 'succeeded' || charge.status === 'processing') {

@@ -49,7 +49,8 @@ export class StandInState {
   readonly debitSettlesAfterSeconds: number;
 
   constructor(options: StateOptions = {}) {
-    this.clock = options.now ?? Date.now;
+    // Read at each use: tests move the process's clock.
+    this.clock = options.now ?? (() => Date.now());
     this.debitSettlesAfterSeconds = options.debitSettlesAfterSeconds ?? 2 * 86_400;
   }
 
