@@ -9,6 +9,8 @@ export const KEY_LIFETIME_MS = 24 * 3600_000;
 export interface KeptAnswer {
   status: number;
   body: string;
+  /** Headers replayed with it (`Stripe-Should-Retry` of a kept failure). */
+  headers?: Record<string, string>;
 }
 
 interface Entry extends KeptAnswer {

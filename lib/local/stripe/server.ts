@@ -222,7 +222,7 @@ export async function startStripeStandIn(options: StripeStandInOptions): Promise
         body: JSON.stringify({ error: { type: 'api_error', message: 'An unknown error occurred.' } }),
       };
       if (fault.kept && idempotencyKey !== undefined && method === 'POST')
-        keys.keep(scope, idempotencyKey, request, answer);
+        keys.keep(scope, idempotencyKey, request, { ...answer, headers: retry });
       return send(res, answer.status, answer.body, retry);
     }
     if (method === 'POST' && idempotencyKey !== undefined) {
@@ -243,7 +243,7 @@ export async function startStripeStandIn(options: StripeStandInOptions): Promise
         const answer = { status: kept.status, body: kept.body };
         return fault
           ? spoil(res, fault, answer)
-          : send(res, kept.status, kept.body, { 'idempotent-replayed': 'true' });
+          : send(res, kept.status, kept.body, { ...kept.headers, 'idempotent-replayed': 'true' });
       }
     }
     const route = ROUTES.find(([m, pattern]) => m === method && pattern.test(path));
