@@ -12,14 +12,21 @@ export const DECLINE_CATEGORY_DESCRIPTIONS: Record<DeclineCategory, string> = {
 
 /** Known decline codes: message and category. */
 export const DECLINE_CODES: Record<string, { message: string; category: DeclineCategory }> = {
+  '04': { message: 'Pick up card', category: '1' },
   '05': { message: 'Do not honor', category: '1' },
+  '13': { message: 'Invalid amount', category: '1' },
   '14': { message: 'Invalid card number', category: '1' },
   '19': { message: 'Duplicate transaction', category: '1' },
   '41': { message: 'Lost card', category: '1' },
   '43': { message: 'Stolen card', category: '1' },
   '54': { message: 'Expired card', category: '1' },
+  '57': { message: 'Transaction not permitted', category: '1' },
   '62': { message: 'Restricted card', category: '1' },
   '78': { message: 'Card not activated', category: '1' },
+  /** The charge needs the cardholder (3-D Secure, a PIN): a scheduled charge cannot ask them. */
+  '1A': { message: 'Cardholder authentication required', category: '1' },
+  /** Visa R0/R1/R3: the payor stopped this payment or revoked the merchant's authorization. */
+  R0: { message: 'Payment authorization revoked', category: '1' },
   R2: { message: 'Account closed', category: '1' },
   N7: { message: 'Invalid security code', category: '1' },
   '51': { message: 'Insufficient funds', category: '2' },

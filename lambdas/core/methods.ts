@@ -18,10 +18,14 @@ export async function createMethod(
   request: NewMethodRequest,
 ): Promise<{ method: SavedMethod; setAsDefault: boolean }> {
   const input = parseMethodInput(request.raw, request.now, request.root);
+  // The merchant and the payor: a processor may keep each merchant's vault, and each payor's
+  // customer, apart (Stripe: a connected account, a customer per payor).
+  const owner = { merchantId: request.merchantId, payorId: request.payorId };
   const { token, fingerprint } = await paymentProcessor().tokenize(
     input.accountType === 'CHECKING'
-      ? { kind: 'bank', routingNumber: input.routingNumber, accountNumber: input.accountNumber }
+      ? { ...owner, kind: 'bank', routingNumber: input.routingNumber, accountNumber: input.accountNumber }
       : {
+          ...owner,
           kind: 'card',
           number: input.cardNumber,
           expiryMonth: input.expiryMonth,

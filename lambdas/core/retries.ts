@@ -32,7 +32,7 @@ import { paymentStore, type RetryWriteOutcome } from '#store/payments';
 import { transactionStore } from '#store/transactions';
 import { answerRecord, type AttemptResult } from './attempts';
 import { charge } from './charge';
-import { cardKeyOf } from './sale';
+import { cardKeyOf, keyFirstUsedAt } from './sale';
 import { giveUpOnCharge } from './unanswered';
 
 const HOUR_MS = 3_600_000;
@@ -130,6 +130,7 @@ async function reversePrevious(payment: Payment, attempt: number): Promise<void>
   await paymentProcessor().reverseUnanswered({
     idempotencyKey: txn.processorKey,
     merchantId: txn.merchantId,
+    keyFirstUsedAt: keyFirstUsedAt(txn),
   });
   await transactionStore().reversalDone(txn.transactionId);
 }

@@ -73,6 +73,14 @@ const duplicateKey = (t: Transaction): DuplicateKey => ({
 export const cardKeyOf = (method: { savedPaymentMethodId: string; fingerprint?: string }): string =>
   method.fingerprint ?? `method:${method.savedPaymentMethodId}`;
 
+/**
+ * When a sale's processor key was first used: its Pending record is written just before the first
+ * call (a retry's card-history entry, `cardUseAt`, earlier still); a record given up on keeps
+ * `cardUseAt`. The processor looks for an old key's charge from then on.
+ */
+export const keyFirstUsedAt = (t: Pick<Transaction, 'cardUseAt' | 'processedAt'>): string =>
+  t.cardUseAt !== undefined && t.cardUseAt < t.processedAt ? t.cardUseAt : t.processedAt;
+
 /** The sale as it is written before the processor is asked. */
 function pendingSale(request: SaleRequest, now: Date): Transaction {
   const { payorId, savedPaymentMethodId } = parseProfileId(request.profileId);
@@ -213,18 +221,18 @@ export async function runSale(request: SaleRequest, now: Date): Promise<Transact
   const key = {
     idempotencyKey: pending.processorKey ?? request.processorKey,
     merchantId: request.merchantId,
+    keyFirstUsedAt: keyFirstUsedAt(pending),
   };
   if (original) {
     // A resumed duplicate may have been charged before it lost its guard: reverse that first.
-    if (resumed) await processor.reverseUnanswered(key);
+    if (resumed) await processor.reverseUnanswered({ ...key, token: method.processorToken });
     return settle(declined(pending, '19', { isDuplicate: true, originalTransactionId: original }));
   }
 
   let result: SaleResult;
   try {
     result = await processor.sale({
-      idempotencyKey: key.idempotencyKey,
-      merchantId: request.merchantId,
+      ...key,
       token: method.processorToken,
       amountCents: pending.amountCents,
       allowPartial: pending.allowPartial ?? request.allowPartial,
@@ -277,6 +285,7 @@ export async function giveUpSale(
       await paymentProcessor().reverseUnanswered({
         idempotencyKey: stored.processorKey ?? request.processorKey,
         merchantId: stored.merchantId,
+        keyFirstUsedAt: keyFirstUsedAt(stored),
       });
       await transactions.reversalDone(stored.transactionId);
     } catch (error) {

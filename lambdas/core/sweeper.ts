@@ -24,7 +24,7 @@ import type { Transaction } from '#domain/transactions';
 import { sweepIndex, type SweepKind as StoredSweepKind, type SweepWork } from '#store/sweep-index';
 import { transactionStore } from '#store/transactions';
 import { refundSale, voidSale } from './reversals';
-import { REVERSED_MESSAGE, runSale } from './sale';
+import { keyFirstUsedAt, REVERSED_MESSAGE, runSale } from './sale';
 import { sendScheduledRefund } from './scheduled-refunds';
 
 /** Work settled at once: the processor's and the table's load stay modest. */
@@ -158,6 +158,7 @@ async function settleWork(work: SweepWork, now: Date): Promise<[Bucket, SweepEnt
         await paymentProcessor().reverseUnanswered({
           idempotencyKey: txn.processorKey ?? '',
           merchantId: txn.merchantId,
+          keyFirstUsedAt: keyFirstUsedAt(txn),
         });
         await store.reversalDone(txn.transactionId);
         return ['reversed', entry(txn.status)];

@@ -7,17 +7,26 @@ import { config, type FunctionConfig } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import type { PaymentProcessor } from './processor';
 import { SandboxProcessor } from './sandbox';
-import { withProcessorTimeout } from './timeout';
+import { PROCESSOR_TIMEOUT_MS, withProcessorTimeout } from './timeout';
 
-const adapters: Readonly<Record<string, (config: FunctionConfig) => PaymentProcessor>> = {
-  sandbox: (c) => new SandboxProcessor(ddb(), c.tableName, c.settlement, c.sandboxLatencyMs),
+interface Adapter {
+  create: (config: FunctionConfig) => PaymentProcessor;
+  /** The bound of each call (timeout.ts): what a call of this processor may take at worst. */
+  timeoutMs: number;
+}
+
+const adapters: Readonly<Record<string, Adapter>> = {
+  sandbox: {
+    create: (c) => new SandboxProcessor(ddb(), c.tableName, c.settlement, c.sandboxLatencyMs),
+    timeoutMs: PROCESSOR_TIMEOUT_MS,
+  },
 };
 
-const adapterOf = (name: string): ((config: FunctionConfig) => PaymentProcessor) => {
-  const factory = adapters[name];
-  if (!factory)
+const adapterOf = (name: string): Adapter => {
+  const adapter = adapters[name];
+  if (!adapter)
     throw new Error(`PROCESSOR=${name} is not an available adapter (${Object.keys(adapters).join(', ')})`);
-  return factory;
+  return adapter;
 };
 
 // Checked at load, so that a misconfigured function fails its cold start rather than a charge.
@@ -26,8 +35,9 @@ adapterOf(config().processor);
 let processor: PaymentProcessor | undefined;
 
 export function paymentProcessor(): PaymentProcessor {
-  // Every adapter's calls are bounded well below the function's timeout (timeout.ts).
-  processor ??= withProcessorTimeout(adapterOf(config().processor)(config()));
+  // Every call is bounded by its adapter's own timeout, below the function's (timeout.ts).
+  const adapter = adapterOf(config().processor);
+  processor ??= withProcessorTimeout(adapter.create(config()), adapter.timeoutMs);
   return processor;
 }
 

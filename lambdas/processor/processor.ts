@@ -3,12 +3,49 @@
  * an idempotency key; calling again with the same key returns the first result and moves no
  * money a second time (that is what makes retried steps safe).
  */
-export type TokenizeRequest =
+
+/**
+ * The payor's authorization to debit a bank account, as the merchant attests it (Nacha: the
+ * payor's authorization, kept by the merchant): when and how it was given; online, the payor's IP
+ * address and browser.
+ */
+export interface BankMandate {
+  /** When the payor accepted (UTC ISO-8601). */
+  acceptedAt: string;
+  method: 'online' | 'paper' | 'phone';
+  ipAddress?: string;
+  userAgent?: string;
+}
+
+/**
+ * What is vaulted: a card or a bank account by its numbers, or by a `processorToken` that the
+ * processor's own browser fields made (the service never sees that account's numbers). A bank
+ * account carries the payor's mandate where the processor keeps one (Stripe does; the sandbox
+ * does not ask).
+ */
+export type VaultedAccount =
   | { kind: 'card'; number: string; expiryMonth: number; expiryYear: number }
-  | { kind: 'bank'; routingNumber: string; accountNumber: string };
+  | { kind: 'card'; processorToken: string }
+  | { kind: 'bank'; routingNumber: string; accountNumber: string; mandate?: BankMandate }
+  | { kind: 'bank'; processorToken: string; mandate?: BankMandate };
+
+/** An account given by its numbers (not by a processor's token). */
+export type NumberedAccount = Exclude<VaultedAccount, { processorToken: string }>;
+
+/**
+ * A tokenization: the account, and whose it is. A processor may keep each merchant's vault apart
+ * (Stripe: the merchant's connected account) and one customer per payor.
+ */
+export type TokenizeRequest = { merchantId: string; payorId: string } & VaultedAccount;
 
 export interface SaleRequest {
   idempotencyKey: string;
+  /**
+   * When the service first used this key (at or before its first call): a processor that forgets
+   * keys after a while (Stripe: 24 hours) looks for the charge made since then before it charges
+   * again, so that one key is one charge whatever its age.
+   */
+  keyFirstUsedAt: string;
   merchantId: string;
   token: string;
   amountCents: number;
@@ -40,6 +77,23 @@ export interface SaleResult {
 export interface Vaulted {
   token: string;
   fingerprint?: string;
+  /**
+   * What the processor knows of an account vaulted by `processorToken` (the service never saw
+   * its number): its last four digits and, for a card, its expiry.
+   */
+  last4?: string;
+  expiryMonth?: number;
+  expiryYear?: number;
+}
+
+/** A sale that got no answer, to be answered as declined (`reverseUnanswered`). */
+export interface UnansweredRequest {
+  idempotencyKey: string;
+  merchantId: string;
+  /** As in the sale (`SaleRequest.keyFirstUsedAt`). */
+  keyFirstUsedAt: string;
+  /** The method's token, when the caller still has it: narrows the search for the charge. */
+  token?: string;
 }
 
 export interface ReversalRequest {
@@ -113,11 +167,11 @@ export interface PaymentProcessor {
   /** Returns money of a settled sale, in full or in part. */
   refund(request: ReversalRequest): Promise<ReversalResult>;
   /**
-   * Timeout reversal: the sale sent with this idempotency key got no answer. Afterwards the sale
-   * has not moved money, whether or not it had reached the processor (a later sale with the same
-   * key is answered as declined).
+   * Timeout reversal: the sale sent with this idempotency key got no answer. The adapter finds the
+   * charge by its key: if it moved money it is reversed, if none exists nothing moves (and a sale
+   * with that key arriving late moves none). Afterwards the key has moved no money.
    */
-  reverseUnanswered(request: { idempotencyKey: string; merchantId: string }): Promise<void>;
+  reverseUnanswered(request: UnansweredRequest): Promise<void>;
   /**
    * Test clock (non-production): settles these approved sales now, as an acquirer's test
    * environment can; answers the settlement time. An adapter without one leaves it out, and the

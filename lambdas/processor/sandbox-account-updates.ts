@@ -12,7 +12,7 @@ import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { maskNumber } from '#domain/cards';
 import { queryDays } from '#shared/day-index';
 import { keys } from '#shared/keys';
-import type { AccountUpdate, TokenizeRequest } from './processor';
+import type { AccountUpdate, NumberedAccount } from './processor';
 
 type UpdateSpec =
   { kind: 'new_expiry' } | { kind: 'new_number'; number: string } | { kind: 'closed' | 'contact_cardholder' };
@@ -39,9 +39,9 @@ const updateKey = (token: string) => ({ pk: `SANDBOX#AU#${token}`, sk: 'UPDATE' 
 export async function recordAccountUpdate(
   db: DynamoDBDocumentClient,
   tableName: string,
-  request: TokenizeRequest,
+  request: NumberedAccount,
   token: string,
-  fingerprintOf: (request: TokenizeRequest) => string,
+  fingerprintOf: (request: NumberedAccount) => string,
   at = new Date().toISOString(),
 ): Promise<void> {
   if (request.kind !== 'card') return;
@@ -52,7 +52,7 @@ export async function recordAccountUpdate(
   let update: AccountUpdate;
   if (spec.kind === 'new_expiry') update = { updateId, token, at, kind: 'new_expiry', ...renewed };
   else if (spec.kind === 'new_number') {
-    const replacement: TokenizeRequest = { kind: 'card', number: spec.number, ...renewed };
+    const replacement: NumberedAccount = { kind: 'card', number: spec.number, ...renewed };
     update = {
       updateId,
       token,

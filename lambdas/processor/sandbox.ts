@@ -22,9 +22,13 @@ import type {
   SaleRequest,
   SaleResult,
   TokenizeRequest,
+  UnansweredRequest,
+  NumberedAccount,
   Vaulted,
 } from './processor';
+import { BadRequestError } from '#shared/errors';
 import { sleep } from '#shared/concurrency';
+import { nextCutoff, type SettlementSchedule } from './cut-offs';
 
 /**
  * Test cards: number → behaviour profile (a decline code, `p5000` partial up to 50.00). Every one
@@ -35,13 +39,18 @@ import { sleep } from '#shared/concurrency';
  * answer (core/sale.ts reverses that sale under its key, then answers Declined 96).
  */
 export const SANDBOX_CARDS: Record<string, string> = {
+  '4000000000000044': '04',
   '4000000000000002': '05',
+  '4000000000000135': '13',
   '4000000000000143': '14',
   '4000000000009987': '41',
   '4000000000009979': '43',
   '4000000000000069': '54',
+  '4000000000000572': '57',
   '4000000000000622': '62',
   '4000000000000788': '78',
+  '4000000000003113': '1A',
+  '4000000000000804': 'R0',
   '4000000000000200': 'R2',
   '4000000000000127': 'N7',
   '4000000000009995': '51',
@@ -63,7 +72,7 @@ export const SANDBOX_CARDS: Record<string, string> = {
 const FINGERPRINT_KEY = 'scheduled-payments-sandbox-fingerprint-v1';
 
 /** The sandbox's fingerprint of a card number or a bank account (routing and account number). */
-export function sandboxFingerprint(request: TokenizeRequest): string {
+export function sandboxFingerprint(request: NumberedAccount): string {
   const subject =
     request.kind === 'bank'
       ? `bank:${request.routingNumber}:${request.accountNumber}`
@@ -81,25 +90,12 @@ export const SANDBOX_BANK_ACCOUNTS: Record<string, string> = {
 };
 
 /** The behaviour profile a method's token carries: a test number's, else `ok` or `bank`. */
-export function sandboxProfile(request: TokenizeRequest): string {
+export function sandboxProfile(request: NumberedAccount): string {
   if (request.kind === 'bank') return SANDBOX_BANK_ACCOUNTS[request.accountNumber] ?? 'bank';
   return SANDBOX_CARDS[request.number] ?? 'ok';
 }
 
-export interface SettlementSchedule {
-  /** Seconds between settlement cut-offs. */
-  periodSeconds: number;
-  /** Offset of the cut-offs from the epoch (1800 with a 3600 period: every hour at :30). */
-  offsetSeconds: number;
-}
-
-/** The first cut-off strictly after `processedAt`. */
-export function nextCutoff(processedAt: string, schedule: SettlementSchedule): string {
-  const t = Math.floor(Date.parse(processedAt) / 1000);
-  const { periodSeconds: p, offsetSeconds: o } = schedule;
-  const next = Math.floor((t - o) / p) * p + o + p;
-  return new Date(next * 1000).toISOString();
-}
+export { nextCutoff, type SettlementSchedule } from './cut-offs';
 
 type LedgerKind = 'SALE' | 'VOID' | 'REFUND';
 
@@ -140,6 +136,8 @@ export class SandboxProcessor implements PaymentProcessor {
 
   async tokenize(request: TokenizeRequest): Promise<Vaulted> {
     await this.answerLater();
+    if ('processorToken' in request)
+      throw new BadRequestError('processorToken: the sandbox processor vaults card and account numbers only');
     const token = `sbx.${sandboxProfile(request)}.${randomBytes(12).toString('hex')}`;
     // The account updater's test cards: the update the networks will report for this token.
     await recordAccountUpdate(this.db, this.tableName, request, token, sandboxFingerprint);
@@ -271,7 +269,9 @@ export class SandboxProcessor implements PaymentProcessor {
     });
   }
 
-  async reverseUnanswered(request: { idempotencyKey: string; merchantId?: string }): Promise<void> {
+  async reverseUnanswered(
+    request: Pick<UnansweredRequest, 'idempotencyKey'> & { merchantId?: string },
+  ): Promise<void> {
     await this.answerLater();
     const reversed: SaleResult = {
       approved: false,

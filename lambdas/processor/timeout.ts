@@ -6,7 +6,10 @@
  */
 import { ProcessorUnavailableError, type PaymentProcessor } from './processor';
 
-/** One processor call; a sale plus its timeout reversal (2 × 3 s) fits in an API function's 10 s. */
+/**
+ * The sandbox's bound of one call (each adapter has its own, lambdas/processor/index.ts): a sale
+ * plus its timeout reversal (2 × 3 s) fits in an API function's 10 s.
+ */
 export const PROCESSOR_TIMEOUT_MS = 3_000;
 
 function bounded<T>(call: Promise<T>, ms: number, what: string): Promise<T> {
@@ -21,7 +24,7 @@ function bounded<T>(call: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 /** The adapter with every network call bounded by `ms` (settlementTime is local arithmetic). */
-export function withProcessorTimeout(inner: PaymentProcessor, ms = PROCESSOR_TIMEOUT_MS): PaymentProcessor {
+export function withProcessorTimeout(inner: PaymentProcessor, ms: number): PaymentProcessor {
   return {
     tokenize: (r) => bounded(inner.tokenize(r), ms, 'tokenize'),
     sale: (r) => bounded(inner.sale(r), ms, 'sale'),

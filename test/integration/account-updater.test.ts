@@ -40,6 +40,8 @@ afterAll(async () => {
 /** A payor (with an e-mail) whose one method is this card, vaulted at the sandbox. */
 async function payorWithCard(number: string) {
   const { token, fingerprint } = await sandbox.tokenize({
+    merchantId: '32350000001',
+    payorId: 'payor-1',
     kind: 'card',
     number,
     expiryMonth: 6,

@@ -133,6 +133,7 @@ describe('reconciliation', () => {
   it('a ledger sale with no record: charge-without-record', async () => {
     const key = `sale:${newId()}`;
     await sandbox.sale({
+      keyFirstUsedAt: new Date().toISOString(),
       idempotencyKey: key,
       merchantId: MERCHANT,
       token: 'sbx.ok.1',
@@ -160,6 +161,7 @@ describe('reconciliation', () => {
   it('a mismatched amount: amount-mismatch', async () => {
     const transactionId = newId();
     const charged = await sandbox.sale({
+      keyFirstUsedAt: new Date().toISOString(),
       idempotencyKey: `sale:${transactionId}`,
       merchantId: MERCHANT,
       token: 'sbx.ok.2',

@@ -277,6 +277,7 @@ describe('timeout reversal (the processor gives no answer)', () => {
       MERCHANT,
     ))!;
     const direct = await processor.sale({
+      keyFirstUsedAt: new Date().toISOString(),
       idempotencyKey: request.processorKey,
       merchantId: MERCHANT,
       token: method.processorToken,

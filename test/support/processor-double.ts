@@ -7,6 +7,7 @@ import {
   type SaleRequest,
   type SaleResult,
   type TokenizeRequest,
+  type UnansweredRequest,
   type Vaulted,
 } from '#processor/processor';
 import type { SandboxProcessor } from '#processor/sandbox';
@@ -23,6 +24,8 @@ export class FaultyProcessor implements PaymentProcessor {
   reverseFault: Fault = 'none';
   /** Every call that reached this wrapper, by kind and key. */
   readonly calls: { kind: string; key: string }[] = [];
+  /** The sale and timeout-reversal requests as the core made them. */
+  readonly requests: (SaleRequest | UnansweredRequest)[] = [];
 
   constructor(private readonly inner: SandboxProcessor) {}
 
@@ -41,6 +44,7 @@ export class FaultyProcessor implements PaymentProcessor {
     this.refundFault = 'none';
     this.reverseFault = 'none';
     this.calls.length = 0;
+    this.requests.length = 0;
   }
 
   private next(key: string): Fault {
@@ -67,6 +71,7 @@ export class FaultyProcessor implements PaymentProcessor {
 
   sale(request: SaleRequest): Promise<SaleResult> {
     this.calls.push({ kind: 'SALE', key: request.idempotencyKey });
+    this.requests.push(request);
     return this.apply(
       this.next(request.idempotencyKey),
       () => this.inner.sale(request),
@@ -101,8 +106,9 @@ export class FaultyProcessor implements PaymentProcessor {
   }
 
   /** Passed on to the sandbox (which overwrites its ledger entry of the key with a reversed 96). */
-  reverseUnanswered(request: { idempotencyKey: string; merchantId: string }): Promise<void> {
+  reverseUnanswered(request: UnansweredRequest): Promise<void> {
     this.calls.push({ kind: 'REVERSE', key: request.idempotencyKey });
+    this.requests.push(request);
     const fault = this.reverseFault === 'decline' ? 'none' : this.reverseFault;
     return this.apply(
       fault,

@@ -9,7 +9,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { DECLINE_CODES } from '#contract/declines';
 import { assertBankAccount, assertCardNumber, cardTypeOf } from '#domain/cards';
 import { declineOf } from '#domain/declines';
-import type { TokenizeRequest } from '#processor/processor';
+import type { NumberedAccount, TokenizeRequest } from '#processor/processor';
 import { SANDBOX_BANK_ACCOUNTS, SANDBOX_CARDS, SandboxProcessor, sandboxProfile } from '#processor/sandbox';
 
 const ddbMock = mockClient(DynamoDBDocumentClient);
@@ -28,16 +28,27 @@ let keys = 0;
 async function saleWith(method: TokenizeRequest, amountCents = 1999) {
   const { token } = await sandbox.tokenize(method);
   const idempotencyKey = `d${++keys}`;
-  return sandbox.sale({ idempotencyKey, merchantId: '32350000001', token, amountCents, allowPartial: false });
+  return sandbox.sale({
+    keyFirstUsedAt: new Date().toISOString(),
+    idempotencyKey,
+    merchantId: '32350000001',
+    token,
+    amountCents,
+    allowPartial: false,
+  });
 }
 
-const card = (number: string): TokenizeRequest => ({
+/** The merchant and payor a test method is vaulted for (the sandbox keeps no vault apart). */
+const owner = { merchantId: '32350000001', payorId: 'payor-1' };
+const card = (number: string): TokenizeRequest & NumberedAccount => ({
+  ...owner,
   kind: 'card',
   number,
   expiryMonth: 12,
   expiryYear: 2030,
 });
-const bank = (accountNumber: string): TokenizeRequest => ({
+const bank = (accountNumber: string): TokenizeRequest & NumberedAccount => ({
+  ...owner,
   kind: 'bank',
   routingNumber: ROUTING,
   accountNumber,
@@ -45,6 +56,11 @@ const bank = (accountNumber: string): TokenizeRequest => ({
 
 describe('test cards for every named decline', () => {
   it.each([
+    ['4000000000000044', '04', 'Pick up card', '1'],
+    ['4000000000000135', '13', 'Invalid amount', '1'],
+    ['4000000000000572', '57', 'Transaction not permitted', '1'],
+    ['4000000000003113', '1A', 'Cardholder authentication required', '1'],
+    ['4000000000000804', 'R0', 'Payment authorization revoked', '1'],
     ['4000000000000622', '62', 'Restricted card', '1'],
     ['4000000000000143', '14', 'Invalid card number', '1'],
     ['4000000000000200', 'R2', 'Account closed', '1'],
@@ -137,6 +153,7 @@ describe('retry test cards (DESIGN section 5)', () => {
     expect(token).toMatch(/^sbx\.r51\./);
     const sale = (idempotencyKey: string) =>
       sandbox.sale({
+        keyFirstUsedAt: new Date().toISOString(),
         idempotencyKey,
         merchantId: '32350000001',
         token,
@@ -154,6 +171,7 @@ describe('retry test cards (DESIGN section 5)', () => {
     const other = await sandbox.tokenize(card('4000000000000341'));
     expect(
       await sandbox.sale({
+        keyFirstUsedAt: new Date().toISOString(),
         idempotencyKey: 'sale:t4',
         merchantId: '32350000001',
         token: other.token,

@@ -36,6 +36,8 @@ describe('SANDBOX_LATENCY_MS', () => {
   it('delays every call (tokenize, sale, void, refund, reversal) by the latency; 0 answers at once', async () => {
     const slow = new SandboxProcessor(db, 't', schedule, 120);
     const { token } = await slow.tokenize({
+      merchantId: '32350000001',
+      payorId: 'payor-1',
       kind: 'card',
       number: '4111111111111111',
       expiryMonth: 12,
@@ -43,6 +45,7 @@ describe('SANDBOX_LATENCY_MS', () => {
     });
     const sale = {
       idempotencyKey: 'k1',
+      keyFirstUsedAt: new Date().toISOString(),
       merchantId: '32350000001',
       token,
       amountCents: 100,
@@ -57,7 +60,14 @@ describe('SANDBOX_LATENCY_MS', () => {
     const calls: [string, () => Promise<unknown>][] = [
       [
         'tokenize',
-        () => slow.tokenize({ kind: 'bank', routingNumber: '011000015', accountNumber: '000123456789' }),
+        () =>
+          slow.tokenize({
+            merchantId: '32350000001',
+            payorId: 'payor-1',
+            kind: 'bank',
+            routingNumber: '011000015',
+            accountNumber: '000123456789',
+          }),
       ],
       ['sale', () => slow.sale(sale)],
       ['void', () => slow.void(reversal)],

@@ -23,12 +23,22 @@ beforeEach(() => {
 const awsError = (name: string): Error => Object.assign(new Error(name), { name });
 
 const tokenOf = async (number: string) =>
-  (await sandbox.tokenize({ kind: 'card', number, expiryMonth: 12, expiryYear: 2030 })).token;
+  (
+    await sandbox.tokenize({
+      merchantId: '32350000001',
+      payorId: 'payor-1',
+      kind: 'card',
+      number,
+      expiryMonth: 12,
+      expiryYear: 2030,
+    })
+  ).token;
 
 let keys = 0;
 const saleOf = async (number: string, amountCents = 1999, allowPartial = false): Promise<SaleResult> => {
   const request: SaleRequest = {
     idempotencyKey: `k${++keys}`,
+    keyFirstUsedAt: new Date().toISOString(),
     merchantId: '32350000001',
     token: await tokenOf(number),
     amountCents,
@@ -88,6 +98,8 @@ describe('tokenize', () => {
 
   it('a bank account gets the "bank" profile, without the account or routing number', async () => {
     const { token } = await sandbox.tokenize({
+      merchantId: '32350000001',
+      payorId: 'payor-1',
       kind: 'bank',
       routingNumber: '021000021',
       accountNumber: '000123456789',
@@ -147,11 +159,14 @@ describe('sale outcomes (docs/integrating.md#sandbox-processor table)', () => {
 
   it('a bank account (CHECKING) approves', async () => {
     const { token } = await sandbox.tokenize({
+      merchantId: '32350000001',
+      payorId: 'payor-1',
       kind: 'bank',
       routingNumber: '021000021',
       accountNumber: '000123456789',
     });
     const result = await sandbox.sale({
+      keyFirstUsedAt: new Date().toISOString(),
       idempotencyKey: 'bank-1',
       merchantId: '32350000001',
       token,
@@ -205,6 +220,7 @@ describe('the sandbox ledger (idempotency of processor calls)', () => {
   it('records a sale once under its key, with the result and no card number', async () => {
     const token = await tokenOf('4000000000009995');
     const result = await sandbox.sale({
+      keyFirstUsedAt: new Date().toISOString(),
       idempotencyKey: 'pay-1',
       merchantId: '32350000001',
       token,
@@ -257,6 +273,7 @@ describe('the sandbox ledger (idempotency of processor calls)', () => {
 
     // Even a different card and amount under the same key: the first answer stands.
     const result = await sandbox.sale({
+      keyFirstUsedAt: new Date().toISOString(),
       idempotencyKey: 'pay-2',
       merchantId: '32350000001',
       token: await tokenOf('4000000000000002'),
@@ -336,6 +353,7 @@ describe('reverseUnanswered (timeout reversal)', () => {
     ddbMock.on(UpdateCommand).resolves({});
     ddbMock.on(GetCommand).resolves({ Item: { ...reversed, calls: 1 } });
     const result = await sandbox.sale({
+      keyFirstUsedAt: new Date().toISOString(),
       idempotencyKey: 'lost-2',
       merchantId: '32350000001',
       token: await tokenOf('4111111111111111'),

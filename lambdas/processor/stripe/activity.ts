@@ -1,0 +1,152 @@
+/**
+ * What Stripe recorded, as reconciliation and the account updater read it: the service's
+ * PaymentIntents and Refunds of every connected account created in a window (listed, oldest
+ * first), and the card updates Stripe made (`payment_method.automatically_updated` events).
+ */
+import type Stripe from 'stripe';
+import type { AccountUpdate, ProcessorActivity } from '#processor/processor';
+import { saleAnswer } from './answers';
+import { isoOf, KEY_FIELD, must, TIMEOUT_REVERSAL_FIELD } from './calls';
+import { vaultToken } from './vault-token';
+
+type Accounts = readonly { merchantId: string; account: string }[];
+
+/** Unix seconds bounds that hold the ISO window (Stripe filters by whole seconds). */
+const secondsOf = (since: string, until: string) => ({
+  gte: Math.floor(Date.parse(since) / 1000),
+  lt: Math.ceil(Date.parse(until) / 1000) + 1,
+});
+
+async function listed<T>(what: string, list: () => AsyncIterable<T>): Promise<T[]> {
+  return must(what, async () => {
+    const items: T[] = [];
+    for await (const item of list()) items.push(item);
+    return items;
+  });
+}
+
+/** A sale as the activity report shows it; one Stripe cannot read shows as not approved. */
+function saleLine(
+  intent: Stripe.PaymentIntent,
+  key: string,
+  merchantId: string,
+  reversed: boolean,
+): ProcessorActivity {
+  let answer: { approved: boolean; approvedCents: number; responseCode: string };
+  try {
+    answer = saleAnswer(intent, key);
+  } catch {
+    answer = { approved: false, approvedCents: 0, responseCode: 'PD' };
+  }
+  // A sale reversed for want of an answer, like a declined one, moved no money.
+  const approved = answer.approved && !reversed;
+  return {
+    kind: 'sale',
+    idempotencyKey: key,
+    merchantId,
+    processorTransactionId: intent.id,
+    approved,
+    amountCents: approved ? answer.approvedCents : 0,
+    responseCode: reversed ? '96' : answer.responseCode,
+    at: isoOf(intent.created),
+  };
+}
+
+export async function activityOf(
+  stripe: Stripe,
+  accounts: Accounts,
+  since: string,
+  until: string,
+  now: string,
+): Promise<ProcessorActivity[]> {
+  const lines: ProcessorActivity[] = [];
+  const inWindow = (at: string) => at >= since && at < until;
+  for (const { merchantId, account } of accounts) {
+    const options = { stripeAccount: account };
+    const intents = await listed('activity', () =>
+      stripe.paymentIntents.list(
+        { created: secondsOf(since, until), limit: 100, expand: ['data.latest_charge'] },
+        options,
+      ),
+    );
+    // Refunds up to now: a timeout reversal of a sale in the window may come after the window.
+    const refunds = await listed('activity', () =>
+      stripe.refunds.list({ created: secondsOf(since, now), limit: 100 }, options),
+    );
+    const reversedKeys = new Set(
+      refunds
+        .map((r) => r.metadata?.[KEY_FIELD])
+        .filter((k): k is string => k?.startsWith('reverse:') === true),
+    );
+    for (const intent of intents) {
+      const key = intent.metadata?.[KEY_FIELD];
+      const at = isoOf(intent.created);
+      if (key === undefined || !inWindow(at)) continue;
+      const placeholder = intent.metadata?.[TIMEOUT_REVERSAL_FIELD] !== undefined;
+      lines.push(saleLine(intent, key, merchantId, placeholder || reversedKeys.has(`reverse:${key}`)));
+    }
+    for (const refund of refunds) {
+      const key = refund.metadata?.[KEY_FIELD];
+      const at = isoOf(refund.created);
+      if (key === undefined || key.startsWith('reverse:') || !inWindow(at)) continue;
+      const approved = ['succeeded', 'pending', 'requires_action'].includes(refund.status ?? '');
+      lines.push({
+        kind: key.startsWith('void:') ? 'void' : 'refund',
+        idempotencyKey: key,
+        merchantId,
+        processorTransactionId: refund.id,
+        ...(typeof refund.payment_intent === 'string' && {
+          originalProcessorTransactionId: refund.payment_intent,
+        }),
+        approved,
+        amountCents: approved ? refund.amount : 0,
+        responseCode: approved ? '00' : '05',
+        at,
+      });
+    }
+  }
+  return lines.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+}
+
+/** A masked number from the last four digits (an American Express number has 15 digits). */
+const maskedOf = (last4: string, brand: string | undefined): string =>
+  '*'.repeat(brand === 'amex' ? 11 : 12) + last4;
+
+export async function accountUpdatesOf(
+  stripe: Stripe,
+  accounts: Accounts,
+  since: string,
+  until: string,
+): Promise<AccountUpdate[]> {
+  const updates: AccountUpdate[] = [];
+  for (const { account } of accounts) {
+    const events = await listed('account updates', () =>
+      stripe.events.list(
+        { type: 'payment_method.automatically_updated', created: secondsOf(since, until), limit: 100 },
+        { stripeAccount: account },
+      ),
+    );
+    for (const event of events) {
+      const method = event.data.object as Stripe.PaymentMethod;
+      const card = method.card;
+      const at = isoOf(event.created);
+      if (typeof method.customer !== 'string' || !card || at < since || at >= until) continue;
+      const token = vaultToken({ customer: method.customer, paymentMethod: method.id });
+      const before = (
+        event.data.previous_attributes as { card?: Partial<Stripe.PaymentMethod.Card> } | undefined
+      )?.card;
+      const expiry = { expiryMonth: card.exp_month, expiryYear: card.exp_year };
+      const base = { updateId: event.id, token, at };
+      if (before?.last4 !== undefined || before?.fingerprint !== undefined)
+        updates.push({
+          ...base,
+          kind: 'new_number',
+          maskedAccountNumber: maskedOf(card.last4, card.brand),
+          ...(card.fingerprint ? { fingerprint: card.fingerprint } : {}),
+          ...expiry,
+        });
+      else updates.push({ ...base, kind: 'new_expiry', ...expiry });
+    }
+  }
+  return updates.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.updateId < b.updateId ? -1 : 1));
+}

@@ -1,0 +1,101 @@
+/**
+ * The adapter's calls to Stripe and what it reads back: each call's failure classified once
+ * (errors.ts), the metadata that ties a Stripe object to the service's processor key, and the
+ * look-ups that find an object by that key when Stripe no longer remembers the key.
+ */
+import type Stripe from 'stripe';
+import { failureOf, malformed, StripeUnavailableError, type StripeFailure } from './errors';
+
+/** Metadata on every PaymentIntent and Refund the service makes: its key, and whose it is. */
+export const KEY_FIELD = 'processor_key';
+export const MERCHANT_FIELD = 'merchant_id';
+/**
+ * Marks the PaymentIntent that takes a key whose sale got no answer (never confirmed, canceled at
+ * once): a late arrival of that sale is then refused by Stripe, and the key answers declined.
+ */
+export const TIMEOUT_REVERSAL_FIELD = 'timeout_reversal';
+
+export type Outcome<T> = { ok: T } | { failed: StripeFailure };
+
+/** Runs a call: its result, or its failure when that is an answer (a StripeUnavailableError is thrown). */
+export async function attempt<T>(what: string, call: () => Promise<T>): Promise<Outcome<T>> {
+  try {
+    return { ok: await call() };
+  } catch (error) {
+    return { failed: failureOf(error, what) };
+  }
+}
+
+/** Runs a call whose every failure leaves the outcome open (reads, look-ups). */
+export async function must<T>(what: string, call: () => Promise<T>): Promise<T> {
+  const outcome = await attempt(what, call);
+  if ('ok' in outcome) return outcome.ok;
+  const detail =
+    outcome.failed.kind === 'refused'
+      ? `HTTP ${outcome.failed.status} ${outcome.failed.code}`
+      : outcome.failed.kind;
+  throw new StripeUnavailableError(`Stripe ${what} refused (${detail})`);
+}
+
+/** A Stripe id of the given prefix (`pi_`), or an unreadable answer. */
+export function idOf(value: unknown, prefix: string, what: string): string {
+  if (typeof value === 'string' && value.startsWith(prefix) && /^[A-Za-z0-9_]{4,255}$/.test(value))
+    return value;
+  throw malformed(what, `no ${prefix} id`);
+}
+
+/** A whole non-negative number Stripe gave (an amount, a time), or an unreadable answer. */
+export function countOf(value: unknown, field: string, what: string): number {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+  throw malformed(what, `${field} is not a count`);
+}
+
+/** Unix seconds as the service's ISO-8601. */
+export const isoOf = (seconds: number): string => new Date(seconds * 1000).toISOString();
+
+const keyOf = (object: { metadata?: Stripe.Metadata | null }): string | undefined =>
+  object.metadata?.[KEY_FIELD];
+
+/**
+ * The PaymentIntent made under `key`: the payor's (or, without the customer, the account's)
+ * PaymentIntents created since `sinceSeconds`, listed (Stripe's lists are consistent, its search
+ * is not), matched by metadata; the first made when there are several.
+ */
+export async function chargeByKey(
+  stripe: Stripe,
+  scope: { account: string; customer?: string },
+  key: string,
+  sinceSeconds: number,
+): Promise<Stripe.PaymentIntent | undefined> {
+  const found: Stripe.PaymentIntent[] = [];
+  await must('charge look-up', async () => {
+    const list = stripe.paymentIntents.list(
+      {
+        created: { gte: sinceSeconds },
+        limit: 100,
+        expand: ['data.latest_charge'],
+        ...(scope.customer !== undefined && { customer: scope.customer }),
+      },
+      { stripeAccount: scope.account },
+    );
+    for await (const intent of list) if (keyOf(intent) === key) found.push(intent);
+  });
+  return found.sort((a, b) => a.created - b.created)[0];
+}
+
+/** The Refund of `paymentIntent` made under `key`, if any (a PaymentIntent's refunds are few). */
+export async function refundByKey(
+  stripe: Stripe,
+  account: string,
+  paymentIntent: string,
+  key: string,
+): Promise<Stripe.Refund | undefined> {
+  return must('refund look-up', async () => {
+    const list = stripe.refunds.list(
+      { payment_intent: paymentIntent, limit: 100 },
+      { stripeAccount: account },
+    );
+    for await (const refund of list) if (keyOf(refund) === key) return refund;
+    return undefined;
+  });
+}

@@ -1,0 +1,219 @@
+/**
+ * One key, one charge, whatever its age. Stripe forgets an idempotency key 24 hours after its
+ * first use; the service replays keys later than that (the sweeper, reconciliation, a retried
+ * batch). These tests move the service's clock (Date, which the stand-in also reads) 25 hours on
+ * and replay: the adapter finds the first charge by its metadata instead of charging again.
+ * Also the timeout reversal: a sale with no answer moves no money, whether it reached Stripe or not.
+ */
+import type Stripe from 'stripe';
+import type { SaleRequest } from '#processor/processor';
+import { ProcessorUnavailableError } from '#processor/processor';
+import {
+  ACCOUNT,
+  cardOf,
+  MERCHANT,
+  STAND_IN_KEY,
+  stripeOnStandIn,
+  type StripeOnStandIn,
+} from '#support/stripe-stand-in';
+
+let env: StripeOnStandIn;
+beforeAll(async () => {
+  env = await stripeOnStandIn();
+});
+afterAll(() => env.close());
+afterEach(() => {
+  jest.useRealTimers();
+  env.standIn.faults.clear();
+});
+
+const HOUR = 3600_000;
+/** Moves the service's clock (Date only: timers and sockets run on). */
+function clockAt(ms: number): void {
+  jest.useFakeTimers({
+    now: ms,
+    doNotFake: [
+      'setTimeout',
+      'clearTimeout',
+      'setInterval',
+      'clearInterval',
+      'setImmediate',
+      'clearImmediate',
+      'nextTick',
+      'queueMicrotask',
+      'hrtime',
+      'performance',
+    ],
+  });
+}
+
+let keys = 0;
+async function aSale(number = '4242424242424242', amountCents = 2500): Promise<SaleRequest> {
+  const { token } = await env.processor.tokenize(cardOf(number));
+  return {
+    idempotencyKey: `payment:key-age-${++keys}`,
+    keyFirstUsedAt: new Date().toISOString(),
+    merchantId: MERCHANT,
+    token,
+    amountCents,
+    allowPartial: false,
+  };
+}
+const intentsWith = (key: string): Stripe.PaymentIntent[] =>
+  [...env.standIn.state.account(ACCOUNT).intents.values()].filter((i) => i.metadata.processor_key === key);
+const moneyMovedBy = (key: string): number =>
+  intentsWith(key)
+    .filter((i) => i.status === 'succeeded' || i.status === 'processing')
+    .reduce((sum, i) => {
+      const charge = env.standIn.state.account(ACCOUNT).charges.get(i.latest_charge as string)!;
+      return sum + charge.amount - charge.amount_refunded;
+    }, 0);
+
+/** The same request straight to the stand-in, as Stripe would get it: whether it still knows the key. */
+async function stripeStillKnows(request: SaleRequest): Promise<boolean> {
+  const before = intentsWith(request.idempotencyKey).length;
+  const { default: StripeClient } = await import('stripe');
+  const direct = new StripeClient(STAND_IN_KEY, {
+    host: env.standIn.host,
+    port: env.standIn.port,
+    protocol: 'http',
+    maxNetworkRetries: 0,
+  });
+  const [customer, paymentMethod] = request.token.split('/');
+  await direct.paymentIntents.create(
+    {
+      amount: request.amountCents,
+      currency: 'usd',
+      customer: customer!,
+      payment_method: paymentMethod!,
+      confirm: true,
+      off_session: true,
+      allowed_payment_method_types: ['card'],
+      metadata: { processor_key: request.idempotencyKey, merchant_id: MERCHANT },
+      expand: ['latest_charge'],
+    },
+    { stripeAccount: ACCOUNT, idempotencyKey: request.idempotencyKey },
+  );
+  return intentsWith(request.idempotencyKey).length === before;
+}
+
+describe('a key replayed more than a day after its first use', () => {
+  it('an approved sale replayed 25 hours later creates nothing: the first charge is the answer', async () => {
+    const first = Date.now();
+    const request = await aSale();
+    const answer = await env.processor.sale(request);
+    expect(answer).toMatchObject({ approved: true });
+
+    clockAt(first + 25 * HOUR);
+    expect(await env.processor.sale(request)).toEqual(answer);
+    expect(intentsWith(request.idempotencyKey)).toHaveLength(1);
+    expect(moneyMovedBy(request.idempotencyKey)).toBe(2500);
+    // Stripe itself has forgotten the key by now: without the look-up the replay would charge again.
+    expect(await stripeStillKnows(request)).toBe(false);
+  });
+
+  it('a declined sale replayed 25 hours later is the same decline, and no new attempt at the card', async () => {
+    const first = Date.now();
+    const request = await aSale('4000000000009995');
+    const answer = await env.processor.sale(request);
+    expect(answer).toMatchObject({ approved: false, responseCode: '51' });
+
+    clockAt(first + 25 * HOUR);
+    expect(await env.processor.sale(request)).toEqual(answer);
+    expect(intentsWith(request.idempotencyKey)).toHaveLength(1);
+  });
+
+  it('a key never sent before, first used 25 hours ago (a sale whose call never left), charges once', async () => {
+    const request = await aSale();
+    clockAt(Date.now() + 25 * HOUR);
+    const answer = await env.processor.sale(request);
+    expect(answer).toMatchObject({ approved: true });
+    expect(await env.processor.sale(request)).toEqual(answer);
+    expect(intentsWith(request.idempotencyKey)).toHaveLength(1);
+  });
+
+  it('a refund replayed 25 hours later is the first refund', async () => {
+    const sale = await env.processor.sale(await aSale());
+    const refund = {
+      idempotencyKey: `refund:key-age-${++keys}`,
+      merchantId: MERCHANT,
+      processorTransactionId: sale.processorTransactionId,
+      amountCents: 700,
+    };
+    const answer = await env.processor.refund(refund);
+    clockAt(Date.now() + 25 * HOUR);
+    expect(await env.processor.refund(refund)).toEqual(answer);
+    const refunds = [...env.standIn.state.account(ACCOUNT).refunds.values()].filter(
+      (r) => r.payment_intent === sale.processorTransactionId,
+    );
+    expect(refunds).toHaveLength(1);
+  });
+});
+
+describe('answering an unanswered sale as declined (reverseUnanswered)', () => {
+  it('a sale that never reached Stripe: nothing moves, and its late arrival is refused and answers declined', async () => {
+    const request = await aSale();
+    env.standIn.faults.add(
+      { before: 'server-error', status: 503 },
+      { method: 'POST', path: '/v1/payment_intents' },
+    );
+    await expect(env.processor.sale(request)).rejects.toBeInstanceOf(ProcessorUnavailableError);
+    expect(intentsWith(request.idempotencyKey)).toHaveLength(0);
+
+    await env.processor.reverseUnanswered(request);
+    // The key is taken by a PaymentIntent never confirmed, canceled: no money.
+    expect(intentsWith(request.idempotencyKey).map((i) => i.status)).toEqual(['canceled']);
+    // The sale arriving late (or sent again) is refused by Stripe: the key answers declined.
+    expect(await env.processor.sale(request)).toMatchObject({ approved: false, responseCode: '96' });
+    expect(moneyMovedBy(request.idempotencyKey)).toBe(0);
+    // Done twice, the reversal is the same.
+    await env.processor.reverseUnanswered(request);
+    expect(intentsWith(request.idempotencyKey)).toHaveLength(1);
+  });
+
+  it('a sale Stripe made whose answer was lost: it is refunded in full, once', async () => {
+    const request = await aSale('4242424242424242', 4200);
+    // Lost twice: the stripe package retries a dropped connection once by itself, under the same key.
+    env.standIn.faults.add({ after: 'lost' }, { method: 'POST', path: '/v1/payment_intents' }, 2);
+    await expect(env.processor.sale(request)).rejects.toBeInstanceOf(ProcessorUnavailableError);
+    expect(moneyMovedBy(request.idempotencyKey)).toBe(4200);
+
+    await env.processor.reverseUnanswered(request);
+    await env.processor.reverseUnanswered(request);
+    expect(moneyMovedBy(request.idempotencyKey)).toBe(0);
+    const refunds = [...env.standIn.state.account(ACCOUNT).refunds.values()].filter(
+      (r) => r.payment_intent === intentsWith(request.idempotencyKey)[0]!.id,
+    );
+    expect(refunds).toHaveLength(1);
+  });
+
+  it('the sweeper’s reversal 25 hours later still finds the charge by its key (without the method’s token)', async () => {
+    const request = await aSale('4242424242424242', 3100);
+    // Lost twice: the stripe package retries a dropped connection once by itself, under the same key.
+    env.standIn.faults.add({ after: 'lost' }, { method: 'POST', path: '/v1/payment_intents' }, 2);
+    await expect(env.processor.sale(request)).rejects.toBeInstanceOf(ProcessorUnavailableError);
+
+    clockAt(Date.now() + 25 * HOUR);
+    await env.processor.reverseUnanswered({
+      idempotencyKey: request.idempotencyKey,
+      merchantId: MERCHANT,
+      keyFirstUsedAt: request.keyFirstUsedAt,
+    });
+    expect(moneyMovedBy(request.idempotencyKey)).toBe(0);
+    expect(intentsWith(request.idempotencyKey)).toHaveLength(1);
+  });
+
+  it('a declined sale whose answer was lost: nothing to reverse', async () => {
+    const request = await aSale('4000000000000002');
+    // Lost twice: the stripe package retries a dropped connection once by itself, under the same key.
+    env.standIn.faults.add({ after: 'lost' }, { method: 'POST', path: '/v1/payment_intents' }, 2);
+    await expect(env.processor.sale(request)).rejects.toBeInstanceOf(ProcessorUnavailableError);
+    await env.processor.reverseUnanswered(request);
+    expect(intentsWith(request.idempotencyKey).map((i) => i.status)).toEqual(['requires_payment_method']);
+    expect(
+      [...env.standIn.state.account(ACCOUNT).refunds.values()].some(
+        (r) => r.payment_intent === intentsWith(request.idempotencyKey)[0]!.id,
+      ),
+    ).toBe(false);
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * Creating a saved method asks the processor to vault the account for its merchant and payor: a
+ * processor may keep each merchant's vault apart and one customer per payor (Stripe: a connected
+ * account, a customer).
+ */
+import type { createMethod as CreateMethod } from '#core/methods';
+import type { useProcessor as UseProcessor } from '#processor/index';
+import type { PaymentProcessor, TokenizeRequest } from '#processor/processor';
+
+// The processor registry loads the configuration on import.
+process.env.TABLE_NAME ??= 'unit-test-table';
+let createMethod: typeof CreateMethod;
+let useProcessor: typeof UseProcessor;
+
+const asked: TokenizeRequest[] = [];
+const recording = {
+  tokenize: async (request: TokenizeRequest) => {
+    asked.push(request);
+    return { token: `tok-${asked.length}` };
+  },
+} as unknown as PaymentProcessor;
+
+beforeAll(async () => {
+  ({ createMethod } = await import('#core/methods'));
+  ({ useProcessor } = await import('#processor/index'));
+  useProcessor(recording);
+});
+afterAll(() => useProcessor(undefined));
+beforeEach(() => (asked.length = 0));
+
+const address = { line1: '1 Main St', city: 'Springfield', state: 'IL', postalCode: '62701', country: 'US' };
+const now = new Date('2031-01-15T10:00:00.000Z');
+
+test('a card is vaulted for the merchant and payor that own the method', async () => {
+  const { method } = await createMethod({
+    raw: {
+      accountType: 'VISA',
+      cardNumber: '4111111111111111',
+      expiryMonth: 12,
+      expiryYear: 2032,
+      billingAddress: address,
+    },
+    payorId: 'payor-7',
+    merchantId: '32350000001',
+    now,
+  });
+  expect(asked).toEqual([
+    {
+      merchantId: '32350000001',
+      payorId: 'payor-7',
+      kind: 'card',
+      number: '4111111111111111',
+      expiryMonth: 12,
+      expiryYear: 2032,
+    },
+  ]);
+  expect(method).toMatchObject({ payorId: 'payor-7', merchantId: '32350000001', processorToken: 'tok-1' });
+});
+
+test('a bank account is vaulted for the merchant and payor that own the method', async () => {
+  await createMethod({
+    raw: {
+      accountType: 'CHECKING',
+      routingNumber: '011000015',
+      accountNumber: '000123456789',
+      billingAddress: address,
+    },
+    payorId: 'payor-8',
+    merchantId: '32350000002',
+    now,
+  });
+  expect(asked).toEqual([
+    {
+      merchantId: '32350000002',
+      payorId: 'payor-8',
+      kind: 'bank',
+      routingNumber: '011000015',
+      accountNumber: '000123456789',
+    },
+  ]);
+});
