@@ -409,7 +409,9 @@ export interface paths {
      * Run a merchant's scheduled retries now (non-production, test MIDs)
      * @description **Non-production only**: in production this operation answers 403.
      *
-     *     Non-production only (403 in production). The path MID must be an 11-digit test MID within 32350000000-32350099999 (the 8-digit form, or any other MID, is 403). Runs now every retry the merchant's processed groups have scheduled, whatever its nextAttemptAt (as the hourly processing of that slot would): one entry per group, whose executionArn is the retry round's run. The retries are charged as at their slot: each attempt its own sale, within the networks' limits; a payment or group deleted since, or a method deleted or closed, is not charged. A group whose retry round is already running is an entry with an `error`. No group with a scheduled retry: 200 with `triggeredGroups: []`. No body.
+     *     Non-production only (403 in production). The path MID must be an 11-digit test MID within 32350000000-32350099999 (the 8-digit form, or any other MID, is 403). Runs now every retry the merchant's processed groups have scheduled, whatever its nextAttemptAt (as the hourly processing of that slot would): one entry per group, whose executionArn is the retry round's run. The retries are charged as at their slot: each attempt its own sale, within the networks' limits; a payment or group deleted since, or a method deleted or closed, is not charged. A group whose round could not be claimed or started is an entry with an `error`.
+     *
+     *     When no round starts (totalTriggered 0), `reason` and `message` say why: no group has a retry scheduled (`no_retries_scheduled`, `triggeredGroups: []`); the groups' last run (the first run, or a round that approved payments) still waits for its sales' settlement cut-off to send their receipts (`awaiting_settlement`, with `settlesAt`: call again within a minute after it, or settle the sales now with `POST .../settle-now`); their rounds are running now (`round_running`); or rounds were due and none could be started (`start_failed`, each entry's `error`). No body.
      */
     post: operations['RetryMerchant'];
     delete?: never;
@@ -1858,6 +1860,33 @@ export interface components {
       totalTriggered: number;
       /** @description Groups whose run could not be started. */
       totalFailed: number;
+    };
+    /** @description Result of running the scheduled retries now: one entry per group whose retry round was due to start; when no round started, `reason` and `message` say why. */
+    RetryResult: {
+      triggeredGroups: {
+        /** Format: uuid */
+        paymentGroupId: string;
+        /** @description Present when the run was started. */
+        executionArn?: string;
+        /** @description Present when the run could not be started (e.g. the group is already processing, processed or deleted). */
+        error?: string;
+      }[];
+      /** @description Runs started. */
+      totalTriggered: number;
+      /** @description Groups whose run could not be started. */
+      totalFailed: number;
+      /**
+       * @description Present exactly when totalTriggered is 0. `no_retries_scheduled`: no group of the merchant has a retry scheduled. `awaiting_settlement`: groups have retries scheduled, but their last run (the first run or a retry round that approved payments) still waits for its sales' settlement cut-off to send their receipts; their retries can start once it has passed (`settlesAt`; the test clock `POST .../settle-now` settles them now), within a minute. `round_running`: the retry rounds of the groups with retries scheduled are running now. `start_failed`: rounds were due but none could be started; each entry of triggeredGroups says why.
+       * @enum {string}
+       */
+      reason?: 'no_retries_scheduled' | 'awaiting_settlement' | 'round_running' | 'start_failed';
+      /** @description Present with `reason`: the same in words, with the number of groups concerned. */
+      message?: string;
+      /**
+       * Format: date-time
+       * @description With `awaiting_settlement`: the earliest settlement cut-off those runs wait for (their retries can start within a minute after it). UTC (ISO 8601, `Z`).
+       */
+      settlesAt?: string;
     };
     /** @description Result of a void-or-refund on a group: voidedCount + refundedCount + refundScheduledCount + skippedCount + failedCount = the payments answered. */
     VoidOrRefundResult: {
@@ -3550,7 +3579,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description One entry per group with retries scheduled. */
+      /** @description One entry per group whose retry round was due; when none started, why. */
       200: {
         headers: {
           /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
@@ -3558,7 +3587,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['TriggerResult'];
+          'application/json': components['schemas']['RetryResult'];
         };
       };
       /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */

@@ -51,6 +51,8 @@ export interface OperationExamples {
   readonly query?: Readonly<Record<string, string>>;
   /** The success body (of the first request example); absent when the success status is 204. */
   readonly response?: Example;
+  /** Other success bodies the operation may answer (another outcome of the same request), by name. */
+  readonly otherResponses?: Readonly<Record<string, Example>>;
   /** A request that fails the body or query schema, and the 400 (with `errors[]`) it answers. */
   readonly invalid: {
     readonly summary: string;

@@ -40,6 +40,7 @@ import {
 import {
   triggerMerchantSchema,
   triggerResultSchema,
+  retryResultSchema,
   voidOrRefundAcceptedSchema,
   voidOrRefundResultSchema,
   voidOrRefundSchema,
@@ -129,6 +130,7 @@ export const responseComponents: ReadonlyMap<string, object> = new Map<string, o
   ['RefundHistoryItem', refundHistoryItemSchema],
   ['Refund', refundResponseSchema],
   ['TriggerResult', triggerResultSchema],
+  ['RetryResult', retryResultSchema],
   ['VoidOrRefundResult', voidOrRefundResultSchema],
   ['VoidOrRefundAccepted', voidOrRefundAcceptedSchema],
   ['SettleNowResult', settleNowResultSchema],

@@ -117,7 +117,7 @@ function responsesOf(route: Route): OperationObject['responses'] {
   const errors = new Set<ErrorStatus>([...COMMON_ERRORS, ...(route.errors ?? [])]);
   if (pathParamNames(route.path).some((p) => p !== 'MID')) errors.add(404);
   if (takesKey(route)) [409, 422].forEach((s) => errors.add(s as ErrorStatus));
-  const example = examplesOf(route).response;
+  const { response: example, otherResponses } = examplesOf(route);
   const replayed = takesKey(route) && {
     headers: {
       'Idempotent-Replayed': {
@@ -136,7 +136,10 @@ function responsesOf(route: Route): OperationObject['responses'] {
             ...replayed,
             ...(route.csv && { headers: LINK_HEADER }),
             content: {
-              ...content(responseSchema(route.response.schema), example && { success: example }),
+              ...content(
+                responseSchema(route.response.schema),
+                example && { success: example, ...otherResponses },
+              ),
               ...(route.csv && {
                 'text/csv': { schema: { type: 'string', description: route.csv.description } },
               }),
