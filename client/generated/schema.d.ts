@@ -884,6 +884,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/health': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Health check (no token)
+     * @description Answers `{"status": "ok"}` while the API takes requests: for uptime checks and load balancers. No token is needed and none is read; query parameters and headers are ignored; nothing else is ever in the body (no stage, version, time or data). It is answered by the gateway itself, so it says that the API is reachable, not that every part behind it is well: the stage's alarms watch those. It is throttled and filtered by the firewall like every other path. Another method on this path is 405 with `Allow: GET`.
+     */
+    get: operations['GetHealth'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2158,6 +2178,13 @@ export interface components {
        * @enum {string}
        */
       status: 'accepted';
+    };
+    Health: {
+      /**
+       * @description Always `ok`.
+       * @enum {string}
+       */
+      status: 'ok';
     };
   };
   responses: {
@@ -5180,6 +5207,49 @@ export interface operations {
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  GetHealth: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The API takes requests. */
+      200: {
+        headers: {
+          /** @description `no-store`: each check asks the API. */
+          'Cache-Control'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Health'];
+        };
+      };
+      /** @description The firewall blocked the request (e.g. too many requests from one address). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Another method than GET: `Allow: GET`. */
+      405: {
+        headers: {
+          /** @description GET */
+          Allow?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      429: components['responses']['TooManyRequests'];
     };
   };
 }

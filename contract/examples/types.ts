@@ -53,8 +53,11 @@ export interface OperationExamples {
   readonly response?: Example;
   /** Other success bodies the operation may answer (another outcome of the same request), by name. */
   readonly otherResponses?: Readonly<Record<string, Example>>;
-  /** A request that fails the body or query schema, and the 400 (with `errors[]`) it answers. */
-  readonly invalid: {
+  /**
+   * A request that fails the body or query schema, and the 400 (with `errors[]`) it answers. Every
+   * route has one; only the health check, which reads no input, has none.
+   */
+  readonly invalid?: {
     readonly summary: string;
     readonly body?: unknown;
     readonly query?: Readonly<Record<string, string>>;

@@ -37,6 +37,7 @@ import {
   updateMethodSchema,
   updatePayorSchema,
 } from './payors';
+import { healthSchema } from '../health';
 import {
   triggerMerchantSchema,
   triggerResultSchema,
@@ -143,4 +144,5 @@ export const responseComponents: ReadonlyMap<string, object> = new Map<string, o
   ['WebhookDelivery', webhookDeliverySchema],
   ['WebhookDeliveryPage', webhookDeliveryPageSchema],
   ['ReplayAccepted', replayAcceptedSchema],
+  ['Health', healthSchema],
 ]);

@@ -9,6 +9,7 @@ import type { Socket } from 'node:net';
 import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { methodNotAllowedMessage, wrongPrefixMessage } from '#contract/fallbacks';
+import { HEALTH } from '#contract/health';
 import { apiTimeoutSecondsOf } from '#contract/limits';
 import type { Route } from '#contract/routes/index';
 import type { TokenIssuer } from './auth';
@@ -178,6 +179,13 @@ export function createHttpServer(options: HttpServerOptions): Server {
       const method = (req.method ?? 'GET').toUpperCase();
       const body = await readBody(req);
       if (body === undefined) return send(res, 400, { message: 'body is too large', responseCode: 400 });
+
+      // The health route, before any token check: what API Gateway's MOCK answers (contract/health.ts).
+      if (url.pathname.replace(/\/$/, '') === HEALTH.path) {
+        if (method === HEALTH.method) return send(res, 200, HEALTH.body, HEALTH.headers);
+        const { status, allow, message } = HEALTH.notAllowed;
+        return send(res, status, { message, responseCode: status }, { allow });
+      }
 
       const local = options.localRoutes?.get(`${method} ${url.pathname}`);
       if (local) {

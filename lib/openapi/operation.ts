@@ -51,6 +51,10 @@ export const TAGS: Record<string, { name: string; description: string }> = {
     description:
       'What changed, newest first: every event the service announces, also sent to webhook endpoints.',
   },
+  health: {
+    name: 'Health',
+    description: 'Whether the API takes requests, for uptime checks: no token, no data.',
+  },
   webhooks: {
     name: 'Webhooks',
     description:
@@ -80,6 +84,7 @@ export const TAG_GROUPS: readonly { name: string; tags: readonly string[] }[] = 
   },
   { name: 'Payors and transactions', tags: [TAGS.payors!.name, TAGS.methods!.name, TAGS.transactions!.name] },
   { name: 'Events and webhooks', tags: [TAGS.events!.name, TAGS.webhooks!.name] },
+  { name: 'Service', tags: [TAGS.health!.name] },
 ];
 
 export function tagOf(route: Route): string {
