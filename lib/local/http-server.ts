@@ -2,6 +2,8 @@
  * The local stand-in for API Gateway: a Node HTTP server built from the route table. It verifies
  * the bearer token as the Cognito authorizer would, builds the same proxy event API Gateway
  * sends (claims in `requestContext.authorizer.claims`) and calls the route's handler in-process.
+ * The health route (contract/health.ts) it answers itself before any token check, as API
+ * Gateway's mock does.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
