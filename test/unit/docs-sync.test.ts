@@ -1,12 +1,11 @@
 /**
  * The guides say what the code is, where a test can check it cheaply: docs/integrating.md's event
  * catalogue lists exactly the event types the service sends, no guide repeats a section, the
- * README's layer picture names the folders that exist, and its set-up line names the Node the
- * project runs on.
+ * README's layer picture names the folders that exist (its set-up line's Node is
+ * test/unit/node-engines.test.ts's).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import packageJson from '../../package.json';
 import { EVENT_TYPES } from '#contract/events';
 
 const ROOT = join(__dirname, '..', '..');
@@ -78,18 +77,4 @@ describe("the README's layer picture", () => {
     const present = readdirSync(join(ROOT, 'contract')).map((f) => f.replace(/\.ts$/, ''));
     expect(contract.filter((part) => !present.includes(part))).toEqual([]);
   });
-});
-
-test('defect: the README said Node 22.13+ while npm ci runs on Node 20 (and warns EBADENGINE): it says so, with the Node it installs', () => {
-  const setUp = section(read('README.md'), '## Set up');
-  const installed = /^\^?(\d+)\./.exec(packageJson.devDependencies.node)![1];
-  const declared = /^>=(\d+)\./.exec(packageJson.engines.node)![1];
-  const checked = /if \(major < (\d+)\)/.exec(read('scripts/check-node.mjs'))![1];
-  // The Node the project runs on is one number everywhere: the package it installs, what it
-  // declares, what the scripts check.
-  expect([installed, declared, checked]).toEqual(['22', '22', '22']);
-  expect(setUp).toContain(`installs Node ${installed}`);
-  expect(setUp).toMatch(/\*\*Node\.js 20\+\*\* to run `npm ci`/);
-  expect(setUp).toContain('`npm warn EBADENGINE`');
-  expect(setUp).toContain('not a failure');
 });
