@@ -49,7 +49,7 @@ export interface Give {
  * Column widths that fit `width`: the columns in `give` (most willing first) give up width down
  * to their minimum.
  */
-export function fitWidths(
+function fitWidths(
   head: string[],
   rows: (string | number)[][],
   give: readonly Pick<Give, 'column' | 'min'>[],
