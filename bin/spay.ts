@@ -12,7 +12,7 @@ import { listenCommands } from './cli/listen';
 import { loginCommands } from './cli/login';
 import { payorCommands } from './cli/payors';
 import { seriesCommands } from './cli/series';
-import { wrapLines } from './cli/views';
+import { wrapLines } from './cli/layout';
 
 const program = new Command('spay').description('Scheduled Payments tester CLI').showHelpAfterError();
 loginCommands(program);

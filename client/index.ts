@@ -50,6 +50,11 @@ const ENDPOINTS = '/v1/rest/merchants/{MID}/webhook-endpoints';
 const ENDPOINT = `${ENDPOINTS}/{WebhookEndpointID}`;
 
 export class ScheduledPaymentsClient extends ApiSession {
+  /** `GET /health`: `{status: "ok"}` while the API takes requests; no token is fetched or sent. */
+  getHealth() {
+    return this.call<'GetHealth'>('GET', '/health', {}, { anonymous: true });
+  }
+
   // Payors and their saved payment methods.
   createPayor(mid: string, body: RequestBody<'CreatePayor'>, options: CallOptions = {}) {
     return this.call<'CreatePayor'>('POST', PAYORS, { MID: mid }, { body, ...options });

@@ -104,7 +104,7 @@ export class ApiSession {
     method: string,
     template: string,
     path: Params,
-    extra: { query?: Params; body?: unknown; idempotencyKey?: string } = {},
+    extra: { query?: Params; body?: unknown; idempotencyKey?: string; anonymous?: true } = {},
   ): Promise<Result<K>> {
     const response = await this.exchange(method, template, path, extra);
     return (response.text ? JSON.parse(response.text) : undefined) as Result<K>;
@@ -115,7 +115,8 @@ export class ApiSession {
     method: string,
     template: string,
     path: Params,
-    extra: { query?: Params; body?: unknown; idempotencyKey?: string; accept?: string },
+    /** `anonymous`: no token is fetched or sent (the health check). */
+    extra: { query?: Params; body?: unknown; idempotencyKey?: string; accept?: string; anonymous?: true },
   ): Promise<RawResponse> {
     // Appended to the base URL's path: a stage's ApiUrl ends with its stage (`.../dev/`), which
     // resolving an absolute path against it would drop.
@@ -129,7 +130,9 @@ export class ApiSession {
     // Every POST carries a key, made once here: every attempt and the 401 retry send the same one.
     const key = method === 'POST' ? (extra.idempotencyKey ?? this.newKey()) : undefined;
     const send = async () => {
-      const headers: Record<string, string> = { authorization: `Bearer ${await this.getToken()}` };
+      const headers: Record<string, string> = extra.anonymous
+        ? {}
+        : { authorization: `Bearer ${await this.getToken()}` };
       if (extra.body !== undefined) headers['content-type'] = 'application/json';
       if (extra.accept !== undefined) headers.accept = extra.accept;
       if (key !== undefined) headers['idempotency-key'] = key;

@@ -1,6 +1,7 @@
 /** `spay emails`: the e-mails in the local runtime's SES store (aws-ses-v2-local `GET /store`). */
 import type { Command } from 'commander';
 import { loadSession } from './session';
+import { print } from './layout';
 import { readable } from './views';
 import { sleep } from '../../lambdas/shared/concurrency';
 
@@ -36,7 +37,7 @@ export function emailCommands(program: Command): void {
       const until = Date.now() + WAIT_MS;
       let shown = await read();
       if (shown.length < wanted)
-        console.log(
+        print(
           `Waiting up to 2 minutes for ${wanted} e-mail${wanted === 1 ? '' : 's'}` +
             `${to ? ` to ${to}` : ''} (${shown.length} so far)...`,
         );
@@ -45,11 +46,11 @@ export function emailCommands(program: Command): void {
         shown = await read();
       }
       if (shown.length < wanted)
-        console.log(`Gave up after 2 minutes: ${shown.length} of the ${wanted} e-mails arrived.`);
+        print(`Gave up after 2 minutes: ${shown.length} of the ${wanted} e-mails arrived.`);
       // One e-mail to a block: its time and addresses, then its subject indented (a table of the
       // three is wider than a terminal's 80 columns).
       for (const e of shown)
-        console.log(
+        print(
           `${readable(new Date(e.at * 1000).toISOString())}  to ${e.destination.to.join(', ')}\n  ${e.subject}`,
         );
       console.log(`${shown.length} e-mail${shown.length === 1 ? '' : 's'}`);

@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { readPaymentsFile, sendingFile } from './payments-file';
 import { clientOf, loadSession } from './session';
 import { executionSteps } from './steps';
+import { fittedTable, print, table } from './layout';
 import {
   FIRST_ROWS,
   groupCard,
@@ -17,7 +18,6 @@ import {
   paymentsOf,
   readable,
   summaryLine,
-  table,
   watchProcessing,
   watchReversal,
 } from './views';
@@ -78,7 +78,7 @@ export function groupCommands(program: Command): void {
       const entry = started.triggeredGroups[0];
       if (entry?.error) throw new Error(entry.error);
       // The execution's name (its ARN is wider than a terminal; `spay group steps` finds it).
-      console.log(`Started execution ${executionName(entry?.executionArn)}`);
+      print(`Started execution ${executionName(entry?.executionArn)}`);
       if (!options.watch) return;
       const processed = await watchProcessing(
         api,
@@ -89,9 +89,9 @@ export function groupCommands(program: Command): void {
       );
       const payments = await paymentsOf(api, session.mid, groupId);
       console.log(outcomeTable(payments, options.all));
-      console.log(`Group ${processed.status}: ${summaryLine(outcomesOf(payments))}`);
+      print(`Group ${processed.status}: ${summaryLine(outcomesOf(payments))}`);
       if (processed.status === 'processing') {
-        console.log(`Still processing; \`spay group show ${groupId}\` shows it later`);
+        print(`Still processing; \`spay group show ${groupId}\` shows it later`);
       }
     });
 
@@ -103,12 +103,15 @@ export function groupCommands(program: Command): void {
     .action(async () => {
       const session = loadSession();
       const started = await clientOf(session).retryMerchant(session.mid);
-      if (started.triggeredGroups.length === 0) return console.log('No retry scheduled');
+      // One line per group: its id, then what happened (the execution's name holds the id again).
       for (const entry of started.triggeredGroups)
-        console.log(
-          `${entry.paymentGroupId}: ${entry.error ?? `retry round started (${executionName(entry.executionArn)})`}`,
+        print(`${entry.paymentGroupId}: ${entry.error ?? 'retry round started'}`);
+      // Nothing started: why (a run waiting for its settlement cut-off, none scheduled, ...).
+      if (started.totalTriggered === 0)
+        return print(
+          started.message ? `No retry round started: ${started.message}` : 'No retry round started',
         );
-      console.log('`spay group show <id>` shows each payment once its round is done (within a minute)');
+      print('`spay group show <id>` shows each payment once its round is done (within a minute)');
     });
 
   group
@@ -134,7 +137,7 @@ export function groupCommands(program: Command): void {
       const api = clientOf(session);
       const answer = await api.voidOrRefundGroup(session.mid, groupId);
       if ('executionArn' in answer) {
-        console.log(`Reversing in the background: execution ${executionName(answer.executionArn)}`);
+        print(`Reversing in the background: execution ${executionName(answer.executionArn)}`);
         const found = await api.getGroup(session.mid, groupId);
         await watchReversal(api, session.mid, groupId, found.paymentCount);
       }
@@ -144,7 +147,7 @@ export function groupCommands(program: Command): void {
       const counts = 'voidedCount' in answer ? answer : summary;
       if (counts) {
         const { voidedCount, refundedCount, refundScheduledCount, skippedCount, failedCount } = counts;
-        console.log(
+        print(
           `Voided ${voidedCount}, refunded ${refundedCount}, skipped ${skippedCount}, failed ${failedCount}` +
             (refundScheduledCount > 0
               ? `; ${refundScheduledCount} refund(s) scheduled for right after the settlement cut-off (inside the void margin)`
@@ -170,7 +173,7 @@ export function groupCommands(program: Command): void {
       if (options.out !== undefined) throw new Error('--out goes with --csv');
       const report = await api.groupReport(session.mid, groupId);
       const { counts: c, amounts: a } = report;
-      console.log(`Group ${report.paymentGroupId}: ${report.status}`);
+      print(`Group ${report.paymentGroupId}: ${report.status}`);
       console.log(
         table(
           ['', 'Payments', 'Amount'],
@@ -200,7 +203,7 @@ export function groupCommands(program: Command): void {
       if (!found.executionArn) throw new Error('the group has not been processed yet');
       const steps = await executionSteps(session, found.executionArn);
       console.log(
-        table(
+        fittedTable(
           ['#', 'Step', 'Type', 'Entered', 'Took'],
           steps.map((s, i) => [
             i + 1,
@@ -209,6 +212,10 @@ export function groupCommands(program: Command): void {
             readable(s.enteredAt),
             s.tookMs === undefined ? 'running' : `${(s.tookMs / 1000).toFixed(1)} s`,
           ]),
+          [
+            { column: 1, min: 12, how: 'wrap' },
+            { column: 3, min: 12, how: 'wrap' },
+          ],
         ),
       );
     });

@@ -10,6 +10,7 @@ import {
   stageTarget,
   type Session,
 } from './session';
+import { print } from './layout';
 import { readable } from './views';
 
 interface LoginOptions {
@@ -61,7 +62,7 @@ export function loginCommands(program: Command): void {
       // A token proves the credentials before they are kept.
       await clientOf(session).getToken();
       saveSession(session);
-      console.log(
+      print(
         `Logged in to ${session.target} (${session.baseUrl})\nas ${session.clientId}, merchant ${session.mid}`,
       );
     });
@@ -72,7 +73,7 @@ export function loginCommands(program: Command): void {
     .action(async () => {
       const session = loadSession();
       const result = await clientOf(session).settleNow(session.mid);
-      console.log(
+      print(
         `Settled ${result.settledCount} sale${result.settledCount === 1 ? '' : 's'} of ${result.merchantId} at ${readable(result.settledAt)};\nprocessed groups go on to their receipts within a minute`,
       );
     });

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import type { RequestBody } from '../../client/index';
 import { clientOf, loadSession } from './session';
-import { table } from './views';
+import { fittedTable } from './layout';
 
 const ACCOUNT_TYPES: Record<string, 'VISA' | 'MASTERCARD' | 'AMEX' | 'DISCOVER'> = {
   '3': 'AMEX',
@@ -71,9 +71,16 @@ export function payorCommands(program: Command): void {
         // The profile ids (73 characters, what a payments file names) on lines of their own: the
         // table fits 80 columns.
         console.log(
-          table(
+          fittedTable(
             ['#', 'Customer', 'E-mail', 'Card'],
             rows.map((r, i) => [i + 1, ...r.slice(0, 3)]),
+            // The two share the narrowing: each down to a middle width, then further.
+            [
+              { column: 2, min: 30, how: 'wrap' },
+              { column: 1, min: 16, how: 'wrap' },
+              { column: 2, min: 16, how: 'wrap' },
+              { column: 1, min: 12, how: 'wrap' },
+            ],
           ),
         );
         console.log('Profile ids (what a payments file names):');

@@ -6,7 +6,8 @@ import type { Command } from 'commander';
 import type { Schemas } from '../../client/index';
 import { readPaymentsFile, sendingFile } from './payments-file';
 import { clientOf, loadSession } from './session';
-import { readable, table } from './views';
+import { fittedTable, print, screenWidth } from './layout';
+import { readable } from './views';
 
 type Series = Schemas['Series'];
 
@@ -24,46 +25,73 @@ interface CreateOptions {
   quiet?: boolean;
 }
 
-/** The series, one row each. */
-export function seriesTable(series: Series[]): string {
-  return table(
-    ['seriesId', 'status', 'rule', 'occurrences', 'created', 'payments', 'total'],
-    series.map((s) => [
-      s.seriesId,
-      s.status,
-      `${s.frequency} ×${s.interval} at ${String(s.localHour).padStart(2, '0')}:00 ${s.timeZone} from ${s.startDate}`,
-      s.occurrenceCount,
-      s.createdCount,
-      s.paymentCount,
-      s.totalAmount.toFixed(2),
-    ]),
+/** A series' rule in words: `monthly ×1 at 09:00 America/New_York from 2030-09-15, 10 times`. */
+const ruleOf = (s: Series): string =>
+  `${s.frequency} ×${s.interval} at ${String(s.localHour).padStart(2, '0')}:00 ${s.timeZone} from ${s.startDate}` +
+  (s.endDate ? ` until ${s.endDate}` : `, ${s.occurrenceCount} times`);
+
+/**
+ * The series, one row each: the id whole (what the commands take), the status, the rule wrapped
+ * over lines within 80 columns (`spay series show` gives the rest).
+ */
+export function seriesTable(series: Series[], width = screenWidth()): string {
+  return fittedTable(
+    ['Series', 'Status', 'Rule'],
+    series.map((s) => [s.seriesId, s.status, ruleOf(s)]),
+    [{ column: 2, min: 16, how: 'wrap' }],
+    width,
   );
 }
 
+/** One series as a list of its fields, within 80 columns. */
+export function seriesCard(s: Series, width = screenWidth()): string {
+  return fittedTable(
+    ['Series', s.seriesId],
+    [
+      ['Status', s.status],
+      ['Rule', ruleOf(s)],
+      ['Groups created', `${s.createdCount} of ${s.occurrenceCount}, each ${s.noticeDays} days ahead`],
+      ['Payments', `${s.paymentCount} a group, ${s.totalAmount.toFixed(2)} in all`],
+    ],
+    [{ column: 1, min: 20, how: 'wrap' }],
+    width,
+  );
+}
+
+/** A slot as the CLI writes it: `2030-06-03 14h` (UTC). */
+const slot = (o: { scheduleDate: string; scheduleHour: number }) =>
+  `${o.scheduleDate} ${String(o.scheduleHour).padStart(2, '0')}h`;
+
 /** The next occurrences, each in local time (with its offset) and as its group's UTC slot. */
-export function nextOccurrencesTable(series: Series): string {
-  return table(
-    ['occurrence', 'local time', 'UTC slot', 'group created'],
+export function nextOccurrencesTable(series: Series, width = screenWidth()): string {
+  return fittedTable(
+    ['#', `Local time (${series.timeZone})`, 'Slot (UTC)', 'Group created (UTC)'],
     series.nextOccurrences.map((o) => [
       o.occurrence,
-      `${o.localTime.replace('T', ' ')} ${series.timeZone}`,
-      `${o.scheduleDate} ${String(o.scheduleHour).padStart(2, '0')}:00 UTC`,
-      readable(o.createAt),
+      o.localTime.replace('T', ' '),
+      slot(o),
+      readable(o.createAt).replace(/:\d\d UTC$/, ''),
     ]),
+    [
+      { column: 1, min: 14, how: 'wrap' },
+      { column: 3, min: 12, how: 'wrap' },
+    ],
+    width,
   );
 }
 
 /** The occurrences whose turn has come: their group, or skipped. */
-export function pastOccurrencesTable(series: Series): string {
-  return table(
-    ['occurrence', 'local time', 'UTC slot', 'status', 'paymentGroupId'],
+export function pastOccurrencesTable(series: Series, width = screenWidth()): string {
+  return fittedTable(
+    ['#', 'Local time', 'Status', 'Group'],
     (series.occurrences ?? []).map((o) => [
       o.occurrence,
       o.localTime.replace('T', ' '),
-      `${o.scheduleDate} ${String(o.scheduleHour).padStart(2, '0')}:00 UTC`,
       o.status,
       o.paymentGroupId ?? '',
     ]),
+    [{ column: 1, min: 12, how: 'wrap' }],
+    width,
   );
 }
 
@@ -102,7 +130,8 @@ export function seriesCommands(program: Command): void {
         }),
       );
       if (options.quiet) return console.log(created.seriesId);
-      console.log(seriesTable([created]));
+      console.log(seriesCard(created));
+      console.log('Next occurrences');
       console.log(nextOccurrencesTable(created));
     });
 
@@ -121,7 +150,7 @@ export function seriesCommands(program: Command): void {
     .action(async (seriesId: string) => {
       const session = loadSession();
       const found = await clientOf(session).getSeries(session.mid, seriesId);
-      console.log(seriesTable([found]));
+      console.log(seriesCard(found));
       console.log('Next occurrences');
       console.log(nextOccurrencesTable(found));
       if ((found.occurrences ?? []).length > 0) {
@@ -136,6 +165,6 @@ export function seriesCommands(program: Command): void {
     .action(async (seriesId: string) => {
       const session = loadSession();
       await clientOf(session).cancelSeries(session.mid, seriesId);
-      console.log(`Series ${seriesId} canceled`);
+      print(`Series ${seriesId} canceled`);
     });
 }

@@ -1,80 +1,16 @@
 /**
- * What the CLI shows: tables (cli-table3) and live progress bars (cli-progress), never drawn by
- * hand. The progress bars poll the API; without a terminal they print a line now and then.
+ * What the CLI shows: tables (cli-table3, fitted to the screen by layout.ts) and live progress
+ * bars (cli-progress), never drawn by hand. The progress bars poll the API; without a terminal
+ * they print a line now and then.
  */
 import { Presets, SingleBar } from 'cli-progress';
 import Table from 'cli-table3';
 import type { ScheduledPaymentsClient, Schemas } from '../../client/index';
 import { sleep } from '../../lambdas/shared/concurrency';
+import { barSize, fittedTable, screenWidth, type Give } from './layout';
 
 type Payment = Schemas['Payment'];
 type Group = Schemas['Group'];
-
-export const table = (head: string[], rows: (string | number)[][], colWidths?: (number | null)[]): string => {
-  // Colours on a terminal only: piped or captured output stays plain text.
-  const colour = process.stdout.isTTY === true;
-  const t = new Table({
-    head,
-    style: colour ? { head: ['cyan'] } : { head: [], border: [] },
-    ...(colWidths && { colWidths }),
-  });
-  t.push(...rows);
-  return t.toString();
-};
-
-/** The terminal's width (80 when the output is not a terminal, as a captured log is read). */
-export const screenWidth = (): number => Math.max(60, process.stdout.columns || 80);
-
-/** Widest cell of each column, padding included (cli-table3 pads one space each side). */
-function naturalWidths(head: string[], rows: (string | number)[][]): number[] {
-  return head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i] ?? '').length)) + 2);
-}
-
-/**
- * Column widths that fit `width`: the columns in `shrink` (most willing first) give up width down
- * to their minimum; cli-table3 ends a cut cell with `…`.
- */
-export function fitWidths(
-  head: string[],
-  rows: (string | number)[][],
-  shrink: { column: number; min: number }[],
-  width = screenWidth(),
-): number[] {
-  const widths = naturalWidths(head, rows);
-  // Borders: one more than the columns.
-  let over = widths.reduce((a, b) => a + b, 0) + head.length + 1 - width;
-  for (const { column, min } of shrink) {
-    if (over <= 0) break;
-    const give = Math.min(over, Math.max(0, widths[column]! - min));
-    widths[column]! -= give;
-    over -= give;
-  }
-  return widths;
-}
-
-/** Text with each line broken between words to fit `width`; a line's continuation indented. */
-export function wrapLines(text: string, width = screenWidth()): string {
-  const out: string[] = [];
-  for (const line of text.split('\n')) {
-    const indent = /^ */.exec(line)![0];
-    let current = indent;
-    for (const word of line.slice(indent.length).split(' ')) {
-      if (current.trim() !== '' && current.length + 1 + word.length > width) {
-        out.push(current);
-        current = `${indent}  ${word}`;
-      } else current = current.trim() === '' ? `${indent}${word}` : `${current} ${word}`;
-    }
-    out.push(current);
-  }
-  return out.join('\n');
-}
-
-/** A bar's width so that its line, with the counts as wide as `total`, fits the screen. */
-export function barSize(format: string, total: number, width = screenWidth()): number {
-  const digits = String(total).length;
-  const text = format.replace(/\{bar\}/g, '').replace(/\{[a-z]+\}/g, '9'.repeat(digits));
-  return Math.max(5, Math.min(40, width - text.length - 1));
-}
 
 const money = (n: number | undefined) => (n ?? 0).toFixed(2);
 
@@ -203,12 +139,15 @@ export const FIRST_ROWS = 20;
 
 /**
  * One row per payment: what the processing answered, and any reversal since. Fits the screen: the
- * ids and the message give up width first (a payment id then shows its last characters, which
- * differ between payments; its first ones are a time, the same for a whole group). Shows the first
- * FIRST_ROWS rows unless `all`, and says how many more there are (the CSV report has them all).
+ * payment id gives up width first (it then shows its last characters, which differ between
+ * payments; its first ones are a time, the same for a whole group), then the reversal (a column
+ * only once a payment has one), the order id and last the message wrap over lines: a decline's
+ * reason is never cut. Shows the first FIRST_ROWS
+ * rows unless `all`, and says how many more there are (the CSV report has them all).
  */
 export function outcomeTable(payments: Payment[], all = false, width = screenWidth()): string {
-  const head = ['#', 'Payment', 'Order', 'Amount', 'Status', 'Code', 'Message', 'Reversal'];
+  // The response code beside the status (`Declined 05`): one column less to share the screen.
+  const head = ['#', 'Payment', 'Order', 'Amount', 'Status', 'Message', 'Reversal'];
   const shown = all ? payments : payments.slice(0, FIRST_ROWS);
   const rows = shown.map((p, i) => {
     const auth = p.authResponse;
@@ -218,31 +157,27 @@ export function outcomeTable(payments: Payment[], all = false, width = screenWid
       p.paymentId,
       p.orderId ?? '',
       money(p.amount),
-      p.deleted ? 'Deleted' : (auth?.status ?? 'Pending'),
-      auth?.responseCode ?? '',
+      p.deleted ? 'Deleted' : [auth?.status ?? 'Pending', auth?.responseCode ?? ''].join(' ').trim(),
       auth?.responseMessage ?? '',
       reversal ? reversalText(reversal.type, reversal.status) : '',
     ];
   });
-  const widths = fitWidths(
-    head,
-    rows,
-    [
-      { column: 1, min: 11 },
-      { column: 6, min: 8 },
-      { column: 2, min: 7 },
-      { column: 7, min: 10 },
-    ],
-    width,
-  );
-  const idWidth = widths[1]! - 2;
-  for (const row of rows) {
-    const id = String(row[1]);
-    if (id.length > idWidth) row[1] = `…${id.slice(id.length - idWidth + 1)}`;
-  }
+  // No reversal yet: no column for it (its room goes to the others).
+  const reversed = rows.some((r) => r[6] !== '');
+  if (!reversed) for (const row of [head, ...rows]) row.pop();
+  // The message wraps between words first: as narrow as its longest word, no narrower.
+  const words = rows.flatMap((r) => String(r[5]).split(' '));
+  const longestWord = Math.max(0, ...words.map((w) => [...w].length));
+  const give: Give[] = [
+    { column: 1, min: 11, how: 'end' },
+    ...(reversed ? [{ column: 6, min: 10, how: 'wrap' } as const] : []),
+    { column: 2, min: 9, how: 'wrap' },
+    { column: 5, min: Math.max(9, longestWord + 2), how: 'wrap' },
+    { column: 5, min: 8, how: 'wrap' },
+  ];
   const more = payments.length - shown.length;
   return (
-    table(head, rows, widths) +
+    fittedTable(head, rows, give, width) +
     (more > 0
       ? `\n… and ${more} more: --all shows every row;\n\`spay group report <id> --csv -o <file>\` writes them all`
       : '')
@@ -266,10 +201,12 @@ export function groupCard(g: Group): string {
 }
 
 /** Groups, a row each, within 80 columns with whole ids (`spay group show` gives a total). */
-export function groupTable(groups: Group[]): string {
-  return table(
+export function groupTable(groups: Group[], width = screenWidth()): string {
+  return fittedTable(
     ['Group', 'Slot (UTC)', 'Status', 'Count'],
     groups.map((g) => [g.paymentGroupId, slot(g), g.status, g.paymentCount]),
+    [{ column: 1, min: 8, how: 'wrap' }],
+    width,
   );
 }
 

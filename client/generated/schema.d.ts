@@ -417,7 +417,9 @@ export interface paths {
      * Run a merchant's scheduled retries now (non-production, test MIDs)
      * @description **Non-production only**: in production this operation answers 403.
      *
-     *     Non-production only (403 in production). The path MID must be an 11-digit test MID within 32350000000-32350099999 (the 8-digit form, or any other MID, is 403). Runs now every retry the merchant's processed groups have scheduled, whatever its nextAttemptAt (as the hourly processing of that slot would): one entry per group, whose executionArn is the retry round's run. The retries are charged as at their slot: each attempt its own sale, within the networks' limits; a payment or group deleted since, or a method deleted or closed, is not charged. A group whose retry round is already running is an entry with an `error`. No group with a scheduled retry: 200 with `triggeredGroups: []`. No body.
+     *     Non-production only (403 in production). The path MID must be an 11-digit test MID within 32350000000-32350099999 (the 8-digit form, or any other MID, is 403). Runs now every retry the merchant's processed groups have scheduled, whatever its nextAttemptAt (as the hourly processing of that slot would): one entry per group, whose executionArn is the retry round's run. The retries are charged as at their slot: each attempt its own sale, within the networks' limits; a payment or group deleted since, or a method deleted or closed, is not charged. A group whose round could not be claimed or started is an entry with an `error`.
+     *
+     *     When no round starts (totalTriggered 0), `reason` and `message` say why: no group has a retry scheduled (`no_retries_scheduled`, `triggeredGroups: []`); the groups' last run (the first run, or a round that approved payments) still waits for its sales' settlement cut-off to send their receipts (`awaiting_settlement`, with `settlesAt`: call again within a minute after it, or settle the sales now with `POST .../settle-now`); their rounds are running now (`round_running`); or rounds were due and none could be started (`start_failed`, each entry's `error`). No body.
      */
     post: operations['RetryMerchant'];
     delete?: never;
@@ -884,6 +886,26 @@ export interface paths {
      * @description Sends again, in the background, every event created from `since` until now that the endpoint subscribes to (the last 30 days at most, and none from before the endpoint was created), with the same ids and the same order rule; events already on their way are not sent twice. `since` in the future, or more than 30 days ago: 400. The endpoint must be enabled (400).
      */
     post: operations['ReplayWebhookEvents'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/health': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Health check (no token)
+     * @description Answers `{"status": "ok"}` while the API takes requests: for uptime checks and load balancers. No token is needed and none is read; query parameters and headers are ignored; nothing else is ever in the body (no stage, version, time or data). It is answered by the gateway itself, so it says that the API is reachable, not that every part behind it is well: the stage's alarms watch those. It is throttled and filtered by the firewall like every other path. Another method on this path is 405 with `Allow: GET`.
+     */
+    get: operations['GetHealth'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1895,6 +1917,33 @@ export interface components {
       /** @description Groups whose run could not be started. */
       totalFailed: number;
     };
+    /** @description Result of running the scheduled retries now: one entry per group whose retry round was due to start; when no round started, `reason` and `message` say why. */
+    RetryResult: {
+      triggeredGroups: {
+        /** Format: uuid */
+        paymentGroupId: string;
+        /** @description Present when the run was started. */
+        executionArn?: string;
+        /** @description Present when the run could not be started (e.g. the group is already processing, processed or deleted). */
+        error?: string;
+      }[];
+      /** @description Runs started. */
+      totalTriggered: number;
+      /** @description Groups whose run could not be started. */
+      totalFailed: number;
+      /**
+       * @description Present exactly when totalTriggered is 0. `no_retries_scheduled`: no group of the merchant has a retry scheduled. `awaiting_settlement`: groups have retries scheduled, but their last run (the first run or a retry round that approved payments) still waits for its sales' settlement cut-off to send their receipts; their retries can start once it has passed (`settlesAt`; the test clock `POST .../settle-now` settles them now), within a minute. `round_running`: the retry rounds of the groups with retries scheduled are running now. `start_failed`: rounds were due but none could be started; each entry of triggeredGroups says why.
+       * @enum {string}
+       */
+      reason?: 'no_retries_scheduled' | 'awaiting_settlement' | 'round_running' | 'start_failed';
+      /** @description Present with `reason`: the same in words, with the number of groups concerned. */
+      message?: string;
+      /**
+       * Format: date-time
+       * @description With `awaiting_settlement`: the earliest settlement cut-off those runs wait for (their retries can start within a minute after it). UTC (ISO 8601, `Z`).
+       */
+      settlesAt?: string;
+    };
     /** @description Result of a void-or-refund on a group: voidedCount + refundedCount + refundScheduledCount + skippedCount + failedCount = the payments answered. */
     VoidOrRefundResult: {
       /** Format: uuid */
@@ -2165,6 +2214,13 @@ export interface components {
        * @enum {string}
        */
       status: 'accepted';
+    };
+    Health: {
+      /**
+       * @description Always `ok`.
+       * @enum {string}
+       */
+      status: 'ok';
     };
   };
   responses: {
@@ -3592,7 +3648,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description One entry per group with retries scheduled. */
+      /** @description One entry per group whose retry round was due; when none started, why. */
       200: {
         headers: {
           /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
@@ -3600,7 +3656,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['TriggerResult'];
+          'application/json': components['schemas']['RetryResult'];
         };
       };
       /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
@@ -5203,6 +5259,49 @@ export interface operations {
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  GetHealth: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The API takes requests. */
+      200: {
+        headers: {
+          /** @description `no-store`: each check asks the API. */
+          'Cache-Control'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Health'];
+        };
+      };
+      /** @description The firewall blocked the request (e.g. too many requests from one address). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Another method than GET: `Allow: GET`. */
+      405: {
+        headers: {
+          /** @description GET */
+          Allow?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      429: components['responses']['TooManyRequests'];
     };
   };
 }

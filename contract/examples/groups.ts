@@ -186,6 +186,24 @@ export const groupExamples: Record<string, OperationExamples> = {
       "The merchant's one group with retries scheduled: its retry round started",
       triggered(P.GroupID),
     ),
+    otherResponses: {
+      awaitingSettlement: success('Nothing started: the last run waits for its settlement cut-off', {
+        triggeredGroups: [],
+        totalTriggered: 0,
+        totalFailed: 0,
+        reason: 'awaiting_settlement',
+        message:
+          "1 group with retries scheduled waits for the settlement cut-off of its last run (the earliest at 2030-06-03T15:00:00.000Z), which sends the receipts of the payments it approved; the retries can start within a minute after it (settle-now settles the merchant's sales now)",
+        settlesAt: '2030-06-03T15:00:00.000Z',
+      }),
+      noRetriesScheduled: success('Nothing started: no retry is scheduled', {
+        triggeredGroups: [],
+        totalTriggered: 0,
+        totalFailed: 0,
+        reason: 'no_retries_scheduled',
+        message: 'no group of the merchant has a retry scheduled',
+      }),
+    },
     invalid: noSuchQuery,
   },
   ProcessGroup: { response: success('The group started', triggered(P.GroupID)), invalid: noSuchQuery },

@@ -1,6 +1,7 @@
 /** Every operation's examples, by route id (aliases use their target's). */
 import { eventExamples } from './events';
 import { groupExamples } from './groups';
+import { healthExamples } from './health';
 import { payorExamples } from './payors';
 import { seriesExamples } from './series';
 import { settingsExamples } from './settings';
@@ -18,4 +19,5 @@ export const operationExamples: Readonly<Record<string, OperationExamples>> = {
   ...transactionExamples,
   ...eventExamples,
   ...webhookExamples,
+  ...healthExamples,
 };

@@ -51,8 +51,13 @@ export interface OperationExamples {
   readonly query?: Readonly<Record<string, string>>;
   /** The success body (of the first request example); absent when the success status is 204. */
   readonly response?: Example;
-  /** A request that fails the body or query schema, and the 400 (with `errors[]`) it answers. */
-  readonly invalid: {
+  /** Other success bodies the operation may answer (another outcome of the same request), by name. */
+  readonly otherResponses?: Readonly<Record<string, Example>>;
+  /**
+   * A request that fails the body or query schema, and the 400 (with `errors[]`) it answers. Every
+   * route has one; only the health check, which reads no input, has none.
+   */
+  readonly invalid?: {
     readonly summary: string;
     readonly body?: unknown;
     readonly query?: Readonly<Record<string, string>>;

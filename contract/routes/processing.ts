@@ -2,6 +2,7 @@
 import { TEST_MID_RANGE } from '../limits';
 import { VOID_OR_REFUND } from '../processing';
 import {
+  retryResultSchema,
   triggerMerchantSchema,
   triggerResultSchema,
   voidOrRefundAcceptedSchema,
@@ -61,8 +62,13 @@ A group that is already processing, processed or deleted is still a 200: its ent
     status: 200,
     nonProdOnly: true,
     summary: "Run a merchant's scheduled retries now (non-production, test MIDs)",
-    description: `${TRIGGER_RULES} Runs now every retry the merchant's processed groups have scheduled, whatever its nextAttemptAt (as the hourly processing of that slot would): one entry per group, whose executionArn is the retry round's run. The retries are charged as at their slot: each attempt its own sale, within the networks' limits; a payment or group deleted since, or a method deleted or closed, is not charged. A group whose retry round is already running is an entry with an \`error\`. No group with a scheduled retry: 200 with \`triggeredGroups: []\`. No body.`,
-    response: { schema: triggerResultSchema, description: 'One entry per group with retries scheduled.' },
+    description: `${TRIGGER_RULES} Runs now every retry the merchant's processed groups have scheduled, whatever its nextAttemptAt (as the hourly processing of that slot would): one entry per group, whose executionArn is the retry round's run. The retries are charged as at their slot: each attempt its own sale, within the networks' limits; a payment or group deleted since, or a method deleted or closed, is not charged. A group whose round could not be claimed or started is an entry with an \`error\`.
+
+When no round starts (totalTriggered 0), \`reason\` and \`message\` say why: no group has a retry scheduled (\`no_retries_scheduled\`, \`triggeredGroups: []\`); the groups' last run (the first run, or a round that approved payments) still waits for its sales' settlement cut-off to send their receipts (\`awaiting_settlement\`, with \`settlesAt\`: call again within a minute after it, or settle the sales now with \`POST .../settle-now\`); their rounds are running now (\`round_running\`); or rounds were due and none could be started (\`start_failed\`, each entry's \`error\`). No body.`,
+    response: {
+      schema: retryResultSchema,
+      description: 'One entry per group whose retry round was due; when none started, why.',
+    },
   }),
   ProcessMerchant: route({
     id: 'ProcessMerchant',

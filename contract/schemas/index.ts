@@ -37,9 +37,11 @@ import {
   updateMethodSchema,
   updatePayorSchema,
 } from './payors';
+import { healthSchema } from '../health';
 import {
   triggerMerchantSchema,
   triggerResultSchema,
+  retryResultSchema,
   voidOrRefundAcceptedSchema,
   voidOrRefundResultSchema,
   voidOrRefundSchema,
@@ -129,6 +131,7 @@ export const responseComponents: ReadonlyMap<string, object> = new Map<string, o
   ['RefundHistoryItem', refundHistoryItemSchema],
   ['Refund', refundResponseSchema],
   ['TriggerResult', triggerResultSchema],
+  ['RetryResult', retryResultSchema],
   ['VoidOrRefundResult', voidOrRefundResultSchema],
   ['VoidOrRefundAccepted', voidOrRefundAcceptedSchema],
   ['SettleNowResult', settleNowResultSchema],
@@ -141,4 +144,5 @@ export const responseComponents: ReadonlyMap<string, object> = new Map<string, o
   ['WebhookDelivery', webhookDeliverySchema],
   ['WebhookDeliveryPage', webhookDeliveryPageSchema],
   ['ReplayAccepted', replayAcceptedSchema],
+  ['Health', healthSchema],
 ]);

@@ -88,6 +88,37 @@ export const triggerResultSchema = {
   },
 } as const;
 
+/** Why a retry-now started no round (RetryResult.reason), in the order they are told. */
+export const RETRY_NOTHING_STARTED = [
+  'no_retries_scheduled',
+  'awaiting_settlement',
+  'round_running',
+  'start_failed',
+] as const;
+
+export const retryResultSchema = {
+  type: 'object',
+  description:
+    'Result of running the scheduled retries now: one entry per group whose retry round was due to start; when no round started, `reason` and `message` say why.',
+  required: ['triggeredGroups', 'totalTriggered', 'totalFailed'],
+  properties: {
+    ...triggerResultSchema.properties,
+    reason: {
+      type: 'string',
+      enum: RETRY_NOTHING_STARTED,
+      description:
+        "Present exactly when totalTriggered is 0. `no_retries_scheduled`: no group of the merchant has a retry scheduled. `awaiting_settlement`: groups have retries scheduled, but their last run (the first run or a retry round that approved payments) still waits for its sales' settlement cut-off to send their receipts; their retries can start once it has passed (`settlesAt`; the test clock `POST .../settle-now` settles them now), within a minute. `round_running`: the retry rounds of the groups with retries scheduled are running now. `start_failed`: rounds were due but none could be started; each entry of triggeredGroups says why.",
+    },
+    message: {
+      type: 'string',
+      description: 'Present with `reason`: the same in words, with the number of groups concerned.',
+    },
+    settlesAt: dateTime(
+      'With `awaiting_settlement`: the earliest settlement cut-off those runs wait for (their retries can start within a minute after it).',
+    ),
+  },
+} as const;
+
 export const voidOrRefundResultSchema = {
   type: 'object',
   description:
@@ -173,4 +204,5 @@ export const voidOrRefundSummarySchema = {
 
 export type ProcessingSummaryView = FromSchema<typeof processingSummarySchema>;
 export type TriggerResult = FromSchema<typeof triggerResultSchema>;
+export type RetryResult = FromSchema<typeof retryResultSchema>;
 export type VoidOrRefundResult = FromSchema<typeof voidOrRefundResultSchema>;

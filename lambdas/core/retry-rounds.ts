@@ -5,6 +5,7 @@
  * A round is claimed by one conditional write (store/retry-rounds.ts) and runs as an execution of
  * the processing state machine (core/retries.ts charges its due retries).
  */
+import type { RETRY_NOTHING_STARTED } from '#contract/schemas/processing';
 import type { Group } from '#domain/groups';
 import { mapLimit } from '#shared/concurrency';
 import { logger } from '#shared/logger';
@@ -50,8 +51,66 @@ export function startDueRetryRounds(
   return mapLimit(waiting, 8, (group) => startRetryRound(group, slot, now));
 }
 
-/** Retry-now (non-production): every retry round the merchant's groups wait for, started at once. */
-export async function retryNow(merchantId: string, now: Date): Promise<StartOutcome[]> {
-  const waiting = await retryRoundStore().waiting(merchantId);
-  return mapLimit(waiting, 8, (group) => startRetryRound(group, EVERY_RETRY, now));
+/** Why a retry-now started no round: the answer's `reason`, `message` and `settlesAt`. */
+export interface NothingStarted {
+  reason: (typeof RETRY_NOTHING_STARTED)[number];
+  message: string;
+  settlesAt?: string;
+}
+
+const groupsOf = (n: number): string => (n === 1 ? '1 group' : `${n} groups`);
+
+/**
+ * Why no round started, from the merchant's groups with a retry scheduled and the outcomes of the
+ * rounds that were due. A group that has its retries but does not wait for its round is either
+ * running one (`retryBound`) or finishing its last run: its approved sales' receipts wait for their
+ * settlement cut-off, and only then does the group wait for its next round.
+ */
+export function nothingStarted(
+  scheduled: readonly Group[],
+  outcomes: readonly StartOutcome[],
+): NothingStarted {
+  if (outcomes.length > 0)
+    return {
+      reason: 'start_failed',
+      message: `${groupsOf(outcomes.length)} had a retry round due, but none could be started: each entry says why`,
+    };
+  const others = scheduled.filter((g) => g.awaitingRetry !== true);
+  const settling = others.filter((g) => g.retryBound === undefined);
+  if (settling.length > 0) {
+    const cutOffs = settling
+      .map((g) => g.processingSummary?.settlesAt)
+      .filter((at): at is string => typeof at === 'string')
+      .sort();
+    const settlesAt = cutOffs[0];
+    return {
+      reason: 'awaiting_settlement',
+      message:
+        `${groupsOf(settling.length)} with retries scheduled ${settling.length === 1 ? 'waits' : 'wait'} for the settlement cut-off of ${settling.length === 1 ? 'its' : 'their'} last run` +
+        `${settlesAt ? ` (the earliest at ${settlesAt})` : ''}, which sends the receipts of the payments it approved; ` +
+        "the retries can start within a minute after it (settle-now settles the merchant's sales now)",
+      ...(settlesAt !== undefined && { settlesAt }),
+    };
+  }
+  if (others.length > 0)
+    return {
+      reason: 'round_running',
+      message: `${groupsOf(others.length)} with retries scheduled ${others.length === 1 ? 'is' : 'are'} running a retry round now`,
+    };
+  return { reason: 'no_retries_scheduled', message: 'no group of the merchant has a retry scheduled' };
+}
+
+/**
+ * Retry-now (non-production): every retry round the merchant's groups wait for, started at once;
+ * when none starts, why.
+ */
+export async function retryNow(
+  merchantId: string,
+  now: Date,
+): Promise<{ outcomes: StartOutcome[]; nothingStarted?: NothingStarted }> {
+  const scheduled = await retryRoundStore().withRetries(merchantId);
+  const waiting = scheduled.filter((g) => g.awaitingRetry === true);
+  const outcomes = await mapLimit(waiting, 8, (group) => startRetryRound(group, EVERY_RETRY, now));
+  if (outcomes.some((o) => 'executionArn' in o)) return { outcomes };
+  return { outcomes, nothingStarted: nothingStarted(scheduled, outcomes) };
 }

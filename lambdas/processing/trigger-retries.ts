@@ -5,9 +5,10 @@ import { merchantRoute } from '#core/merchants';
 
 /**
  * POST /rest/merchants/{MID}/retry-payments (non-production, test MIDs): every retry round the
- * merchant's groups wait for, started now (core/retry-rounds.ts).
+ * merchant's groups wait for, started now, or why none started (core/retry-rounds.ts).
  */
 export const handler = merchantRoute(routes.RetryMerchant, async ({ merchant, params, now }) => {
   assertTriggerAllowed(params.MID, 'retry-payments');
-  return { status: 200, body: triggerResult(await retryNow(merchant.merchantId, now)) };
+  const { outcomes, nothingStarted } = await retryNow(merchant.merchantId, now);
+  return { status: 200, body: { ...triggerResult(outcomes), ...nothingStarted } };
 });

@@ -45,8 +45,12 @@ export interface RetryRoundStore {
    * its round is moved to `now`'s slot, where it cancels every scheduled retry (nothing charged).
    */
   deleteWaiting(previous: Group, now: Date, event: ServiceEvent): Promise<boolean>;
-  /** The merchant's groups waiting for a retry round (GSI1: one Query of its groups). */
-  waiting(merchantId: string): Promise<Group[]>;
+  /**
+   * The merchant's groups with a retry scheduled (`retrySlot`), whether waiting for their round
+   * (`awaitingRetry`), running it (`retryBound`) or finishing their last run's receipts (GSI1: one
+   * Query of its groups).
+   */
+  withRetries(merchantId: string): Promise<Group[]>;
 }
 
 const ignoreConditionFailure = (error: unknown): void => {
@@ -195,13 +199,13 @@ export class DynamoRetryRoundStore implements RetryRoundStore {
     );
   }
 
-  async waiting(merchantId: string): Promise<Group[]> {
+  async withRetries(merchantId: string): Promise<Group[]> {
     const items = await queryAll(this.db, {
       TableName: this.tableName,
       IndexName: 'gsi1',
       KeyConditionExpression: 'gsi1pk = :m',
-      FilterExpression: 'awaitingRetry = :true',
-      ExpressionAttributeValues: { ':m': keys.merchantGroups(merchantId), ':true': true },
+      FilterExpression: 'attribute_exists(retrySlot)',
+      ExpressionAttributeValues: { ':m': keys.merchantGroups(merchantId) },
     });
     return items.map((i) => strip<Group>(i));
   }

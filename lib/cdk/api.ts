@@ -21,6 +21,7 @@ import { BINARY_MEDIA_TYPES } from '#contract/media-types';
 import { handlerModules, routeList as routes, type Route } from '#contract/routes/index';
 import { apiScope, type Stage } from '../../contract/stage';
 import { addRouteFallbacks } from './api-fallbacks';
+import { addHealthRoute } from './api-health';
 import { bindProcessor } from './processor';
 import { bindTable } from './access';
 import {
@@ -256,6 +257,8 @@ export class ServiceApi extends Construct {
     // 405 with Allow for a route's path with another method, 404 naming the prefix for a path
     // under the wrong one (contract/fallbacks.ts).
     addRouteFallbacks(this.api, routes, authorization);
+    // GET /health without a token, answered by API Gateway itself (api-health.ts).
+    addHealthRoute(this.api);
   }
 }
 

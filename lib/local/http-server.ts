@@ -2,6 +2,8 @@
  * The local stand-in for API Gateway: a Node HTTP server built from the route table. It verifies
  * the bearer token as the Cognito authorizer would, builds the same proxy event API Gateway
  * sends (claims in `requestContext.authorizer.claims`) and calls the route's handler in-process.
+ * The health route (contract/health.ts) it answers itself before any token check, as API
+ * Gateway's mock does.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -9,6 +11,7 @@ import type { Socket } from 'node:net';
 import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { methodNotAllowedMessage, wrongPrefixMessage } from '#contract/fallbacks';
+import { HEALTH } from '#contract/health';
 import { apiTimeoutSecondsOf } from '#contract/limits';
 import { isBinaryMediaType, mediaTypes } from '#contract/media-types';
 import type { Route } from '#contract/routes/index';
@@ -210,6 +213,13 @@ export function createHttpServer(options: HttpServerOptions): Server {
       const method = (req.method ?? 'GET').toUpperCase();
       const bytes = await readBody(req);
       if (bytes === undefined) return send(res, 400, { message: 'body is too large', responseCode: 400 });
+
+      // The health route, before any token check: what API Gateway's MOCK answers (contract/health.ts).
+      if (url.pathname.replace(/\/$/, '') === HEALTH.path) {
+        if (method === HEALTH.method) return send(res, 200, HEALTH.body, HEALTH.headers);
+        const { status, allow, message } = HEALTH.notAllowed;
+        return send(res, status, { message, responseCode: status }, { allow });
+      }
 
       const local = options.localRoutes?.get(`${method} ${url.pathname}`);
       if (local) {

@@ -21,6 +21,20 @@ export interface CodeSample {
 /** The client package's name, as an integrator imports it (client/package.json). */
 export const CLIENT_PACKAGE = '@scheduled-payments/client';
 
+/** The client's tarball as `npm pack` names it (client/package.json's name and version). */
+export const CLIENT_TARBALL = 'scheduled-payments-client-0.1.0.tgz';
+
+/**
+ * How an integrator gets the client, which no registry holds: packed from a checkout of the
+ * service's repository and installed as a `file:` dependency. The docs page (overview.ts) and
+ * docs/integrating.md give these exact lines; test/e2e/client-package.test.ts runs them.
+ */
+export const CLIENT_INSTALL = [
+  'APP=~/my-app                                 # your project',
+  'npm pack ./client --pack-destination "$APP"  # in a checkout of this repository, after npm ci',
+  `cd "$APP" && npm install ./${CLIENT_TARBALL}`,
+].join('\n');
+
 /**
  * The client method of each operation (an alias: of its target). The method takes the path
  * parameters after MID in the path's order, then the body (when the operation has one), then the

@@ -4,7 +4,10 @@ import { requestComponents } from '#contract/schemas/index';
 import { routes, type Route } from '#contract/routes/index';
 import { apiScope, TOKEN_VALIDITY_SECONDS, type Stage } from '#contract/stage';
 import { responseSchemas, SchemaComponents } from './components';
+import { CLIENT_PACKAGE } from './code-samples';
 import { errorResponses } from './errors';
+import { healthOperation } from './health';
+import { HEALTH } from '#contract/health';
 import { operationOf, TAG_GROUPS, tagOf, TAGS } from './operation';
 import { overview } from './overview';
 import {
@@ -73,6 +76,10 @@ export function openApiDocument(stage: Stage, options: OpenApiOptions = {}): Ope
     item[verb] = operation;
   }
 
+  // The health route: no token, answered by the gateway (contract/health.ts).
+  paths[HEALTH.path] = { get: healthOperation(baseUrl, tokenUrl, CLIENT_PACKAGE) };
+  usedTags.add(TAGS.health!.name);
+
   const knownTags = Object.values(TAGS).filter((t) => usedTags.has(t.name));
   const otherTags = [...usedTags]
     .filter((t) => !knownTags.some((k) => k.name === t))
@@ -108,7 +115,7 @@ export function openApiDocument(stage: Stage, options: OpenApiOptions = {}): Ope
       securitySchemes: {
         [SECURITY_SCHEME]: {
           type: 'oauth2',
-          description: `OAuth 2.0 client credentials. \`POST\` the form body \`grant_type=client_credentials\` to the token URL with the client ID and secret as HTTP Basic credentials; the answer is \`{access_token, token_type: "Bearer", expires_in: ${TOKEN_VALIDITY_SECONDS}}\`. Send the access token as \`Authorization: Bearer <token>\`; tokens are valid ${TOKEN_VALIDITY_SECONDS / 3600} hours and carry the scope \`${scope}\`, which every operation requires.`,
+          description: `OAuth 2.0 client credentials. \`POST\` the form body \`grant_type=client_credentials\` to the token URL with the client ID and secret as HTTP Basic credentials; the answer is \`{access_token, token_type: "Bearer", expires_in: ${TOKEN_VALIDITY_SECONDS}}\`. Send the access token as \`Authorization: Bearer <token>\`; tokens are valid ${TOKEN_VALIDITY_SECONDS / 3600} hours and carry the scope \`${scope}\`, which every operation requires but the health check (\`GET ${HEALTH.path}\`, no token).`,
           flows: { clientCredentials: { tokenUrl, scopes: { [scope]: 'Call the Scheduled Payments API' } } },
         },
       },

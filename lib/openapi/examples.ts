@@ -21,6 +21,7 @@ export const pathExample = (name: string): string | undefined =>
 /** The 400 of an operation: the shared words, and the answer to its invalid example request. */
 export function badRequest(route: Route): ResponseObject {
   const { invalid } = examplesOf(route);
+  if (!invalid) throw new Error(`route ${route.id} has no invalid example in contract/examples`);
   const query = invalid.query && new URLSearchParams(invalid.query).toString();
   const sent = [
     query === '' ? 'no query parameters' : query && `the query \`${query}\``,

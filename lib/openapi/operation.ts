@@ -52,6 +52,10 @@ export const TAGS: Record<string, { name: string; description: string }> = {
     description:
       'What changed, newest first: every event the service announces, also sent to webhook endpoints.',
   },
+  health: {
+    name: 'Health',
+    description: 'Whether the API takes requests, for uptime checks: no token, no data.',
+  },
   webhooks: {
     name: 'Webhooks',
     description:
@@ -81,6 +85,7 @@ export const TAG_GROUPS: readonly { name: string; tags: readonly string[] }[] = 
   },
   { name: 'Payors and transactions', tags: [TAGS.payors!.name, TAGS.methods!.name, TAGS.transactions!.name] },
   { name: 'Events and webhooks', tags: [TAGS.events!.name, TAGS.webhooks!.name] },
+  { name: 'Service', tags: [TAGS.health!.name] },
 ];
 
 export function tagOf(route: Route): string {
@@ -118,7 +123,7 @@ function responsesOf(route: Route): OperationObject['responses'] {
   const errors = new Set<ErrorStatus>([...COMMON_ERRORS, ...(route.errors ?? [])]);
   if (pathParamNames(route.path).some((p) => p !== 'MID')) errors.add(404);
   if (takesKey(route)) [409, 422].forEach((s) => errors.add(s as ErrorStatus));
-  const example = examplesOf(route).response;
+  const { response: example, otherResponses } = examplesOf(route);
   const replayed = takesKey(route) && {
     headers: {
       'Idempotent-Replayed': {
@@ -137,7 +142,10 @@ function responsesOf(route: Route): OperationObject['responses'] {
             ...replayed,
             ...(route.csv && { headers: LINK_HEADER }),
             content: {
-              ...content(responseSchema(route.response.schema), example && { success: example }),
+              ...content(
+                responseSchema(route.response.schema),
+                example && { success: example, ...otherResponses },
+              ),
               ...(route.csv && {
                 'text/csv': { schema: { type: 'string', description: route.csv.description } },
               }),

@@ -1,7 +1,7 @@
 /** The overview (info.description): what an integrator reads before the operations. */
 import { DECLINE_CODES } from '#contract/declines';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, TEST_MID_RANGE } from '#contract/limits';
-import { CLIENT_PACKAGE } from './code-samples';
+import { CLIENT_INSTALL, CLIENT_PACKAGE, CLIENT_TARBALL } from './code-samples';
 import { LOCAL_BASE_URL } from './types';
 import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '#contract/stage';
 
@@ -21,9 +21,19 @@ export function overview(stage: Stage, tokenUrl: string, serverUrl?: string): st
     .join('\n');
   return `Scheduled payments: groups of card and bank payments that are charged together at one UTC date and hour; the payors and saved payment methods they charge; and sales, voids and refunds with built-in protections (decline category, duplicate check, available refund). Bodies are JSON. Paths are relative to the base URL: ${base}. Each operation shows how to call it with curl and with the TypeScript client (the package \`${CLIENT_PACKAGE}\`), made from its examples; the curl samples read an access token from \`$TOKEN\` (Authentication below).
 
+## The TypeScript client
+
+No registry holds \`${CLIENT_PACKAGE}\`: pack it from a checkout of this service's repository (after \`npm ci\` there) and install the tarball into your project, which records it as a \`file:\` dependency (\`"${CLIENT_PACKAGE}": "file:${CLIENT_TARBALL}"\`):
+
+\`\`\`sh
+${CLIENT_INSTALL}
+\`\`\`
+
+Keep the tarball with your project (commit it, or pack it again in your build). It runs on Node 20 or later, as ESM or CommonJS, with its types; the samples use top-level \`await\` (an ES module). Pack it again when this document changes: its types are this document's.
+
 ## Authentication
 
-Every operation needs the header \`Authorization: Bearer <access token>\`. Tokens come from the OAuth 2.0 token endpoint (\`${tokenUrl}\` here; a deployment's is its stack output \`TokenUrl\`) with the **client credentials** grant: \`POST\` a form body \`grant_type=client_credentials\`, with the client ID and secret as HTTP Basic credentials. The answer is \`{access_token, token_type: "Bearer", expires_in: ${TOKEN_VALIDITY_SECONDS}}\`: a token is valid for ${hours} hours; reuse it until shortly before it expires. In a shell (as the curl samples expect it):
+Every operation needs the header \`Authorization: Bearer <access token>\`, but the health check \`GET /health\` (no token, for uptime checks). Tokens come from the OAuth 2.0 token endpoint (\`${tokenUrl}\` here; a deployment's is its stack output \`TokenUrl\`) with the **client credentials** grant: \`POST\` a form body \`grant_type=client_credentials\`, with the client ID and secret as HTTP Basic credentials. The answer is \`{access_token, token_type: "Bearer", expires_in: ${TOKEN_VALIDITY_SECONDS}}\`: a token is valid for ${hours} hours; reuse it until shortly before it expires. In a shell (as the curl samples expect it):
 
 \`\`\`sh
 TOKEN=$(curl -s -u "$CLIENT_ID:$CLIENT_SECRET" -d grant_type=client_credentials '${tokenUrl}' | jq -r .access_token)

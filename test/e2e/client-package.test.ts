@@ -1,39 +1,127 @@
 /**
- * Issue 23 item 1: the client is a package. `npm pack` in client/ builds it (ESM, CommonJS and
- * `.d.ts`); a scratch project outside the repository installs the tarball, type-checks a
- * TypeScript file against its declarations, requires it from CommonJS, and runs a script through
- * every operation against the local runtime.
+ * Issue 23 item 1: the client is a package, and an integrator gets it the way the docs say: the
+ * install commands of docs/integrating.md "Installing the client" (the same lines as the docs
+ * page's) are run as written, from this checkout into a scratch project outside the repository,
+ * which then holds the tarball as a `file:` dependency. The installed package carries ESM,
+ * CommonJS and declarations; the docs page's own TypeScript samples (as the local runtime serves
+ * them) type-check and run in the scratch project; and a script there calls every operation
+ * against the local runtime.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { baseUrl, futureDate, MID } from '#support/api';
+import { CLIENT_INSTALL, CLIENT_TARBALL } from '#lib/openapi/code-samples';
+import { baseUrl, futureDate, MID, TESTER } from '#support/api';
 import { cardInput } from '#support/fixtures/inputs';
 import { operations } from '#support/security-operations';
 
 const ROOT = resolve(__dirname, '..', '..');
 let scratch: string;
 
-const run = (command: string, args: string[], cwd: string) =>
-  execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+const run = (command: string, args: string[], cwd: string, env: Record<string, string> = {}) =>
+  execFileSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 120_000,
+    env: { ...process.env, ...env },
+  });
+
+/** The install commands of docs/integrating.md, as written there. */
+function documentedInstall(): string {
+  const guide = readFileSync(join(ROOT, 'docs', 'integrating.md'), 'utf8');
+  const section = guide.slice(guide.indexOf('### Installing the client'));
+  return /```bash\n([\s\S]*?)\n```/.exec(section)![1]!;
+}
+
+/** The TypeScript sample of an operation on the runtime's docs page (its document names the runtime). */
+async function docsPageSample(operationId: string): Promise<string> {
+  const doc = (await (await fetch(`${baseUrl()}/docs/openapi.json`)).json()) as {
+    paths: Record<
+      string,
+      Record<string, { operationId: string; 'x-codeSamples': { label: string; source: string }[] }>
+    >;
+  };
+  const op = Object.values(doc.paths)
+    .flatMap((item) => Object.values(item))
+    .find((o) => o.operationId === operationId)!;
+  return op['x-codeSamples'].find((s) => s.label === 'TypeScript')!.source;
+}
 
 beforeAll(() => {
   scratch = mkdtempSync(join(tmpdir(), 'spay-client-package-'));
-  run('npm', ['pack', '--pack-destination', scratch], join(ROOT, 'client'));
-  const tarball = readdirSync(scratch).find((f) => f.endsWith('.tgz'))!;
+  // An integrator's project: an ES module package (the samples use top-level await).
   writeFileSync(
     join(scratch, 'package.json'),
     JSON.stringify({ name: 'scratch', private: true, type: 'module' }),
   );
-  run(
-    'npm',
-    ['install', `./${tarball}`, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'],
-    scratch,
-  );
+  // The documented lines as they are, in the repository's root; only the project is this test's.
+  const [first, ...rest] = documentedInstall().split('\n');
+  expect(first).toMatch(/^APP=~\/my-app +# your project$/);
+  run('bash', ['-c', ['set -euo pipefail', `APP=${scratch}`, ...rest].join('\n')], ROOT, {
+    // npm's own settings (an .npmrc would do the same): the commands stay as documented.
+    npm_config_prefer_offline: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+  });
 }, 180_000);
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+test("defect: the docs page's samples imported a package nobody could install: the docs page and docs/integrating.md give the same install commands, and they install it as a file: dependency", () => {
+  expect(documentedInstall()).toBe(CLIENT_INSTALL);
+  const overview = (
+    JSON.parse(readFileSync(join(ROOT, 'openapi.json'), 'utf8')) as { info: { description: string } }
+  ).info.description;
+  expect(overview).toContain(`\`\`\`sh\n${CLIENT_INSTALL}\n\`\`\``);
+  // The tarball is named as the docs name it: client/package.json's name and version.
+  const client = JSON.parse(readFileSync(join(ROOT, 'client', 'package.json'), 'utf8')) as {
+    name: string;
+    version: string;
+  };
+  expect(CLIENT_TARBALL).toBe(`${client.name.replace(/^@/, '').replace('/', '-')}-${client.version}.tgz`);
+  expect(readdirSync(scratch)).toContain(CLIENT_TARBALL);
+  const manifest = JSON.parse(readFileSync(join(scratch, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
+  expect(manifest.dependencies).toEqual({ '@scheduled-payments/client': `file:${CLIENT_TARBALL}` });
+});
+
+test("the docs page's TypeScript samples type-check and run in the scratch project", async () => {
+  const samples = { health: 'GetHealth', groups: 'ListGroups' };
+  for (const [name, id] of Object.entries(samples))
+    writeFileSync(
+      join(scratch, `${name}.ts`),
+      `${await docsPageSample(id)}\nconsole.log(JSON.stringify(answer));\n`,
+    );
+  run(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '--noEmit',
+      '--strict',
+      '--target',
+      'es2022',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--skipLibCheck',
+      '--types',
+      'node',
+      '--typeRoots',
+      join(ROOT, 'node_modules', '@types'),
+      'health.ts',
+      'groups.ts',
+    ],
+    scratch,
+  );
+  // Node 22 runs them as they are (type stripping), with the client's credentials in the environment.
+  const env = { CLIENT_ID: TESTER.id, CLIENT_SECRET: TESTER.secret };
+  expect(JSON.parse(run(process.execPath, ['health.ts'], scratch, env))).toEqual({ status: 'ok' });
+  expect(JSON.parse(run(process.execPath, ['groups.ts'], scratch, env))).toEqual(expect.any(Array));
+}, 60_000);
 
 test('the installed package carries ESM, CommonJS and declarations, and nothing of the service', () => {
   const installed = join(scratch, 'node_modules', '@scheduled-payments', 'client');

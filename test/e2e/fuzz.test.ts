@@ -3,11 +3,13 @@
  * openapi.json against the local runtime. Properties: no 5xx; every error body is
  * {message, responseCode[, errors]} (a 409 of a method in use adds `payments`) with responseCode
  * equal to the status; a refused write changes nothing of the fuzz merchant's groups, payments,
- * totals and outbox; requests that must be refused are; the runtime stays up. Nothing is excused.
+ * totals and outbox; requests that must be refused are; the health check (no token, no input)
+ * answers nothing but its fixed body; the runtime stays up. Nothing is excused.
  *
  * Reproduce a failure: FUZZ_SEED=<seed printed> npx jest test/e2e/fuzz.test.ts --selectProjects e2e
  */
 import fc from 'fast-check';
+import { HEALTH } from '#contract/health';
 import { baseUrl, call, PROD_LIKE_MID, tokenFor } from '#support/api';
 import { declaredQuery, fuzzCase, issueExamples, keyedOperations, type FuzzCase } from '#support/fuzz-cases';
 import { snapshotter } from '#support/fuzz-snapshot';
@@ -25,7 +27,15 @@ const BUDGET_MS = 180_000;
 /** Granted to local-tester and used by no other test's writes: its state is the fuzz suite's alone. */
 const FUZZ_MID = PROD_LIKE_MID;
 
-type Property = 'no 5xx' | 'error body' | 'refused request changes nothing' | 'must refuse';
+type Property =
+  | 'no 5xx'
+  | 'error body'
+  | 'refused request changes nothing'
+  | 'must refuse'
+  | 'open operation answers only its fixed body';
+
+/** The health check's one answer (contract/health.ts), whatever it is sent. */
+const HEALTH_ANSWER = JSON.stringify(HEALTH.body);
 
 interface Answer {
   status: number;
@@ -99,6 +109,18 @@ test(`fuzz: ${RUNS} seeded hostile requests over every operation hold the proper
       });
     const bodyProblem = answer.status >= 400 && c.method !== 'HEAD' ? errorBodyProblem(answer) : undefined;
     if (bodyProblem) problems.push({ property: 'error body', reason: '', detail: bodyProblem });
+    if (
+      c.open &&
+      answer.status >= 200 &&
+      answer.status < 300 &&
+      c.method !== 'HEAD' &&
+      answer.text !== HEALTH_ANSWER
+    )
+      problems.push({
+        property: 'open operation answers only its fixed body',
+        reason: '',
+        detail: `${answer.status} ${answer.text.slice(0, 200)}`,
+      });
     if (answer.status < 300)
       for (const reason of c.mustRefuse)
         problems.push({ property: 'must refuse', reason, detail: `${answer.status} for ${reason}` });

@@ -17,7 +17,10 @@ import {
 import { tokenCases } from '#support/security-tokens';
 import { keyedOperations } from '#support/fuzz-cases';
 
-const ops = operations();
+const all = operations();
+/** The operations behind the authorizer; the open ones (the health check) are tested apart below. */
+const ops = all.filter((op) => !op.open);
+const open = all.filter((op) => op.open);
 const keyed = keyedOperations();
 /** Keyed POSTs carry an Idempotency-Key in the matrix: credentials are checked before the key is claimed. */
 const keyFor = (op: { operationId: string }) =>
@@ -30,10 +33,34 @@ beforeAll(async () => {
   foreign = await makeResources(OTHER_MID, await tokenFor(OTHER));
 });
 
-test('the matrix covers every operation of openapi.json', () => {
+test('the matrix covers every operation of openapi.json, and only the health check is open', () => {
   expect(ops.length).toBeGreaterThanOrEqual(34);
   for (const op of ops) expect(() => bodyOf(op, mine)).not.toThrow();
+  expect(open.map((op) => `${op.method} ${op.template}`)).toEqual(['GET /health']);
 });
+
+test.each(open.map((op) => [op.operationId, op] as const))(
+  'defect: no health route for uptime checks: %s answers every credential, none included, the same 200 and its fixed body',
+  async (_id, op) => {
+    const cases = [...(await tokenCases()), { name: 'a valid token', token: await tokenFor() }];
+    const answers: string[] = [];
+    for (const { name, token } of cases) {
+      const res = await call(op.method, op.template, undefined, { token });
+      answers.push(`${name}: ${res.status} ${res.text} ${res.headers.get('cache-control')}`);
+    }
+    expect(answers).toEqual(cases.map(({ name }) => `${name}: 200 {"status":"ok"} no-store`));
+    // Another method: 405 naming GET, also without a token (no token is ever asked for here).
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+      const res = await call(method, op.template, undefined, { token: null });
+      expect([method, res.status, res.headers.get('allow'), res.body]).toEqual([
+        method,
+        405,
+        'GET',
+        { message: 'Method not allowed: this path answers GET', responseCode: 405 },
+      ]);
+    }
+  },
+);
 
 test.each(ops.map((op) => [op.operationId, op] as const))(
   '%s: every wrong credential gives its documented status and the error body',

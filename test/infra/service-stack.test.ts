@@ -1,6 +1,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { handlerModules, routeList as routes } from '#contract/routes/index';
 import { MERCHANT_PREFIXES, methodNotAllowedMessage, methodsByPath } from '#contract/fallbacks';
+import { HEALTH } from '#contract/health';
 import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '#contract/stage';
 import { tableDef, tableName } from '#contract/table';
 import { PROD_WARM_INDEX_WRITE_UNITS, PROD_WARM_WRITE_UNITS } from '#lib/cdk/table';
@@ -23,6 +24,7 @@ import {
   flatten,
   functionIdOf,
   props,
+  resourcePaths,
   resourcesOf,
   resourcesOfStatement,
   roleIdOf,
@@ -68,24 +70,6 @@ const only = (record: Record<string, Resource>): [string, Resource] => {
 };
 
 /** Full path of every AWS::ApiGateway::Resource, by logical id, from the ParentId/PathPart chain. */
-function resourcePaths(template: Template): Map<string, string> {
-  const resources = resourcesOf(template, 'AWS::ApiGateway::Resource');
-  const paths = new Map<string, string>();
-  const pathOf = (id: string): string => {
-    const known = paths.get(id);
-    if (known !== undefined) return known;
-    const resource = resources[id];
-    if (resource === undefined) throw new Error(`no resource ${id}`);
-    const parent = props(resource).ParentId as { Ref?: string };
-    // A parent that is not a Ref is the API's RootResourceId.
-    const path = `${parent.Ref === undefined ? '' : pathOf(parent.Ref)}/${String(props(resource).PathPart)}`;
-    paths.set(id, path);
-    return path;
-  };
-  for (const id of Object.keys(resources)) pathOf(id);
-  return paths;
-}
-
 /** Logical id of the function of each API handler module, found by its physical name. */
 const functionIds = (template: Template, stage: Stage): Map<string, string> =>
   new Map(handlerModules().map((handler) => [handler, functionIdOf(template, stage, handler)]));
@@ -185,8 +169,9 @@ describe.each([
       );
 
       const key = (method: unknown, path: unknown): string => `${String(method)} ${String(path)}`;
-      // `ANY` methods are the mock fallbacks (405, wrong prefix), asserted in the next test.
-      const routeMethods = methods.filter((m) => m.HttpMethod !== 'ANY');
+      // `ANY` methods are the mock fallbacks (405, wrong prefix), asserted in the next test; the
+      // health route's methods are test/infra/health.test.ts's.
+      const routeMethods = methods.filter((m) => m.HttpMethod !== 'ANY' && m.path !== HEALTH.path);
       expect(routeMethods.map((m) => key(m.HttpMethod, m.path)).sort()).toEqual(
         routes.map((r) => key(r.method, r.path)).sort(),
       );
@@ -211,7 +196,9 @@ describe.each([
       const [authorizerId] = only(resourcesOf(template, 'AWS::ApiGateway::Authorizer'));
       const fallbacks = Object.values(resourcesOf(template, 'AWS::ApiGateway::Method'))
         .map(props)
-        .filter((p) => p.HttpMethod === 'ANY');
+        .filter(
+          (p) => p.HttpMethod === 'ANY' && paths.get((p.ResourceId as { Ref: string }).Ref) !== HEALTH.path,
+        );
       const answerOf = (p: Record<string, unknown>) => {
         const integration = p.Integration as { Type: string; IntegrationResponses: Record<string, any>[] };
         const [response] = integration.IntegrationResponses;

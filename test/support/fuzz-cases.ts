@@ -24,6 +24,8 @@ export interface FuzzCase {
   bodyIsBase64?: true;
   /** Why this request may not succeed (2xx), whatever else it carries. */
   mustRefuse: string[];
+  /** The operation takes no token and reads no input (the health check): its 2xx is its fixed body. */
+  open?: boolean;
 }
 
 /** 10 MB is API Gateway's payload limit (lib/local/http-server.ts). */
@@ -393,7 +395,8 @@ export function fuzzCase(
     .map((r) => {
       const mustRefuse: string[] = [];
       const unknown = r.query.filter(([name]) => !declared.has(name));
-      if (unknown.length > 0) mustRefuse.push('an unknown query parameter');
+      // The health check reads no input at all (API Gateway answers it): a query is ignored there.
+      if (unknown.length > 0 && !op.open) mustRefuse.push('an unknown query parameter');
       const mutation = r.body ?? undefined;
       // A body the operation does not declare is not read: its faults need not be refused.
       if (mutation?.mustRefuse && op.hasBody) mustRefuse.push(mutation.mustRefuse);
@@ -417,6 +420,7 @@ export function fuzzCase(
         ...(mutation?.bodyIsBase64 && { bodyIsBase64: true as const }),
         // Only for requests that reach the operation as declared.
         mustRefuse: r.method === op.method && !dotSegments(r.path) ? mustRefuse : [],
+        ...(op.open && { open: true }),
       };
     });
 }
@@ -490,5 +494,12 @@ export function issueExamples(ops: readonly Operation[], ids: Ids): FuzzCase[] {
       headers: { 'content-type': 'application/json', 'idempotency-key': 'a key/with spaces' },
       mustRefuse: ['a malformed Idempotency-Key'],
     }),
+    // The health check ignores what it is sent and answers only its fixed body.
+    plain('GetHealth', {
+      query: [['__proto__', 'x']],
+      headers: { 'content-type': 'text/plain', 'x-forwarded-for': '127.0.0.1' },
+      open: true,
+    }),
+    plain('GetHealth', { method: 'POST', body: '{"status":"down"}', open: true }),
   ];
 }

@@ -14,13 +14,18 @@ export interface Operation {
   /** e.g. `/rest/merchants/{MID}/groups/{GroupID}` */
   template: string;
   hasBody: boolean;
+  /** Documented without security (`security: []`): it takes no token (the health check). */
+  open: boolean;
 }
 
 const ROOT = join(__dirname, '..', '..');
 
 export function operations(): Operation[] {
   const doc = JSON.parse(readFileSync(join(ROOT, 'openapi.json'), 'utf8')) as {
-    paths: Record<string, Record<string, { operationId?: string; requestBody?: unknown }>>;
+    paths: Record<
+      string,
+      Record<string, { operationId?: string; requestBody?: unknown; security?: unknown[] }>
+    >;
   };
   return Object.entries(doc.paths).flatMap(([template, item]) =>
     Object.entries(item)
@@ -30,6 +35,7 @@ export function operations(): Operation[] {
         method: method.toUpperCase(),
         template,
         hasBody: op.requestBody !== undefined,
+        open: Array.isArray(op.security) && op.security.length === 0,
       })),
   );
 }

@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { ApiError, type ScheduledPaymentsClient, type Schemas } from '../../client/index';
 import { readPayments, readPaymentsFile, sendingFile } from '../../bin/cli/payments-file';
 import { loadSession, saveSession, stageTarget } from '../../bin/cli/session';
-import { nextOccurrencesTable, pastOccurrencesTable, seriesTable } from '../../bin/cli/series';
-import { barSize, outcomeTable, reversalText, watchReversal, wrapLines } from '../../bin/cli/views';
+import { barSize, wrapCell, wrapLines } from '../../bin/cli/layout';
+import { nextOccurrencesTable, pastOccurrencesTable, seriesCard, seriesTable } from '../../bin/cli/series';
+import { outcomeTable, reversalText, watchReversal } from '../../bin/cli/views';
 
 let dir: string;
 beforeEach(() => {
@@ -212,18 +213,59 @@ describe('series tables', () => {
     lastUpdated: '2030-09-01T00:00:00.000Z',
   } as Schemas['Series'];
 
-  test('the next occurrences in local time (with the offset) and as the UTC slot', () => {
-    const shown = nextOccurrencesTable(series);
-    expect(shown).toContain('2030-11-15 17:00-05:00 America/New_York');
-    expect(shown).toContain('2030-11-15 22:00 UTC');
-    expect(shown).toContain('2030-11-12 22:00:00 UTC');
+  const widest = (text: string) => Math.max(...text.split('\n').map((l) => [...l].length));
+  /** The cells of a column's rows as one text (a wrapped cell's lines joined by spaces). */
+  const column = (text: string, index: number): string =>
+    text
+      .split('\n')
+      .filter((l) => l.startsWith('│'))
+      .map((l) => l.split('│')[index + 1]!.trim())
+      .filter((c) => c !== '')
+      .join(' ');
+
+  test('the next occurrences in local time (with the offset, the zone in the heading) and as the UTC slot', () => {
+    const shown = nextOccurrencesTable(series, 80);
+    expect(shown).toContain('Local time (America/New_York)');
+    expect(shown).toMatch(/│ 3 +│ 2030-11-15 17:00-05:00 +│ 2030-11-15 22h +│ 2030-11-12 22:00 +│/);
   });
 
   test('the series and its past occurrences', () => {
-    expect(seriesTable([series])).toContain('monthly ×1 at 17:00 America/New_York from 2030-09-15');
-    const past = pastOccurrencesTable(series);
-    expect(past).toContain('2030-09-15 21:00 UTC');
-    expect(past).toContain('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb');
+    expect(column(seriesTable([series], 80), 2)).toContain(
+      'Rule monthly ×1 at 17:00 America/New_York from 2030-09-15, 10 times',
+    );
+    const card = seriesCard(series, 80);
+    expect(card).toMatch(/│ Groups created │ 1 of 10, each 3 days ahead +│/);
+    expect(card).toMatch(/│ Payments +│ 1 a group, 450\.00 in all +│/);
+    const past = pastOccurrencesTable(series, 80);
+    expect(past).toMatch(/│ 1 +│ 2030-09-15 17:00-04:00 │ created │ bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb │/);
+  });
+
+  test('defect: the series tables were 147 to 151 columns wide: each fits 80, the id whole, the rest wrapped', () => {
+    const far = {
+      ...series,
+      timeZone: 'America/Argentina/Buenos_Aires',
+      endDate: '2031-06-15',
+      totalAmount: 999999.99,
+      nextOccurrences: Array.from({ length: 3 }, (_, i) => ({
+        ...series.nextOccurrences[0]!,
+        occurrence: 100 + i,
+      })),
+      occurrences: Array.from({ length: 3 }, (_, i) => ({ ...series.occurrences![0]!, occurrence: 100 + i })),
+    } as Schemas['Series'];
+    for (const shown of [
+      seriesTable([far, series], 80),
+      seriesCard(far, 80),
+      nextOccurrencesTable(far, 80),
+      pastOccurrencesTable(far, 80),
+    ])
+      expect(widest(shown)).toBeLessThanOrEqual(80);
+    const list = seriesTable([far], 80);
+    expect(list).toContain(`│ ${far.seriesId} │`);
+    expect(column(list, 2)).toBe(
+      'Rule monthly ×1 at 17:00 America/Argentina/ Buenos_Aires from 2030-09-15 until 2031-06-15',
+    );
+    expect(column(nextOccurrencesTable(far, 80), 1)).toContain('(America/Argentina/ Buenos_Aires)');
+    expect(pastOccurrencesTable(far, 80)).toContain('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb');
   });
 });
 
@@ -264,6 +306,55 @@ describe('output fits 80 columns', () => {
     expect(widest(all)).toBeLessThanOrEqual(80);
     expect(all).toContain('…00000044');
     expect(all).not.toContain('more:');
+  });
+
+  /** Each row's cells of column `index`, a wrapped cell's lines joined by spaces (headings left out). */
+  const cells = (text: string, index: number): string[] => {
+    const rows: string[][] = [];
+    for (const line of text.split('\n')) {
+      if (line.startsWith('├') || line.startsWith('└')) rows.push([]);
+      else if (line.startsWith('│')) rows.at(-1)?.push(line.split('│')[index + 1]!.trim());
+    }
+    return rows.map((r) => r.filter((c) => c !== '').join(' ')).filter((c) => c !== '');
+  };
+
+  test('defect: group show cut the decline reason to "Do no…": the message wraps whole, whatever else the row holds', () => {
+    const reasons = [
+      'Do not honor',
+      'Payment method no longer exists',
+      'Insufficient funds: the card was declined by its issuer',
+    ];
+    const rows = reasons.map((responseMessage, i) => ({
+      ...payments[i]!,
+      orderId: `INVOICE-2026-SPRING-TERM-${i}`,
+      amount: 999999.99,
+      authResponse: { status: 'Declined', responseCode: '05', responseMessage },
+      voidOrRefundResponses: [{ type: 'Refund', status: 'Completed' }],
+    })) as unknown as Payment[];
+    for (const width of [80, 100]) {
+      const text = outcomeTable(rows, false, width);
+      expect(widest(text)).toBeLessThanOrEqual(width);
+      // Column 5 is the message: every reason whole, in its words, nothing cut.
+      expect(cells(text, 5)).toEqual(reasons);
+      // The order ids too, broken after their dashes where they are longer than the column.
+      expect(cells(text, 2).map((c) => c.replace(/ /g, ''))).toEqual(rows.map((r) => r.orderId));
+      expect(cells(text, 4)).toEqual(['Declined 05', 'Declined 05', 'Declined 05']);
+    }
+    // At 80 columns no word of a reason is broken either: each line of the column holds whole words.
+    const words = new Set(['Message', ...reasons.join(' ').split(' ')]);
+    const lines = outcomeTable(rows, false, 80)
+      .split('\n')
+      .filter((l) => l.startsWith('│ '));
+    const pieces = lines.flatMap((l) => l.split('│')[6]!.trim().split(' ')).filter((w) => w !== '');
+    expect(pieces.filter((w) => !words.has(w))).toEqual([]);
+  });
+
+  test('a cell wraps between words, and a word longer than the column over lines: nothing is lost', () => {
+    expect(wrapCell('Do not honor', 6)).toBe('Do not\nhonor');
+    expect(wrapCell('INVOICE-2026-SPRING', 8)).toBe('INVOICE-\n2026-\nSPRING');
+    expect(wrapCell('America/Argentina/Buenos_Aires', 20)).toBe('America/Argentina/\nBuenos_Aires');
+    expect(wrapCell('0123456789', 4)).toBe('0123\n4567\n89');
+    expect(wrapCell('a bb ccc', 20)).toBe('a bb ccc');
   });
 
   test('a table that fits is left whole', () => {

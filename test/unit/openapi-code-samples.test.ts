@@ -8,6 +8,7 @@
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { operationExamples, PLACEHOLDERS } from '#contract/examples/index';
+import { HEALTH } from '#contract/health';
 import { routeList as routes, type Route } from '#contract/routes/index';
 import { CLIENT_METHODS, CLIENT_PACKAGE } from '#lib/openapi/code-samples';
 import { openApiDocument, type OpenApiDocument, type OperationObject } from '#lib/openapi/index';
@@ -81,9 +82,14 @@ describe('every operation shows a curl and a TypeScript sample', () => {
 
 test('every TypeScript sample type-checks against the client', () => {
   // Each sample as a module of its own, its import resolved to the client's source.
-  const files = new Map(
-    routes.map((r) => [join(ROOT, 'test', 'samples', `${r.id}.ts`), sample(doc, r, 'TypeScript')]),
-  );
+  // The health check's too (not a route of the table: contract/health.ts).
+  const health = doc.paths[HEALTH.path]!.get!['x-codeSamples'].find((s) => s.label === 'TypeScript')!;
+  const files = new Map([
+    ...routes.map(
+      (r) => [join(ROOT, 'test', 'samples', `${r.id}.ts`), sample(doc, r, 'TypeScript')] as const,
+    ),
+    [join(ROOT, 'test', 'samples', `${HEALTH.id}.ts`), health.source] as const,
+  ]);
   const options: ts.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.ESNext,

@@ -245,3 +245,22 @@ export const isDataKeyArn = (resource: string): boolean =>
 /** A queue's encryption on a stage: prod's queues key (kms.test.ts says which), dev's SQS-managed keys. */
 export const queueEncryptionOf = (stage: Stage): Record<string, unknown> =>
   stage === 'prod' ? { KmsMasterKeyId: expect.anything() } : { SqsManagedSseEnabled: true };
+
+/** The path of each API Gateway resource of `template`, by logical id (`/rest/merchants/{MID}`). */
+export function resourcePaths(template: Template): Map<string, string> {
+  const resources = resourcesOf(template, 'AWS::ApiGateway::Resource');
+  const paths = new Map<string, string>();
+  const pathOf = (id: string): string => {
+    const known = paths.get(id);
+    if (known !== undefined) return known;
+    const resource = resources[id];
+    if (resource === undefined) throw new Error(`no resource ${id}`);
+    const parent = props(resource).ParentId as { Ref?: string };
+    // A parent that is not a Ref is the API's RootResourceId.
+    const path = `${parent.Ref === undefined ? '' : pathOf(parent.Ref)}/${String(props(resource).PathPart)}`;
+    paths.set(id, path);
+    return path;
+  };
+  for (const id of Object.keys(resources)) pathOf(id);
+  return paths;
+}
