@@ -899,7 +899,7 @@ export interface components {
       allowPartial?: boolean;
       retryPolicy?: components['schemas']['RetryPolicy'];
       payments?: components['schemas']['NewGroupPayment'][];
-      /** @description must be 1-100 characters of letters, digits and _ . : - */
+      /** @description must be 1-100 characters of letters, digits and _ . : -, and no card number */
       idempotencyKey?: string;
     };
     /** @description How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
@@ -924,7 +924,7 @@ export interface components {
       customAttributes?: components['schemas']['CustomAttributes'];
       fees?: components['schemas']['Fee'][];
     };
-    /** @description Keys are at most 100 characters. These keys are reserved (400): `__proto__`, `constructor`, `prototype`, `toString`, `toLocaleString`, `valueOf`, `hasOwnProperty`, `isPrototypeOf`, `propertyIsEnumerable`, `__defineGetter__`, `__defineSetter__`, `__lookupGetter__`, `__lookupSetter__`. */
+    /** @description Keys are at most 100 characters. These keys are reserved (400): `__proto__`, `constructor`, `prototype`, `toString`, `toLocaleString`, `valueOf`, `hasOwnProperty`, `isPrototypeOf`, `propertyIsEnumerable`, `__defineGetter__`, `__defineSetter__`, `__lookupGetter__`, `__lookupSetter__`. Keys must not contain a card number (a Luhn-valid 13-19 digit run with a card brand's prefix, however its groups are separated): 400. */
     CustomAttributes: {
       [key: string]: string | number | boolean;
     };
@@ -992,11 +992,14 @@ export interface components {
       /** @description must not contain control characters or a card number */
       sponsorKey?: string;
       customerData?: components['schemas']['CustomerData'];
-      /** Format: email */
+      /**
+       * Format: email
+       * @description Must not contain a card number (a Luhn-valid 13-19 digit run with a card brand's prefix, however its groups are separated): 400.
+       */
       email?: string;
       paymentMethod: components['schemas']['NewSavedPaymentMethod'];
     };
-    /** @description Keys are at most 100 characters. These keys are reserved (400): `__proto__`, `constructor`, `prototype`, `toString`, `toLocaleString`, `valueOf`, `hasOwnProperty`, `isPrototypeOf`, `propertyIsEnumerable`, `__defineGetter__`, `__defineSetter__`, `__lookupGetter__`, `__lookupSetter__`. */
+    /** @description Keys are at most 100 characters. These keys are reserved (400): `__proto__`, `constructor`, `prototype`, `toString`, `toLocaleString`, `valueOf`, `hasOwnProperty`, `isPrototypeOf`, `propertyIsEnumerable`, `__defineGetter__`, `__defineSetter__`, `__lookupGetter__`, `__lookupSetter__`. Keys must not contain a card number (a Luhn-valid 13-19 digit run with a card brand's prefix, however its groups are separated): 400. */
     CustomerData: {
       [key: string]: string;
     };
@@ -1049,7 +1052,10 @@ export interface components {
       /** @description must not contain control characters or a card number */
       sponsorKey?: string;
       customerData?: components['schemas']['CustomerData'];
-      /** Format: email */
+      /**
+       * Format: email
+       * @description Must not contain a card number (a Luhn-valid 13-19 digit run with a card brand's prefix, however its groups are separated): 400.
+       */
       email?: string;
       payorId?: string;
     };
@@ -1071,14 +1077,14 @@ export interface components {
       amount: number;
       /** @description must not contain control characters or a card number */
       orderId?: string;
-      /** @description must be 1-100 characters of letters, digits and _ . : - */
+      /** @description must be 1-100 characters of letters, digits and _ . : -, and no card number */
       idempotencyKey?: string;
       allowPartial?: boolean;
     };
     RefundRequest: {
       /** @description Amount in the currency unit, > 0, at most 2 decimals. */
       amount: number;
-      /** @description must be 1-100 characters of letters, digits and _ . : - */
+      /** @description must be 1-100 characters of letters, digits and _ . : -, and no card number */
       idempotencyKey?: string;
     };
     CreateSeriesRequest: {
@@ -1102,7 +1108,7 @@ export interface components {
       frequency: 'weekly' | 'monthly';
       interval: number;
       payments: components['schemas']['NewGroupPayment'][];
-      /** @description must be 1-100 characters of letters, digits and _ . : - */
+      /** @description must be 1-100 characters of letters, digits and _ . : -, and no card number */
       idempotencyKey?: string;
     };
     UpdateSeriesRequest: {
@@ -1134,14 +1140,14 @@ export interface components {
       scheduleHour?: number;
     };
     CreateWebhookEndpointRequest: {
-      /** @description must be an absolute https URL */
+      /** @description must be an absolute https URL Must not contain a card number (a Luhn-valid 13-19 digit run with a card brand's prefix, however its groups are separated): 400. */
       url: string;
       enabledEvents?: string[];
       /** @description must not contain control characters or a card number */
       description?: string;
     };
     UpdateWebhookEndpointRequest: {
-      /** @description must be an absolute https URL */
+      /** @description must be an absolute https URL Must not contain a card number (a Luhn-valid 13-19 digit run with a card brand's prefix, however its groups are separated): 400. */
       url?: string;
       enabledEvents?: string[];
       /** @description must not contain control characters or a card number */

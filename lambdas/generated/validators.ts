@@ -406,6 +406,7 @@ const schema13 = {
                   '__lookupSetter__',
                 ],
               },
+              noCardNumber: true,
             },
             additionalProperties: {
               anyOf: [
@@ -415,11 +416,17 @@ const schema13 = {
                   pattern: '^[^\\u0000-\\u001F\\u007F]*$',
                   noCardNumber: true,
                 },
-                { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
+                {
+                  type: 'number',
+                  minimum: -1000000000000000,
+                  maximum: 1000000000000000,
+                  maxDecimals: 6,
+                  noCardNumber: true,
+                },
                 { type: 'boolean' },
               ],
               description:
-                'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+                'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals, no card number) or a boolean',
             },
           },
           fees: {
@@ -448,15 +455,16 @@ const schema13 = {
     idempotencyKey: {
       type: 'string',
       pattern: '^[A-Za-z0-9_.:-]{1,100}$',
-      description: 'must be 1-100 characters of letters, digits and _ . : -',
+      noCardNumber: true,
+      description: 'must be 1-100 characters of letters, digits and _ . : -, and no card number',
     },
   },
 };
 const func2 = Object.prototype.hasOwnProperty;
 const func4 = require('ajv/dist/runtime/ucs2length').default;
 const func5 = require('#shared/decimals').hasAtMostDecimals;
-const func8 = require('#shared/card-number').containsCardNumber;
-const func9 = require('#shared/card-number').cardNumberRefused;
+const func6 = require('#shared/card-number').containsCardNumber;
+const func7 = require('#shared/card-number').cardNumberRefused;
 const pattern4 = new RegExp('^\\d{8}(\\d{3})?$', 'u');
 const pattern5 = new RegExp('^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$', 'u');
 const pattern6 = new RegExp('^[^\\u0000-\\u001F\\u007F]*$', 'u');
@@ -1231,6 +1239,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             }
             if (data11.orderId !== undefined) {
               let data14 = data11.orderId;
+              if (true && func6(data14)) {
+                vErrors = func7(
+                  vErrors,
+                  instancePath + '/payments/' + i0 + '/orderId',
+                  '#/properties/payments/items/properties/orderId/noCardNumber',
+                );
+                errors++;
+              }
               if (typeof data14 === 'string') {
                 if (func4(data14) > 100) {
                   const err39 = {
@@ -1284,14 +1300,6 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   } else {
                     vErrors.push(err41);
                   }
-                  errors++;
-                }
-                if (true && func8(data14)) {
-                  vErrors = func9(
-                    vErrors,
-                    instancePath + '/payments/' + i0 + '/orderId',
-                    '#/properties/payments/items/properties/orderId/noCardNumber',
-                  );
                   errors++;
                 }
               } else {
@@ -1498,6 +1506,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                     }
                   }
+                  if (true && func6(key3)) {
+                    vErrors = func7(
+                      vErrors,
+                      instancePath + '/payments/' + i0 + '/customAttributes',
+                      '#/properties/payments/items/properties/customAttributes/propertyNames/noCardNumber',
+                      key3,
+                    );
+                    errors++;
+                  }
                   if (typeof key3 === 'string') {
                     if (func4(key3) > 100) {
                       const err51 = {
@@ -1546,6 +1563,18 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   const _errs51 = errors;
                   let valid8 = false;
                   const _errs52 = errors;
+                  if (true && func6(data21)) {
+                    vErrors = func7(
+                      vErrors,
+                      instancePath +
+                        '/payments/' +
+                        i0 +
+                        '/customAttributes/' +
+                        key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                      '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+                    );
+                    errors++;
+                  }
                   if (typeof data21 === 'string') {
                     if (func4(data21) > 1000) {
                       const err53 = {
@@ -1599,18 +1628,6 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                       errors++;
                     }
-                    if (true && func8(data21)) {
-                      vErrors = func9(
-                        vErrors,
-                        instancePath +
-                          '/payments/' +
-                          i0 +
-                          '/customAttributes/' +
-                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
-                        '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-                      );
-                      errors++;
-                    }
                   } else {
                     const err55 = {
                       instancePath:
@@ -1643,6 +1660,18 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   valid8 = valid8 || _valid0;
                   if (!valid8) {
                     const _errs54 = errors;
+                    if (true && func6(data21)) {
+                      vErrors = func7(
+                        vErrors,
+                        instancePath +
+                          '/payments/' +
+                          i0 +
+                          '/customAttributes/' +
+                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                        '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/1/noCardNumber',
+                      );
+                      errors++;
+                    }
                     if (typeof data21 == 'number' && isFinite(data21)) {
                       if (data21 > 1000000000000000 || isNaN(data21)) {
                         const err56 = {
@@ -1926,6 +1955,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                     if (data23.name !== undefined) {
                       let data24 = data23.name;
+                      if (true && func6(data24)) {
+                        vErrors = func7(
+                          vErrors,
+                          instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
+                          '#/properties/payments/items/properties/fees/items/properties/name/noCardNumber',
+                        );
+                        errors++;
+                      }
                       if (typeof data24 === 'string') {
                         if (func4(data24) > 100) {
                           const err67 = {
@@ -1985,14 +2022,6 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           } else {
                             vErrors.push(err69);
                           }
-                          errors++;
-                        }
-                        if (true && func8(data24)) {
-                          vErrors = func9(
-                            vErrors,
-                            instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
-                            '#/properties/payments/items/properties/fees/items/properties/name/noCardNumber',
-                          );
                           errors++;
                         }
                       } else {
@@ -2180,6 +2209,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.idempotencyKey !== undefined) {
       let data26 = data.idempotencyKey;
+      if (true && func6(data26)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/idempotencyKey',
+          '#/properties/idempotencyKey/noCardNumber',
+        );
+        errors++;
+      }
       if (typeof data26 === 'string') {
         if (!pattern9.test(data26)) {
           const err79 = {
@@ -3149,15 +3186,22 @@ const schema17 = {
             '__lookupSetter__',
           ],
         },
+        noCardNumber: true,
       },
       additionalProperties: {
         anyOf: [
           { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
-          { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
+          {
+            type: 'number',
+            minimum: -1000000000000000,
+            maximum: 1000000000000000,
+            maxDecimals: 6,
+            noCardNumber: true,
+          },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals, no card number) or a boolean',
       },
     },
     fees: {
@@ -3436,6 +3480,10 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.orderId !== undefined) {
       let data3 = data.orderId;
+      if (true && func6(data3)) {
+        vErrors = func7(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
+        errors++;
+      }
       if (typeof data3 === 'string') {
         if (func4(data3) > 100) {
           const err13 = {
@@ -3489,10 +3537,6 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err15);
           }
-          errors++;
-        }
-        if (true && func8(data3)) {
-          vErrors = func9(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
           errors++;
         }
       } else {
@@ -3696,6 +3740,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               }
             }
           }
+          if (true && func6(key1)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customAttributes',
+              '#/properties/customAttributes/propertyNames/noCardNumber',
+              key1,
+            );
+            errors++;
+          }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
               const err25 = {
@@ -3742,6 +3795,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           const _errs27 = errors;
           let valid4 = false;
           const _errs28 = errors;
+          if (true && func6(data10)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+              '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data10 === 'string') {
             if (func4(data10) > 1000) {
               const err27 = {
@@ -3781,14 +3842,6 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data10)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err29 = {
               instancePath:
@@ -3812,6 +3865,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           valid4 = valid4 || _valid0;
           if (!valid4) {
             const _errs30 = errors;
+            if (true && func6(data10)) {
+              vErrors = func7(
+                vErrors,
+                instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customAttributes/additionalProperties/anyOf/1/noCardNumber',
+              );
+              errors++;
+            }
             if (typeof data10 == 'number' && isFinite(data10)) {
               if (data10 > 1000000000000000 || isNaN(data10)) {
                 const err30 = {
@@ -4047,6 +4108,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             }
             if (data12.name !== undefined) {
               let data13 = data12.name;
+              if (true && func6(data13)) {
+                vErrors = func7(
+                  vErrors,
+                  instancePath + '/fees/' + i0 + '/name',
+                  '#/properties/fees/items/properties/name/noCardNumber',
+                );
+                errors++;
+              }
               if (typeof data13 === 'string') {
                 if (func4(data13) > 100) {
                   const err41 = {
@@ -4100,14 +4169,6 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   } else {
                     vErrors.push(err43);
                   }
-                  errors++;
-                }
-                if (true && func8(data13)) {
-                  vErrors = func9(
-                    vErrors,
-                    instancePath + '/fees/' + i0 + '/name',
-                    '#/properties/fees/items/properties/name/noCardNumber',
-                  );
                   errors++;
                 }
               } else {
@@ -4320,15 +4381,22 @@ const schema18 = {
             '__lookupSetter__',
           ],
         },
+        noCardNumber: true,
       },
       additionalProperties: {
         anyOf: [
           { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
-          { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
+          {
+            type: 'number',
+            minimum: -1000000000000000,
+            maximum: 1000000000000000,
+            maxDecimals: 6,
+            noCardNumber: true,
+          },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals, no card number) or a boolean',
       },
     },
     fees: {
@@ -4665,6 +4733,10 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.orderId !== undefined) {
       let data4 = data.orderId;
+      if (true && func6(data4)) {
+        vErrors = func7(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
+        errors++;
+      }
       if (typeof data4 === 'string') {
         if (func4(data4) > 100) {
           const err16 = {
@@ -4718,10 +4790,6 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err18);
           }
-          errors++;
-        }
-        if (true && func8(data4)) {
-          vErrors = func9(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
           errors++;
         }
       } else {
@@ -4925,6 +4993,15 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
               }
             }
           }
+          if (true && func6(key1)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customAttributes',
+              '#/properties/customAttributes/propertyNames/noCardNumber',
+              key1,
+            );
+            errors++;
+          }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
               const err28 = {
@@ -4971,6 +5048,14 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           const _errs29 = errors;
           let valid4 = false;
           const _errs30 = errors;
+          if (true && func6(data11)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+              '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data11 === 'string') {
             if (func4(data11) > 1000) {
               const err30 = {
@@ -5010,14 +5095,6 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data11)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err32 = {
               instancePath:
@@ -5041,6 +5118,14 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           valid4 = valid4 || _valid0;
           if (!valid4) {
             const _errs32 = errors;
+            if (true && func6(data11)) {
+              vErrors = func7(
+                vErrors,
+                instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customAttributes/additionalProperties/anyOf/1/noCardNumber',
+              );
+              errors++;
+            }
             if (typeof data11 == 'number' && isFinite(data11)) {
               if (data11 > 1000000000000000 || isNaN(data11)) {
                 const err33 = {
@@ -5276,6 +5361,14 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             }
             if (data13.name !== undefined) {
               let data14 = data13.name;
+              if (true && func6(data14)) {
+                vErrors = func7(
+                  vErrors,
+                  instancePath + '/fees/' + i0 + '/name',
+                  '#/properties/fees/items/properties/name/noCardNumber',
+                );
+                errors++;
+              }
               if (typeof data14 === 'string') {
                 if (func4(data14) > 100) {
                   const err44 = {
@@ -5329,14 +5422,6 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                   } else {
                     vErrors.push(err46);
                   }
-                  errors++;
-                }
-                if (true && func8(data14)) {
-                  vErrors = func9(
-                    vErrors,
-                    instancePath + '/fees/' + i0 + '/name',
-                    '#/properties/fees/items/properties/name/noCardNumber',
-                  );
                   errors++;
                 }
               } else {
@@ -5765,6 +5850,7 @@ const schema20 = {
                   '__lookupSetter__',
                 ],
               },
+              noCardNumber: true,
             },
             additionalProperties: {
               anyOf: [
@@ -5774,11 +5860,17 @@ const schema20 = {
                   pattern: '^[^\\u0000-\\u001F\\u007F]*$',
                   noCardNumber: true,
                 },
-                { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
+                {
+                  type: 'number',
+                  minimum: -1000000000000000,
+                  maximum: 1000000000000000,
+                  maxDecimals: 6,
+                  noCardNumber: true,
+                },
                 { type: 'boolean' },
               ],
               description:
-                'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+                'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals, no card number) or a boolean',
             },
           },
           fees: {
@@ -5807,11 +5899,12 @@ const schema20 = {
     idempotencyKey: {
       type: 'string',
       pattern: '^[A-Za-z0-9_.:-]{1,100}$',
-      description: 'must be 1-100 characters of letters, digits and _ . : -',
+      noCardNumber: true,
+      description: 'must be 1-100 characters of letters, digits and _ . : -, and no card number',
     },
   },
 };
-const func58 = require('#shared/time-zones').isIanaTimeZone;
+const func72 = require('#shared/time-zones').isIanaTimeZone;
 const pattern25 = new RegExp('^[A-Za-z][A-Za-z0-9_+\\-/]*$', 'u');
 function validate19(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
@@ -6020,7 +6113,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && !func58(data0)) {
+        if (true && !func72(data0)) {
           const err11 = {
             instancePath: instancePath + '/timeZone',
             schemaPath: '#/properties/timeZone/ianaTimeZone',
@@ -6965,6 +7058,14 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             }
             if (data16.orderId !== undefined) {
               let data19 = data16.orderId;
+              if (true && func6(data19)) {
+                vErrors = func7(
+                  vErrors,
+                  instancePath + '/payments/' + i0 + '/orderId',
+                  '#/properties/payments/items/properties/orderId/noCardNumber',
+                );
+                errors++;
+              }
               if (typeof data19 === 'string') {
                 if (func4(data19) > 100) {
                   const err59 = {
@@ -7018,14 +7119,6 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                   } else {
                     vErrors.push(err61);
                   }
-                  errors++;
-                }
-                if (true && func8(data19)) {
-                  vErrors = func9(
-                    vErrors,
-                    instancePath + '/payments/' + i0 + '/orderId',
-                    '#/properties/payments/items/properties/orderId/noCardNumber',
-                  );
                   errors++;
                 }
               } else {
@@ -7232,6 +7325,15 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                     }
                   }
+                  if (true && func6(key3)) {
+                    vErrors = func7(
+                      vErrors,
+                      instancePath + '/payments/' + i0 + '/customAttributes',
+                      '#/properties/payments/items/properties/customAttributes/propertyNames/noCardNumber',
+                      key3,
+                    );
+                    errors++;
+                  }
                   if (typeof key3 === 'string') {
                     if (func4(key3) > 100) {
                       const err71 = {
@@ -7280,6 +7382,18 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                   const _errs61 = errors;
                   let valid8 = false;
                   const _errs62 = errors;
+                  if (true && func6(data26)) {
+                    vErrors = func7(
+                      vErrors,
+                      instancePath +
+                        '/payments/' +
+                        i0 +
+                        '/customAttributes/' +
+                        key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                      '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+                    );
+                    errors++;
+                  }
                   if (typeof data26 === 'string') {
                     if (func4(data26) > 1000) {
                       const err73 = {
@@ -7333,18 +7447,6 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                       errors++;
                     }
-                    if (true && func8(data26)) {
-                      vErrors = func9(
-                        vErrors,
-                        instancePath +
-                          '/payments/' +
-                          i0 +
-                          '/customAttributes/' +
-                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
-                        '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-                      );
-                      errors++;
-                    }
                   } else {
                     const err75 = {
                       instancePath:
@@ -7377,6 +7479,18 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                   valid8 = valid8 || _valid0;
                   if (!valid8) {
                     const _errs64 = errors;
+                    if (true && func6(data26)) {
+                      vErrors = func7(
+                        vErrors,
+                        instancePath +
+                          '/payments/' +
+                          i0 +
+                          '/customAttributes/' +
+                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                        '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/1/noCardNumber',
+                      );
+                      errors++;
+                    }
                     if (typeof data26 == 'number' && isFinite(data26)) {
                       if (data26 > 1000000000000000 || isNaN(data26)) {
                         const err76 = {
@@ -7660,6 +7774,14 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                     if (data28.name !== undefined) {
                       let data29 = data28.name;
+                      if (true && func6(data29)) {
+                        vErrors = func7(
+                          vErrors,
+                          instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
+                          '#/properties/payments/items/properties/fees/items/properties/name/noCardNumber',
+                        );
+                        errors++;
+                      }
                       if (typeof data29 === 'string') {
                         if (func4(data29) > 100) {
                           const err87 = {
@@ -7719,14 +7841,6 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                           } else {
                             vErrors.push(err89);
                           }
-                          errors++;
-                        }
-                        if (true && func8(data29)) {
-                          vErrors = func9(
-                            vErrors,
-                            instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
-                            '#/properties/payments/items/properties/fees/items/properties/name/noCardNumber',
-                          );
                           errors++;
                         }
                       } else {
@@ -7914,6 +8028,14 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.idempotencyKey !== undefined) {
       let data31 = data.idempotencyKey;
+      if (true && func6(data31)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/idempotencyKey',
+          '#/properties/idempotencyKey/noCardNumber',
+        );
+        errors++;
+      }
       if (typeof data31 === 'string') {
         if (!pattern9.test(data31)) {
           const err99 = {
@@ -8135,7 +8257,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && !func58(data1)) {
+        if (true && !func72(data1)) {
           const err6 = {
             instancePath: instancePath + '/timeZone',
             schemaPath: '#/properties/timeZone/ianaTimeZone',
@@ -9396,6 +9518,7 @@ const schema25 = {
             '__lookupSetter__',
           ],
         },
+        noCardNumber: true,
       },
       additionalProperties: {
         type: 'string',
@@ -9406,7 +9529,7 @@ const schema25 = {
         description: 'must not contain control characters or a card number',
       },
     },
-    email: { type: 'string', format: 'email', maxLength: 254 },
+    email: { type: 'string', format: 'email', maxLength: 254, noCardNumber: true },
     paymentMethod: { type: 'object' },
   },
 };
@@ -9463,6 +9586,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.customerAccountId !== undefined) {
       let data0 = data.customerAccountId;
+      if (true && func6(data0)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/customerAccountId',
+          '#/properties/customerAccountId/noCardNumber',
+        );
+        errors++;
+      }
       if (typeof data0 === 'string') {
         if (func4(data0) > 50) {
           const err2 = {
@@ -9518,14 +9649,6 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data0)) {
-          vErrors = func9(
-            vErrors,
-            instancePath + '/customerAccountId',
-            '#/properties/customerAccountId/noCardNumber',
-          );
-          errors++;
-        }
       } else {
         const err5 = {
           instancePath: instancePath + '/customerAccountId',
@@ -9547,6 +9670,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.customerAccountType !== undefined) {
       let data1 = data.customerAccountType;
+      if (true && func6(data1)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/customerAccountType',
+          '#/properties/customerAccountType/noCardNumber',
+        );
+        errors++;
+      }
       if (typeof data1 === 'string') {
         if (func4(data1) > 50) {
           const err6 = {
@@ -9602,14 +9733,6 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data1)) {
-          vErrors = func9(
-            vErrors,
-            instancePath + '/customerAccountType',
-            '#/properties/customerAccountType/noCardNumber',
-          );
-          errors++;
-        }
       } else {
         const err9 = {
           instancePath: instancePath + '/customerAccountType',
@@ -9631,6 +9754,10 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.sponsorKey !== undefined) {
       let data2 = data.sponsorKey;
+      if (true && func6(data2)) {
+        vErrors = func7(vErrors, instancePath + '/sponsorKey', '#/properties/sponsorKey/noCardNumber');
+        errors++;
+      }
       if (typeof data2 === 'string') {
         if (func4(data2) > 8) {
           const err10 = {
@@ -9684,10 +9811,6 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err12);
           }
-          errors++;
-        }
-        if (true && func8(data2)) {
-          vErrors = func9(vErrors, instancePath + '/sponsorKey', '#/properties/sponsorKey/noCardNumber');
           errors++;
         }
       } else {
@@ -9786,6 +9909,15 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               }
             }
           }
+          if (true && func6(key1)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData',
+              '#/properties/customerData/propertyNames/noCardNumber',
+              key1,
+            );
+            errors++;
+          }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
               const err17 = {
@@ -9829,6 +9961,14 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
         }
         for (const key2 in data3) {
           let data4 = data3[key2];
+          if (true && func6(data4)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+              '#/properties/customerData/additionalProperties/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data4 === 'string') {
             if (func4(data4) > 500) {
               const err19 = {
@@ -9884,14 +10024,6 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data4)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                '#/properties/customerData/additionalProperties/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err22 = {
               instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
@@ -9932,6 +10064,10 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.email !== undefined) {
       let data5 = data.email;
+      if (true && func6(data5)) {
+        vErrors = func7(vErrors, instancePath + '/email', '#/properties/email/noCardNumber');
+        errors++;
+      }
       if (typeof data5 === 'string') {
         if (func4(data5) > 254) {
           const err24 = {
@@ -10114,6 +10250,7 @@ const schema26 = {
             '__lookupSetter__',
           ],
         },
+        noCardNumber: true,
       },
       additionalProperties: {
         type: 'string',
@@ -10569,6 +10706,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data4.line1 !== undefined) {
           let data5 = data4.line1;
+          if (true && func6(data5)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/line1',
+              '#/properties/billingAddress/properties/line1/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data5 === 'string') {
             if (func4(data5) > 100) {
               const err22 = {
@@ -10624,14 +10769,6 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data5)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/line1',
-                '#/properties/billingAddress/properties/line1/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err25 = {
               instancePath: instancePath + '/billingAddress/line1',
@@ -10653,6 +10790,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data4.line2 !== undefined) {
           let data6 = data4.line2;
+          if (true && func6(data6)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/line2',
+              '#/properties/billingAddress/properties/line2/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data6 === 'string') {
             if (func4(data6) > 100) {
               const err26 = {
@@ -10708,14 +10853,6 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data6)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/line2',
-                '#/properties/billingAddress/properties/line2/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err29 = {
               instancePath: instancePath + '/billingAddress/line2',
@@ -10737,6 +10874,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data4.city !== undefined) {
           let data7 = data4.city;
+          if (true && func6(data7)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/city',
+              '#/properties/billingAddress/properties/city/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data7 === 'string') {
             if (func4(data7) > 60) {
               const err30 = {
@@ -10792,14 +10937,6 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data7)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/city',
-                '#/properties/billingAddress/properties/city/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err33 = {
               instancePath: instancePath + '/billingAddress/city',
@@ -10821,6 +10958,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data4.state !== undefined) {
           let data8 = data4.state;
+          if (true && func6(data8)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/state',
+              '#/properties/billingAddress/properties/state/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data8 === 'string') {
             if (func4(data8) > 50) {
               const err34 = {
@@ -10876,14 +11021,6 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data8)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/state',
-                '#/properties/billingAddress/properties/state/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err37 = {
               instancePath: instancePath + '/billingAddress/state',
@@ -10905,6 +11042,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data4.postalCode !== undefined) {
           let data9 = data4.postalCode;
+          if (true && func6(data9)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/postalCode',
+              '#/properties/billingAddress/properties/postalCode/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data9 === 'string') {
             if (func4(data9) > 20) {
               const err38 = {
@@ -10958,14 +11103,6 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err40);
               }
-              errors++;
-            }
-            if (true && func8(data9)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/postalCode',
-                '#/properties/billingAddress/properties/postalCode/noCardNumber',
-              );
               errors++;
             }
           } else {
@@ -11123,6 +11260,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               }
             }
           }
+          if (true && func6(key2)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData',
+              '#/properties/customerData/propertyNames/noCardNumber',
+              key2,
+            );
+            errors++;
+          }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
               const err48 = {
@@ -11166,6 +11312,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         }
         for (const key3 in data11) {
           let data12 = data11[key3];
+          if (true && func6(data12)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+              '#/properties/customerData/additionalProperties/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data12 === 'string') {
             if (func4(data12) > 500) {
               const err50 = {
@@ -11219,14 +11373,6 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err52);
               }
-              errors++;
-            }
-            if (true && func8(data12)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                '#/properties/customerData/additionalProperties/noCardNumber',
-              );
               errors++;
             }
           } else {
@@ -11392,6 +11538,7 @@ const schema27 = {
             '__lookupSetter__',
           ],
         },
+        noCardNumber: true,
       },
       additionalProperties: {
         type: 'string',
@@ -11749,6 +11896,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data3.line1 !== undefined) {
           let data4 = data3.line1;
+          if (true && func6(data4)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/line1',
+              '#/properties/billingAddress/properties/line1/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data4 === 'string') {
             if (func4(data4) > 100) {
               const err17 = {
@@ -11804,14 +11959,6 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data4)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/line1',
-                '#/properties/billingAddress/properties/line1/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err20 = {
               instancePath: instancePath + '/billingAddress/line1',
@@ -11833,6 +11980,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data3.line2 !== undefined) {
           let data5 = data3.line2;
+          if (true && func6(data5)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/line2',
+              '#/properties/billingAddress/properties/line2/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data5 === 'string') {
             if (func4(data5) > 100) {
               const err21 = {
@@ -11888,14 +12043,6 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data5)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/line2',
-                '#/properties/billingAddress/properties/line2/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err24 = {
               instancePath: instancePath + '/billingAddress/line2',
@@ -11917,6 +12064,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data3.city !== undefined) {
           let data6 = data3.city;
+          if (true && func6(data6)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/city',
+              '#/properties/billingAddress/properties/city/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data6 === 'string') {
             if (func4(data6) > 60) {
               const err25 = {
@@ -11972,14 +12127,6 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data6)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/city',
-                '#/properties/billingAddress/properties/city/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err28 = {
               instancePath: instancePath + '/billingAddress/city',
@@ -12001,6 +12148,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data3.state !== undefined) {
           let data7 = data3.state;
+          if (true && func6(data7)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/state',
+              '#/properties/billingAddress/properties/state/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data7 === 'string') {
             if (func4(data7) > 50) {
               const err29 = {
@@ -12056,14 +12211,6 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data7)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/state',
-                '#/properties/billingAddress/properties/state/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err32 = {
               instancePath: instancePath + '/billingAddress/state',
@@ -12085,6 +12232,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data3.postalCode !== undefined) {
           let data8 = data3.postalCode;
+          if (true && func6(data8)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/postalCode',
+              '#/properties/billingAddress/properties/postalCode/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data8 === 'string') {
             if (func4(data8) > 20) {
               const err33 = {
@@ -12138,14 +12293,6 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err35);
               }
-              errors++;
-            }
-            if (true && func8(data8)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/postalCode',
-                '#/properties/billingAddress/properties/postalCode/noCardNumber',
-              );
               errors++;
             }
           } else {
@@ -12303,6 +12450,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               }
             }
           }
+          if (true && func6(key2)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData',
+              '#/properties/customerData/propertyNames/noCardNumber',
+              key2,
+            );
+            errors++;
+          }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
               const err43 = {
@@ -12346,6 +12502,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         }
         for (const key3 in data10) {
           let data11 = data10[key3];
+          if (true && func6(data11)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+              '#/properties/customerData/additionalProperties/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data11 === 'string') {
             if (func4(data11) > 500) {
               const err45 = {
@@ -12399,14 +12563,6 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err47);
               }
-              errors++;
-            }
-            if (true && func8(data11)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                '#/properties/customerData/additionalProperties/noCardNumber',
-              );
               errors++;
             }
           } else {
@@ -12975,6 +13131,7 @@ const schema30 = {
             '__lookupSetter__',
           ],
         },
+        noCardNumber: true,
       },
       additionalProperties: {
         type: 'string',
@@ -12985,7 +13142,7 @@ const schema30 = {
         description: 'must not contain control characters or a card number',
       },
     },
-    email: { type: 'string', format: 'email', maxLength: 254 },
+    email: { type: 'string', format: 'email', maxLength: 254, noCardNumber: true },
     payorId: { type: 'string' },
   },
 };
@@ -13022,6 +13179,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.customerAccountId !== undefined) {
       let data0 = data.customerAccountId;
+      if (true && func6(data0)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/customerAccountId',
+          '#/properties/customerAccountId/noCardNumber',
+        );
+        errors++;
+      }
       if (typeof data0 === 'string') {
         if (func4(data0) > 50) {
           const err1 = {
@@ -13077,14 +13242,6 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data0)) {
-          vErrors = func9(
-            vErrors,
-            instancePath + '/customerAccountId',
-            '#/properties/customerAccountId/noCardNumber',
-          );
-          errors++;
-        }
       } else {
         const err4 = {
           instancePath: instancePath + '/customerAccountId',
@@ -13106,6 +13263,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.customerAccountType !== undefined) {
       let data1 = data.customerAccountType;
+      if (true && func6(data1)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/customerAccountType',
+          '#/properties/customerAccountType/noCardNumber',
+        );
+        errors++;
+      }
       if (typeof data1 === 'string') {
         if (func4(data1) > 50) {
           const err5 = {
@@ -13161,14 +13326,6 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data1)) {
-          vErrors = func9(
-            vErrors,
-            instancePath + '/customerAccountType',
-            '#/properties/customerAccountType/noCardNumber',
-          );
-          errors++;
-        }
       } else {
         const err8 = {
           instancePath: instancePath + '/customerAccountType',
@@ -13190,6 +13347,10 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.sponsorKey !== undefined) {
       let data2 = data.sponsorKey;
+      if (true && func6(data2)) {
+        vErrors = func7(vErrors, instancePath + '/sponsorKey', '#/properties/sponsorKey/noCardNumber');
+        errors++;
+      }
       if (typeof data2 === 'string') {
         if (func4(data2) > 8) {
           const err9 = {
@@ -13243,10 +13404,6 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err11);
           }
-          errors++;
-        }
-        if (true && func8(data2)) {
-          vErrors = func9(vErrors, instancePath + '/sponsorKey', '#/properties/sponsorKey/noCardNumber');
           errors++;
         }
       } else {
@@ -13345,6 +13502,15 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               }
             }
           }
+          if (true && func6(key1)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData',
+              '#/properties/customerData/propertyNames/noCardNumber',
+              key1,
+            );
+            errors++;
+          }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
               const err16 = {
@@ -13388,6 +13554,14 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
         }
         for (const key2 in data3) {
           let data4 = data3[key2];
+          if (true && func6(data4)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+              '#/properties/customerData/additionalProperties/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data4 === 'string') {
             if (func4(data4) > 500) {
               const err18 = {
@@ -13443,14 +13617,6 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data4)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                '#/properties/customerData/additionalProperties/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err21 = {
               instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
@@ -13491,6 +13657,10 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.email !== undefined) {
       let data5 = data.email;
+      if (true && func6(data5)) {
+        vErrors = func7(vErrors, instancePath + '/email', '#/properties/email/noCardNumber');
+        errors++;
+      }
       if (typeof data5 === 'string') {
         if (func4(data5) > 254) {
           const err23 = {
@@ -13670,6 +13840,7 @@ const schema31 = {
             '__lookupSetter__',
           ],
         },
+        noCardNumber: true,
       },
       additionalProperties: {
         type: 'string',
@@ -13953,6 +14124,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data2.line1 !== undefined) {
           let data3 = data2.line1;
+          if (true && func6(data3)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/line1',
+              '#/properties/billingAddress/properties/line1/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data3 === 'string') {
             if (func4(data3) > 100) {
               const err13 = {
@@ -14008,14 +14187,6 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data3)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/line1',
-                '#/properties/billingAddress/properties/line1/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err16 = {
               instancePath: instancePath + '/billingAddress/line1',
@@ -14037,6 +14208,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data2.line2 !== undefined) {
           let data4 = data2.line2;
+          if (true && func6(data4)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/line2',
+              '#/properties/billingAddress/properties/line2/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data4 === 'string') {
             if (func4(data4) > 100) {
               const err17 = {
@@ -14092,14 +14271,6 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data4)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/line2',
-                '#/properties/billingAddress/properties/line2/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err20 = {
               instancePath: instancePath + '/billingAddress/line2',
@@ -14121,6 +14292,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data2.city !== undefined) {
           let data5 = data2.city;
+          if (true && func6(data5)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/city',
+              '#/properties/billingAddress/properties/city/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data5 === 'string') {
             if (func4(data5) > 60) {
               const err21 = {
@@ -14176,14 +14355,6 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data5)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/city',
-                '#/properties/billingAddress/properties/city/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err24 = {
               instancePath: instancePath + '/billingAddress/city',
@@ -14205,6 +14376,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data2.state !== undefined) {
           let data6 = data2.state;
+          if (true && func6(data6)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/state',
+              '#/properties/billingAddress/properties/state/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data6 === 'string') {
             if (func4(data6) > 50) {
               const err25 = {
@@ -14260,14 +14439,6 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data6)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/state',
-                '#/properties/billingAddress/properties/state/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err28 = {
               instancePath: instancePath + '/billingAddress/state',
@@ -14289,6 +14460,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data2.postalCode !== undefined) {
           let data7 = data2.postalCode;
+          if (true && func6(data7)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/postalCode',
+              '#/properties/billingAddress/properties/postalCode/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data7 === 'string') {
             if (func4(data7) > 20) {
               const err29 = {
@@ -14342,14 +14521,6 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err31);
               }
-              errors++;
-            }
-            if (true && func8(data7)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/postalCode',
-                '#/properties/billingAddress/properties/postalCode/noCardNumber',
-              );
               errors++;
             }
           } else {
@@ -14507,6 +14678,15 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               }
             }
           }
+          if (true && func6(key2)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData',
+              '#/properties/customerData/propertyNames/noCardNumber',
+              key2,
+            );
+            errors++;
+          }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
               const err39 = {
@@ -14550,6 +14730,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
         }
         for (const key3 in data9) {
           let data10 = data9[key3];
+          if (true && func6(data10)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+              '#/properties/customerData/additionalProperties/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data10 === 'string') {
             if (func4(data10) > 500) {
               const err41 = {
@@ -14603,14 +14791,6 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err43);
               }
-              errors++;
-            }
-            if (true && func8(data10)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                '#/properties/customerData/additionalProperties/noCardNumber',
-              );
               errors++;
             }
           } else {
@@ -14847,7 +15027,8 @@ const schema33 = {
     idempotencyKey: {
       type: 'string',
       pattern: '^[A-Za-z0-9_.:-]{1,100}$',
-      description: 'must be 1-100 characters of letters, digits and _ . : -',
+      noCardNumber: true,
+      description: 'must be 1-100 characters of letters, digits and _ . : -, and no card number',
     },
     allowPartial: { type: 'boolean' },
   },
@@ -15054,6 +15235,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.orderId !== undefined) {
       let data2 = data.orderId;
+      if (true && func6(data2)) {
+        vErrors = func7(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
+        errors++;
+      }
       if (typeof data2 === 'string') {
         if (func4(data2) > 100) {
           const err10 = {
@@ -15109,10 +15294,6 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data2)) {
-          vErrors = func9(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
-          errors++;
-        }
       } else {
         const err13 = {
           instancePath: instancePath + '/orderId',
@@ -15134,6 +15315,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.idempotencyKey !== undefined) {
       let data3 = data.idempotencyKey;
+      if (true && func6(data3)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/idempotencyKey',
+          '#/properties/idempotencyKey/noCardNumber',
+        );
+        errors++;
+      }
       if (typeof data3 === 'string') {
         if (!pattern9.test(data3)) {
           const err14 = {
@@ -15230,7 +15419,8 @@ const schema34 = {
     idempotencyKey: {
       type: 'string',
       pattern: '^[A-Za-z0-9_.:-]{1,100}$',
-      description: 'must be 1-100 characters of letters, digits and _ . : -',
+      noCardNumber: true,
+      description: 'must be 1-100 characters of letters, digits and _ . : -, and no card number',
     },
   },
 };
@@ -15354,6 +15544,14 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.idempotencyKey !== undefined) {
       let data1 = data.idempotencyKey;
+      if (true && func6(data1)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/idempotencyKey',
+          '#/properties/idempotencyKey/noCardNumber',
+        );
+        errors++;
+      }
       if (typeof data1 === 'string') {
         if (!pattern9.test(data1)) {
           const err6 = {
@@ -15807,6 +16005,7 @@ const schema36 = {
       minLength: 1,
       maxLength: 2048,
       pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+      noCardNumber: true,
       description: 'must be an absolute https URL',
     },
     enabledEvents: {
@@ -15880,6 +16079,10 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.url !== undefined) {
       let data0 = data.url;
+      if (true && func6(data0)) {
+        vErrors = func7(vErrors, instancePath + '/url', '#/properties/url/noCardNumber');
+        errors++;
+      }
       if (typeof data0 === 'string') {
         if (func4(data0) > 2048) {
           const err2 = {
@@ -16094,6 +16297,10 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.description !== undefined) {
       let data3 = data.description;
+      if (true && func6(data3)) {
+        vErrors = func7(vErrors, instancePath + '/description', '#/properties/description/noCardNumber');
+        errors++;
+      }
       if (typeof data3 === 'string') {
         if (func4(data3) > 500) {
           const err12 = {
@@ -16149,10 +16356,6 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data3)) {
-          vErrors = func9(vErrors, instancePath + '/description', '#/properties/description/noCardNumber');
-          errors++;
-        }
       } else {
         const err15 = {
           instancePath: instancePath + '/description',
@@ -16204,6 +16407,7 @@ const schema37 = {
       minLength: 1,
       maxLength: 2048,
       pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+      noCardNumber: true,
       description: 'must be an absolute https URL',
     },
     enabledEvents: {
@@ -16273,6 +16477,10 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.url !== undefined) {
       let data0 = data.url;
+      if (true && func6(data0)) {
+        vErrors = func7(vErrors, instancePath + '/url', '#/properties/url/noCardNumber');
+        errors++;
+      }
       if (typeof data0 === 'string') {
         if (func4(data0) > 2048) {
           const err2 = {
@@ -16487,6 +16695,10 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.description !== undefined) {
       let data3 = data.description;
+      if (true && func6(data3)) {
+        vErrors = func7(vErrors, instancePath + '/description', '#/properties/description/noCardNumber');
+        errors++;
+      }
       if (typeof data3 === 'string') {
         if (func4(data3) > 500) {
           const err12 = {
@@ -16540,10 +16752,6 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err14);
           }
-          errors++;
-        }
-        if (true && func8(data3)) {
-          vErrors = func9(vErrors, instancePath + '/description', '#/properties/description/noCardNumber');
           errors++;
         }
       } else {
@@ -17095,15 +17303,22 @@ const schema41 = {
             '__lookupSetter__',
           ],
         },
+        noCardNumber: true,
       },
       additionalProperties: {
         anyOf: [
           { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
-          { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
+          {
+            type: 'number',
+            minimum: -1000000000000000,
+            maximum: 1000000000000000,
+            maxDecimals: 6,
+            noCardNumber: true,
+          },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals, no card number) or a boolean',
       },
     },
     fees: {
@@ -17324,6 +17539,10 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.orderId !== undefined) {
       let data2 = data.orderId;
+      if (true && func6(data2)) {
+        vErrors = func7(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
+        errors++;
+      }
       if (typeof data2 === 'string') {
         if (func4(data2) > 100) {
           const err10 = {
@@ -17377,10 +17596,6 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err12);
           }
-          errors++;
-        }
-        if (true && func8(data2)) {
-          vErrors = func9(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
           errors++;
         }
       } else {
@@ -17584,6 +17799,15 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
               }
             }
           }
+          if (true && func6(key1)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customAttributes',
+              '#/properties/customAttributes/propertyNames/noCardNumber',
+              key1,
+            );
+            errors++;
+          }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
               const err22 = {
@@ -17630,6 +17854,14 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           const _errs25 = errors;
           let valid4 = false;
           const _errs26 = errors;
+          if (true && func6(data9)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+              '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data9 === 'string') {
             if (func4(data9) > 1000) {
               const err24 = {
@@ -17669,14 +17901,6 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data9)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err26 = {
               instancePath:
@@ -17700,6 +17924,14 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           valid4 = valid4 || _valid0;
           if (!valid4) {
             const _errs28 = errors;
+            if (true && func6(data9)) {
+              vErrors = func7(
+                vErrors,
+                instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customAttributes/additionalProperties/anyOf/1/noCardNumber',
+              );
+              errors++;
+            }
             if (typeof data9 == 'number' && isFinite(data9)) {
               if (data9 > 1000000000000000 || isNaN(data9)) {
                 const err27 = {
@@ -17935,6 +18167,14 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             }
             if (data11.name !== undefined) {
               let data12 = data11.name;
+              if (true && func6(data12)) {
+                vErrors = func7(
+                  vErrors,
+                  instancePath + '/fees/' + i0 + '/name',
+                  '#/properties/fees/items/properties/name/noCardNumber',
+                );
+                errors++;
+              }
               if (typeof data12 === 'string') {
                 if (func4(data12) > 100) {
                   const err38 = {
@@ -17988,14 +18228,6 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
                   } else {
                     vErrors.push(err40);
                   }
-                  errors++;
-                }
-                if (true && func8(data12)) {
-                  vErrors = func9(
-                    vErrors,
-                    instancePath + '/fees/' + i0 + '/name',
-                    '#/properties/fees/items/properties/name/noCardNumber',
-                  );
                   errors++;
                 }
               } else {
@@ -18231,6 +18463,10 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.name !== undefined) {
       let data0 = data.name;
+      if (true && func6(data0)) {
+        vErrors = func7(vErrors, instancePath + '/name', '#/properties/name/noCardNumber');
+        errors++;
+      }
       if (typeof data0 === 'string') {
         if (func4(data0) > 100) {
           const err3 = {
@@ -18284,10 +18520,6 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err5);
           }
-          errors++;
-        }
-        if (true && func8(data0)) {
-          vErrors = func9(vErrors, instancePath + '/name', '#/properties/name/noCardNumber');
           errors++;
         }
       } else {
@@ -18429,15 +18661,22 @@ const schema43 = {
         '__lookupSetter__',
       ],
     },
+    noCardNumber: true,
   },
   additionalProperties: {
     anyOf: [
       { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
-      { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
+      {
+        type: 'number',
+        minimum: -1000000000000000,
+        maximum: 1000000000000000,
+        maxDecimals: 6,
+        noCardNumber: true,
+      },
       { type: 'boolean' },
     ],
     description:
-      'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+      'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals, no card number) or a boolean',
   },
 };
 function validate42(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -18518,6 +18757,10 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       }
+      if (true && func6(key0)) {
+        vErrors = func7(vErrors, instancePath, '#/propertyNames/noCardNumber', key0);
+        errors++;
+      }
       if (typeof key0 === 'string') {
         if (func4(key0) > 100) {
           const err3 = {
@@ -18564,6 +18807,14 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
       const _errs6 = errors;
       let valid3 = false;
       const _errs7 = errors;
+      if (true && func6(data0)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+          '#/additionalProperties/anyOf/0/noCardNumber',
+        );
+        errors++;
+      }
       if (typeof data0 === 'string') {
         if (func4(data0) > 1000) {
           const err5 = {
@@ -18601,14 +18852,6 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data0)) {
-          vErrors = func9(
-            vErrors,
-            instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-            '#/additionalProperties/anyOf/0/noCardNumber',
-          );
-          errors++;
-        }
       } else {
         const err7 = {
           instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
@@ -18631,6 +18874,14 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
       valid3 = valid3 || _valid0;
       if (!valid3) {
         const _errs9 = errors;
+        if (true && func6(data0)) {
+          vErrors = func7(
+            vErrors,
+            instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            '#/additionalProperties/anyOf/1/noCardNumber',
+          );
+          errors++;
+        }
         if (typeof data0 == 'number' && isFinite(data0)) {
           if (data0 > 1000000000000000 || isNaN(data0)) {
             const err8 = {
@@ -18955,6 +19206,10 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.line1 !== undefined) {
       let data0 = data.line1;
+      if (true && func6(data0)) {
+        vErrors = func7(vErrors, instancePath + '/line1', '#/properties/line1/noCardNumber');
+        errors++;
+      }
       if (typeof data0 === 'string') {
         if (func4(data0) > 100) {
           const err6 = {
@@ -19010,10 +19265,6 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data0)) {
-          vErrors = func9(vErrors, instancePath + '/line1', '#/properties/line1/noCardNumber');
-          errors++;
-        }
       } else {
         const err9 = {
           instancePath: instancePath + '/line1',
@@ -19035,6 +19286,10 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.line2 !== undefined) {
       let data1 = data.line2;
+      if (true && func6(data1)) {
+        vErrors = func7(vErrors, instancePath + '/line2', '#/properties/line2/noCardNumber');
+        errors++;
+      }
       if (typeof data1 === 'string') {
         if (func4(data1) > 100) {
           const err10 = {
@@ -19090,10 +19345,6 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data1)) {
-          vErrors = func9(vErrors, instancePath + '/line2', '#/properties/line2/noCardNumber');
-          errors++;
-        }
       } else {
         const err13 = {
           instancePath: instancePath + '/line2',
@@ -19115,6 +19366,10 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.city !== undefined) {
       let data2 = data.city;
+      if (true && func6(data2)) {
+        vErrors = func7(vErrors, instancePath + '/city', '#/properties/city/noCardNumber');
+        errors++;
+      }
       if (typeof data2 === 'string') {
         if (func4(data2) > 60) {
           const err14 = {
@@ -19170,10 +19425,6 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data2)) {
-          vErrors = func9(vErrors, instancePath + '/city', '#/properties/city/noCardNumber');
-          errors++;
-        }
       } else {
         const err17 = {
           instancePath: instancePath + '/city',
@@ -19195,6 +19446,10 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.state !== undefined) {
       let data3 = data.state;
+      if (true && func6(data3)) {
+        vErrors = func7(vErrors, instancePath + '/state', '#/properties/state/noCardNumber');
+        errors++;
+      }
       if (typeof data3 === 'string') {
         if (func4(data3) > 50) {
           const err18 = {
@@ -19250,10 +19505,6 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data3)) {
-          vErrors = func9(vErrors, instancePath + '/state', '#/properties/state/noCardNumber');
-          errors++;
-        }
       } else {
         const err21 = {
           instancePath: instancePath + '/state',
@@ -19275,6 +19526,10 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.postalCode !== undefined) {
       let data4 = data.postalCode;
+      if (true && func6(data4)) {
+        vErrors = func7(vErrors, instancePath + '/postalCode', '#/properties/postalCode/noCardNumber');
+        errors++;
+      }
       if (typeof data4 === 'string') {
         if (func4(data4) > 20) {
           const err22 = {
@@ -19328,10 +19583,6 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err24);
           }
-          errors++;
-        }
-        if (true && func8(data4)) {
-          vErrors = func9(vErrors, instancePath + '/postalCode', '#/properties/postalCode/noCardNumber');
           errors++;
         }
       } else {
@@ -19437,6 +19688,7 @@ const schema45 = {
         '__lookupSetter__',
       ],
     },
+    noCardNumber: true,
   },
   additionalProperties: {
     type: 'string',
@@ -19525,6 +19777,10 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       }
+      if (true && func6(key0)) {
+        vErrors = func7(vErrors, instancePath, '#/propertyNames/noCardNumber', key0);
+        errors++;
+      }
       if (typeof key0 === 'string') {
         if (func4(key0) > 100) {
           const err3 = {
@@ -19568,6 +19824,14 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
     }
     for (const key1 in data) {
       let data0 = data[key1];
+      if (true && func6(data0)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+          '#/additionalProperties/noCardNumber',
+        );
+        errors++;
+      }
       if (typeof data0 === 'string') {
         if (func4(data0) > 500) {
           const err5 = {
@@ -19621,14 +19885,6 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err7);
           }
-          errors++;
-        }
-        if (true && func8(data0)) {
-          vErrors = func9(
-            vErrors,
-            instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-            '#/additionalProperties/noCardNumber',
-          );
           errors++;
         }
       } else {

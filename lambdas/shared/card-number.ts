@@ -225,11 +225,12 @@ function readings(text: string): string[] {
 }
 
 /**
- * Whether a value holds a card number. A number is read as its decimal text (the schemas accept
- * numbers JSON and DynamoDB both keep exactly, so that text is the value as sent).
+ * Whether a value holds a card number: a string, or a number by its decimal text (the schemas
+ * accept numbers JSON and DynamoDB both keep exactly, so that text is the value as sent); any
+ * other value holds none.
  */
-export function containsCardNumber(value: string | number): boolean {
-  const text = typeof value === 'number' ? String(value) : value;
+export function containsCardNumber(value: unknown): boolean {
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value : '';
   if (!mayHoldOne(text)) return false;
   return readings(text).some((form) => mayHoldOne(form) && scan(form, true).length > 0);
 }
