@@ -42,47 +42,12 @@ export function passesLuhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-/** Luhn over `digits[from, to)` (digit values). */
-function luhnOf(digits: readonly number[], from: number, to: number): boolean {
-  let sum = 0;
-  for (let i = to - 1, odd = false; i >= from; i--, odd = !odd) {
-    let d = digits[i]!;
-    if (odd) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
-}
-
 /**
- * Whether digits starting at `from` begin with a card brand's prefix: Visa 4; Mastercard 51-55,
- * 2221-2720; Amex 34, 37; Discover 6011, 644-649, 65; JCB 3528-3589; Diners 300-305, 36, 38, 39;
- * UnionPay 62.
+ * A card brand's prefix, at `lastIndex`: Visa 4; Mastercard 51-55, 2221-2720; Amex 34, 37;
+ * Discover 6011, 644-649, 65; JCB 3528-3589; Diners 300-305, 36, 38, 39; UnionPay 62.
  */
-function brandPrefix(digits: readonly number[], from: number): boolean {
-  const [a, b, c, d] = [digits[from]!, digits[from + 1]!, digits[from + 2]!, digits[from + 3]!];
-  const two = a * 10 + b;
-  const three = two * 10 + c;
-  const four = three * 10 + d;
-  return (
-    a === 4 ||
-    (two >= 51 && two <= 55) ||
-    (four >= 2221 && four <= 2720) ||
-    two === 34 ||
-    two === 37 ||
-    four === 6011 ||
-    (three >= 644 && three <= 649) ||
-    two === 65 ||
-    (four >= 3528 && four <= 3589) ||
-    (three >= 300 && three <= 305) ||
-    two === 36 ||
-    two === 38 ||
-    two === 39 ||
-    two === 62
-  );
-}
+const BRAND_PREFIX =
+  /4|5[1-5]|2(22[1-9]|2[3-9]\d|[3-6]\d\d|7[01]\d|720)|3[46-9]|30[0-5]|35(2[89]|[3-8]\d)|6(011|4[4-9]|5|2)/y;
 
 const OTHER = -1;
 const SEPARATOR = -2;
@@ -130,7 +95,7 @@ interface Span {
  */
 function scan(text: string, first: boolean): Span[] {
   const found: Span[] = [];
-  const digits: number[] = [];
+  let digits = ''; // the run's digits, in ASCII
   const starts: number[] = []; // UTF-16 index of each digit
   const ends: number[] = []; // just after each digit
   const groups: number[] = []; // index in `digits` where each group begins
@@ -140,23 +105,23 @@ function scan(text: string, first: boolean): Span[] {
 
   const flush = (): void => {
     groups.push(digits.length); // the end of the last group
-    for (let g = 0; g + 1 < groups.length; g++) {
+    for (let g = 0; g + 1 < groups.length && !(first && found.length > 0); g++) {
       const from = groups[g]!;
+      BRAND_PREFIX.lastIndex = from;
+      if (!BRAND_PREFIX.test(digits)) continue;
       for (let h = g + 1; h < groups.length; h++) {
-        const length = groups[h]! - from;
-        if (length > MAX_DIGITS) break;
+        const to = groups[h]!;
+        if (to - from > MAX_DIGITS) break;
         // E.164: a phone number has at most 15 digits, its country code's among them.
-        if (g === 0 && plusLed && length <= E164_DIGITS) continue;
-        if (length < MIN_DIGITS || !brandPrefix(digits, from) || !luhnOf(digits, from, from + length))
-          continue;
-        found.push({ start: starts[from]!, end: ends[from + length - 1]! });
+        if (to - from < MIN_DIGITS || (g === 0 && plusLed && to - from <= E164_DIGITS)) continue;
+        if (!passesLuhn(digits.slice(from, to))) continue;
+        found.push({ start: starts[from]!, end: ends[to - 1]! });
         g = h - 1; // on after this one
         break;
       }
-      if (first && found.length > 0) break;
     }
-    digits.length = starts.length = ends.length = groups.length = 0;
-    afterSeparator = false;
+    digits = '';
+    starts.length = ends.length = groups.length = 0;
   };
 
   for (let i = 0; i < text.length && !(first && found.length > 0);) {
@@ -164,21 +129,21 @@ function scan(text: string, first: boolean): Span[] {
     const width = code > 0xffff ? 2 : 1;
     const kind = kindOf(code);
     if (kind >= 0) {
-      if (digits.length === 0) plusLed = previous === 0x2b || previous === 0xff0b;
-      if (digits.length === 0 || afterSeparator) groups.push(digits.length);
-      digits.push(kind);
+      if (digits === '') plusLed = previous === 0x2b || previous === 0xff0b;
+      if (digits === '' || afterSeparator) groups.push(digits.length);
+      digits += kind;
       starts.push(i);
       ends.push(i + width);
       afterSeparator = false;
     } else if (kind === SEPARATOR) {
-      afterSeparator = digits.length > 0;
-    } else if (digits.length > 0) {
+      afterSeparator = digits !== '';
+    } else if (digits !== '') {
       flush();
     }
     previous = code;
     i += width;
   }
-  if (digits.length > 0 && !(first && found.length > 0)) flush();
+  if (digits !== '') flush();
   return found;
 }
 

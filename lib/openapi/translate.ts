@@ -121,7 +121,10 @@ export function toOpenApiSchema(
       }
       case 'noCardNumber':
         // Said once: free text's own description already says "no card number".
-        if (value === true && !/card number/.test(String(schema.description ?? '')))
+        if (
+          value === true &&
+          !/card number/.test(String((schema as { description?: unknown }).description ?? ''))
+        )
           notes.push(CARD_NUMBER_NOTE);
         break;
       case '$ref':
