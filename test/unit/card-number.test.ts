@@ -88,7 +88,7 @@ describe('issue 32 item 1: card numbers slip past the free-text check', () => {
     '7992739871300004', // Luhn-valid, but no brand starts with 7
     '+1 (555) 123-4567', // a phone number
     '+44 20 7946 0958',
-    '+49 151 23456789', // a German mobile number: 13 digits from 4, Luhn-valid
+    '+49 151 23456787', // a German mobile number: 13 digits from 4, Luhn-valid
     '555-0100',
     '401288888888', // 12 digits
     '40128888888818810000', // 20 digits: no card number
