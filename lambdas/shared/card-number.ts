@@ -15,8 +15,9 @@
  * groups are: a card number is whole groups of it (`Qty 2 4111 1111 1111 1111 12/30` holds one),
  * and digits glued to digits are one number (20 or more of them are no card number). The brand
  * prefix keeps random 13-19 digit references out (one in ten passes the Luhn check alone), so an
- * order number starting with 0, 1, 7, 8 or 9 is never one; and the first 15 digits of a run
- * right after a plus sign are a phone number in international form (E.164), never a card number.
+ * order number starting with 0, 1, 7, 8 or 9 is never one; the first 15 digits of a run right
+ * after a plus sign are a phone number in international form (E.164), never a card number; and a
+ * UUID is an id, whatever its digits.
  */
 
 import type { ErrorObject } from 'ajv';
@@ -48,6 +49,9 @@ export function passesLuhn(digits: string): boolean {
  */
 const BRAND_PREFIX =
   /4|5[1-5]|2(22[1-9]|2[3-9]\d|[3-6]\d\d|7[01]\d|720)|3[46-9]|30[0-5]|35(2[89]|[3-8]\d)|6(011|4[4-9]|5|2)/y;
+
+/** A UUID (8-4-4-4-12 hexadecimal digits), in any letter case. */
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 const OTHER = -1;
 const SEPARATOR = -2;
@@ -93,7 +97,10 @@ interface Span {
  * The card numbers of `text` (at most one, with `first`), each made of whole groups of a run of
  * digits groups; after a find, the search goes on after it.
  */
-function scan(text: string, first: boolean): Span[] {
+function scan(written: string, first: boolean): Span[] {
+  // A UUID is an id whose digit groups can line up as a card number's (one random id in some
+  // thousands): it is read as one word, the same length, so that spans still index `written`.
+  const text = written.includes('-') ? written.replace(UUID, (id) => '_'.repeat(id.length)) : written;
   const found: Span[] = [];
   let digits = ''; // the run's digits, in ASCII
   const starts: number[] = []; // UTF-16 index of each digit

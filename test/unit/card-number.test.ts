@@ -272,6 +272,19 @@ test('property: a 13-19 digit order id that starts with no brand prefix is never
   );
 });
 
+test('property: a UUID is never a card number, alone or in a sentence', () => {
+  fc.assert(
+    fc.property(fc.uuid(), letters, (id, before) => {
+      expect(containsCardNumber(`${before} ${id} not found`)).toBe(false);
+      expect(containsCardNumber(id.toUpperCase())).toBe(false);
+    }),
+    { numRuns: 5000 },
+  );
+  // One whose digit groups line up as a Mastercard number (5599 4123 9123 458 passes the Luhn check).
+  expect(containsCardNumber('series 41210744-5599-4123-9123-458d033010a0 not found')).toBe(false);
+  expect(containsCardNumber('series 41210744 5599-4123-9123-458d033010a0 not found')).toBe(true);
+});
+
 test('property: a phone number in international form (a plus, at most 15 digits) is never a card number', () => {
   const e164 = fc
     .tuple(fc.stringMatching(/^[1-9]\d{0,2}$/), fc.integer({ min: 4, max: 12 }))
