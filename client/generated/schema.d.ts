@@ -2332,7 +2332,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400). The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -2688,7 +2688,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -2956,7 +2956,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -3221,7 +3221,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400). The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -3415,7 +3415,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -3484,7 +3484,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -3540,7 +3540,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -3590,7 +3590,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -3644,7 +3644,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -3854,7 +3854,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -4158,7 +4158,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -4412,7 +4412,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400). The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -4512,7 +4512,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -4568,7 +4568,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400). The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -4798,7 +4798,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -4992,7 +4992,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -5104,7 +5104,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
