@@ -74,6 +74,7 @@ const COMMAND_ACTIONS: Readonly<Record<string, Readonly<Record<string, readonly 
   sqs: { SendMessageCommand: ['SendMessage'], SendMessageBatchCommand: ['SendMessage'] },
   ses: { SendEmailCommand: ['SendEmail'] },
   kms: { EncryptCommand: ['Encrypt'], DecryptCommand: ['Decrypt'] },
+  secretsmanager: { GetSecretValueCommand: ['GetSecretValue'] },
 };
 
 /** The item kinds of a DynamoDB transaction and the action IAM checks for each. */
@@ -91,6 +92,7 @@ const SDK_PACKAGES: readonly (readonly [RegExp, string])[] = [
   [/@aws-sdk[\\/]client-sqs[\\/]/, 'sqs'],
   [/@aws-sdk[\\/]client-sesv2[\\/]/, 'ses'],
   [/@aws-sdk[\\/]client-kms[\\/]/, 'kms'],
+  [/@aws-sdk[\\/]client-secrets-manager[\\/]/, 'secretsmanager'],
 ];
 
 /** Every handler module: the files of lambdas/' handler folders, as `folder/name`. */

@@ -79,11 +79,12 @@ export function compiler(): Ajv {
       cxt.fail(_`${cxt.schema} && !${fn}(${cxt.data})`);
     },
   });
-  // `noCardNumber: true`: free text holds no full card number (13-19 digits passing the Luhn
-  // check; lambdas/shared/card-number.ts, issue 22 item 4).
+  // `noCardNumber: true`: a value (a string, or a number by its decimal text) or, under
+  // `propertyNames`, a key holds no full card number (lambdas/shared/card-number.ts).
   ajv.addKeyword({
     keyword: 'noCardNumber',
-    type: 'string',
+    // Any type (the function passes what is neither a string nor a number): one check where the
+    // keyword is, not one per type ajv would branch on.
     schemaType: 'boolean',
     // Its refusal is built by one shared function (`cardNumberRefused`), not written out where
     // each of the ~200 free-text fields is checked as ajv writes errors (about 350 bytes each):
@@ -99,9 +100,11 @@ export function compiler(): Ajv {
         code: _`require("#shared/card-number").cardNumberRefused`,
       });
       gen.if(_`${cxt.schema} && ${contains}(${cxt.data})`, () => {
+        // Under propertyNames the key refused is passed on (as ajv's own errors carry it).
+        const key = it.propertyName === undefined ? _`` : _`, ${it.propertyName}`;
         gen.assign(
           N.vErrors,
-          _`${refused}(${N.vErrors}, ${strConcat(N.instancePath, it.errorPath)}, ${it.errSchemaPath + '/noCardNumber'})`,
+          _`${refused}(${N.vErrors}, ${strConcat(N.instancePath, it.errorPath)}, ${it.errSchemaPath + '/noCardNumber'}${key})`,
         );
         gen.code(_`${N.errors}++`);
       });

@@ -929,7 +929,7 @@ export interface components {
       allowPartial?: boolean;
       retryPolicy?: components['schemas']['RetryPolicy'];
       payments?: components['schemas']['NewGroupPayment'][];
-      /** @description must be 1-100 characters of letters, digits and _ . : - */
+      /** @description must be 1-100 characters of letters, digits and _ . : -, and no card number */
       idempotencyKey?: string;
     };
     /** @description How a declined payment is retried: at most maxRetries times (0-4; 0: never), each at the first hourly slot at least intervalHours (24-240, default 24) after the previous attempt. Only category-2 declines are retried, within the card networks' and Nacha's limits. */
@@ -954,7 +954,7 @@ export interface components {
       customAttributes?: components['schemas']['CustomAttributes'];
       fees?: components['schemas']['Fee'][];
     };
-    /** @description Keys are at most 100 characters. These keys are reserved (400): `__proto__`, `constructor`, `prototype`, `toString`, `toLocaleString`, `valueOf`, `hasOwnProperty`, `isPrototypeOf`, `propertyIsEnumerable`, `__defineGetter__`, `__defineSetter__`, `__lookupGetter__`, `__lookupSetter__`. */
+    /** @description Keys are at most 100 characters. These keys are reserved (400): `__proto__`, `constructor`, `prototype`, `toString`, `toLocaleString`, `valueOf`, `hasOwnProperty`, `isPrototypeOf`, `propertyIsEnumerable`, `__defineGetter__`, `__defineSetter__`, `__lookupGetter__`, `__lookupSetter__`. Keys must not contain a card number (a Luhn-valid 13-19 digit run with a card brand's prefix, however its groups are separated): 400. */
     CustomAttributes: {
       [key: string]: string | number | boolean;
     };
@@ -1022,11 +1022,14 @@ export interface components {
       /** @description must not contain control characters or a card number */
       sponsorKey?: string;
       customerData?: components['schemas']['CustomerData'];
-      /** Format: email */
+      /**
+       * Format: email
+       * @description Must not contain a card number (a Luhn-valid 13-19 digit run with a card brand's prefix, however its groups are separated): 400.
+       */
       email?: string;
       paymentMethod: components['schemas']['NewSavedPaymentMethod'];
     };
-    /** @description Keys are at most 100 characters. These keys are reserved (400): `__proto__`, `constructor`, `prototype`, `toString`, `toLocaleString`, `valueOf`, `hasOwnProperty`, `isPrototypeOf`, `propertyIsEnumerable`, `__defineGetter__`, `__defineSetter__`, `__lookupGetter__`, `__lookupSetter__`. */
+    /** @description Keys are at most 100 characters. These keys are reserved (400): `__proto__`, `constructor`, `prototype`, `toString`, `toLocaleString`, `valueOf`, `hasOwnProperty`, `isPrototypeOf`, `propertyIsEnumerable`, `__defineGetter__`, `__defineSetter__`, `__lookupGetter__`, `__lookupSetter__`. Keys must not contain a card number (a Luhn-valid 13-19 digit run with a card brand's prefix, however its groups are separated): 400. */
     CustomerData: {
       [key: string]: string;
     };
@@ -1079,7 +1082,10 @@ export interface components {
       /** @description must not contain control characters or a card number */
       sponsorKey?: string;
       customerData?: components['schemas']['CustomerData'];
-      /** Format: email */
+      /**
+       * Format: email
+       * @description Must not contain a card number (a Luhn-valid 13-19 digit run with a card brand's prefix, however its groups are separated): 400.
+       */
       email?: string;
       payorId?: string;
     };
@@ -1101,14 +1107,14 @@ export interface components {
       amount: number;
       /** @description must not contain control characters or a card number */
       orderId?: string;
-      /** @description must be 1-100 characters of letters, digits and _ . : - */
+      /** @description must be 1-100 characters of letters, digits and _ . : -, and no card number */
       idempotencyKey?: string;
       allowPartial?: boolean;
     };
     RefundRequest: {
       /** @description Amount in the currency unit, > 0, at most 2 decimals. */
       amount: number;
-      /** @description must be 1-100 characters of letters, digits and _ . : - */
+      /** @description must be 1-100 characters of letters, digits and _ . : -, and no card number */
       idempotencyKey?: string;
     };
     CreateSeriesRequest: {
@@ -1135,7 +1141,7 @@ export interface components {
       frequency: 'weekly' | 'monthly';
       interval: number;
       payments: components['schemas']['NewGroupPayment'][];
-      /** @description must be 1-100 characters of letters, digits and _ . : - */
+      /** @description must be 1-100 characters of letters, digits and _ . : -, and no card number */
       idempotencyKey?: string;
     };
     UpdateSeriesRequest: {
@@ -1167,14 +1173,14 @@ export interface components {
       scheduleHour?: number;
     };
     CreateWebhookEndpointRequest: {
-      /** @description must be an absolute https URL */
+      /** @description must be an absolute https URL Must not contain a card number (a Luhn-valid 13-19 digit run with a card brand's prefix, however its groups are separated): 400. */
       url: string;
       enabledEvents?: string[];
       /** @description must not contain control characters or a card number */
       description?: string;
     };
     UpdateWebhookEndpointRequest: {
-      /** @description must be an absolute https URL */
+      /** @description must be an absolute https URL Must not contain a card number (a Luhn-valid 13-19 digit run with a card brand's prefix, however its groups are separated): 400. */
       url?: string;
       enabledEvents?: string[];
       /** @description must not contain control characters or a card number */
@@ -2418,7 +2424,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400). The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -2775,7 +2781,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -3043,7 +3049,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -3308,7 +3314,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400). The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -3507,7 +3513,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -3576,7 +3582,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -3632,7 +3638,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -3682,7 +3688,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -3736,7 +3742,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -3946,7 +3952,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -4255,7 +4261,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -4514,7 +4520,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400). The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -4614,7 +4620,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -4670,7 +4676,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400). The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -4900,7 +4906,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -5094,7 +5100,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;
@@ -5206,7 +5212,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.
+         * @description Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).
          * @example 0b7c2f9e-4a51-4f3e-9c55-3f1f4a7e2d10
          */
         'Idempotency-Key'?: string;

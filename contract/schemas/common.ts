@@ -39,17 +39,20 @@ export const RESERVED_KEYS = [
   '__lookupSetter__',
 ] as const;
 
-/** The key rule of a free-form object: at most 100 characters, no reserved name. */
-export const freeFormKeys = { maxLength: 100, not: { enum: RESERVED_KEYS } } as const;
+/**
+ * The key rule of a free-form object: at most 100 characters, no reserved name, no card number (a
+ * key is stored, echoed and exported like a value; docs/decisions.md "Card numbers in free text").
+ */
+export const freeFormKeys = { maxLength: 100, not: { enum: RESERVED_KEYS }, noCardNumber: true } as const;
 
 /** No C0 control character (U+0000-U+001F, so no CR, LF or tab) and no DEL (U+007F). */
 export const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001F\\u007F]*$';
 
 /**
  * Merchant free text (docs/decisions.md "Free text"): it reaches e-mails, reports and logs, so it
- * holds no control characters, and no full card number (`noCardNumber`: a run of 13-19 digits
- * that passes the Luhn check, lambdas/shared/card-number.ts; docs/decisions.md "Card numbers in
- * free text").
+ * holds no control characters, and no full card number (`noCardNumber`: a Luhn-valid 13-19 digit
+ * run with a card brand's prefix, however its groups are separated, lambdas/shared/card-number.ts;
+ * docs/decisions.md "Card numbers in free text").
  */
 export const freeText = <Min extends number, Max extends number>(minLength: Min, maxLength: Max) =>
   ({
@@ -67,10 +70,12 @@ export const midPattern = '^\\d{8}(\\d{3})?$';
 export const queryInt = (max: number, description: string) =>
   ({ type: 'string', pattern: `^\\d{1,${String(max).length}}$`, description }) as const;
 
+/** A request's key; one holding a card number is refused (it is echoed in 409s and 422s). */
 export const idempotencyKey = {
   type: 'string',
   pattern: '^[A-Za-z0-9_.:-]{1,100}$',
-  description: 'must be 1-100 characters of letters, digits and _ . : -',
+  noCardNumber: true,
+  description: 'must be 1-100 characters of letters, digits and _ . : -, and no card number',
 } as const;
 
 export const profileId = {

@@ -25,12 +25,13 @@ export const customAttributesSchema = {
   additionalProperties: {
     anyOf: [
       { type: 'string', maxLength: 1000, pattern: NO_CONTROL_CHARACTERS, noCardNumber: true },
-      // Numbers DynamoDB and JSON both keep exactly.
-      { type: 'number', minimum: -1e15, maximum: 1e15, maxDecimals: 6 },
+      // Numbers DynamoDB and JSON both keep exactly, so that a number's decimal text is the
+      // number as sent: an Amex number (15 digits) is refused as a number too.
+      { type: 'number', minimum: -1e15, maximum: 1e15, maxDecimals: 6, noCardNumber: true },
       { type: 'boolean' },
     ],
     description:
-      'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+      'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals, no card number) or a boolean',
   },
 } as const;
 

@@ -87,7 +87,7 @@ const payorFields = {
   customerAccountType: freeText(1, 50),
   sponsorKey: freeText(1, 8),
   customerData: customerDataSchema,
-  email: { type: 'string', format: 'email', maxLength: 254 },
+  email: { type: 'string', format: 'email', maxLength: 254, noCardNumber: true },
 } as const;
 
 /** `paymentMethod` is validated in code against newMethodSchemas (see the route's body docs). */

@@ -11,6 +11,9 @@ const url = {
   minLength: 1,
   maxLength: 2048,
   pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+  // Its path and query are echoed, stored and sent with every delivery: no card number there,
+  // percent-encoded or not.
+  noCardNumber: true,
   description: 'must be an absolute https URL',
 } as const;
 

@@ -406,6 +406,7 @@ const schema13 = {
                   '__lookupSetter__',
                 ],
               },
+              noCardNumber: true,
             },
             additionalProperties: {
               anyOf: [
@@ -415,11 +416,17 @@ const schema13 = {
                   pattern: '^[^\\u0000-\\u001F\\u007F]*$',
                   noCardNumber: true,
                 },
-                { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
+                {
+                  type: 'number',
+                  minimum: -1000000000000000,
+                  maximum: 1000000000000000,
+                  maxDecimals: 6,
+                  noCardNumber: true,
+                },
                 { type: 'boolean' },
               ],
               description:
-                'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+                'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals, no card number) or a boolean',
             },
           },
           fees: {
@@ -448,15 +455,16 @@ const schema13 = {
     idempotencyKey: {
       type: 'string',
       pattern: '^[A-Za-z0-9_.:-]{1,100}$',
-      description: 'must be 1-100 characters of letters, digits and _ . : -',
+      noCardNumber: true,
+      description: 'must be 1-100 characters of letters, digits and _ . : -, and no card number',
     },
   },
 };
 const func2 = Object.prototype.hasOwnProperty;
 const func4 = require('ajv/dist/runtime/ucs2length').default;
 const func5 = require('#shared/decimals').hasAtMostDecimals;
-const func8 = require('#shared/card-number').containsCardNumber;
-const func9 = require('#shared/card-number').cardNumberRefused;
+const func6 = require('#shared/card-number').containsCardNumber;
+const func7 = require('#shared/card-number').cardNumberRefused;
 const pattern4 = new RegExp('^\\d{8}(\\d{3})?$', 'u');
 const pattern5 = new RegExp('^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$', 'u');
 const pattern6 = new RegExp('^[^\\u0000-\\u001F\\u007F]*$', 'u');
@@ -1231,6 +1239,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             }
             if (data11.orderId !== undefined) {
               let data14 = data11.orderId;
+              if (true && func6(data14)) {
+                vErrors = func7(
+                  vErrors,
+                  instancePath + '/payments/' + i0 + '/orderId',
+                  '#/properties/payments/items/properties/orderId/noCardNumber',
+                );
+                errors++;
+              }
               if (typeof data14 === 'string') {
                 if (func4(data14) > 100) {
                   const err39 = {
@@ -1284,14 +1300,6 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   } else {
                     vErrors.push(err41);
                   }
-                  errors++;
-                }
-                if (true && func8(data14)) {
-                  vErrors = func9(
-                    vErrors,
-                    instancePath + '/payments/' + i0 + '/orderId',
-                    '#/properties/payments/items/properties/orderId/noCardNumber',
-                  );
                   errors++;
                 }
               } else {
@@ -1498,6 +1506,15 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                     }
                   }
+                  if (true && func6(key3)) {
+                    vErrors = func7(
+                      vErrors,
+                      instancePath + '/payments/' + i0 + '/customAttributes',
+                      '#/properties/payments/items/properties/customAttributes/propertyNames/noCardNumber',
+                      key3,
+                    );
+                    errors++;
+                  }
                   if (typeof key3 === 'string') {
                     if (func4(key3) > 100) {
                       const err51 = {
@@ -1546,6 +1563,18 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   const _errs51 = errors;
                   let valid8 = false;
                   const _errs52 = errors;
+                  if (true && func6(data21)) {
+                    vErrors = func7(
+                      vErrors,
+                      instancePath +
+                        '/payments/' +
+                        i0 +
+                        '/customAttributes/' +
+                        key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                      '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+                    );
+                    errors++;
+                  }
                   if (typeof data21 === 'string') {
                     if (func4(data21) > 1000) {
                       const err53 = {
@@ -1599,18 +1628,6 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                       errors++;
                     }
-                    if (true && func8(data21)) {
-                      vErrors = func9(
-                        vErrors,
-                        instancePath +
-                          '/payments/' +
-                          i0 +
-                          '/customAttributes/' +
-                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
-                        '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-                      );
-                      errors++;
-                    }
                   } else {
                     const err55 = {
                       instancePath:
@@ -1643,6 +1660,18 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   valid8 = valid8 || _valid0;
                   if (!valid8) {
                     const _errs54 = errors;
+                    if (true && func6(data21)) {
+                      vErrors = func7(
+                        vErrors,
+                        instancePath +
+                          '/payments/' +
+                          i0 +
+                          '/customAttributes/' +
+                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                        '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/1/noCardNumber',
+                      );
+                      errors++;
+                    }
                     if (typeof data21 == 'number' && isFinite(data21)) {
                       if (data21 > 1000000000000000 || isNaN(data21)) {
                         const err56 = {
@@ -1926,6 +1955,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                     if (data23.name !== undefined) {
                       let data24 = data23.name;
+                      if (true && func6(data24)) {
+                        vErrors = func7(
+                          vErrors,
+                          instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
+                          '#/properties/payments/items/properties/fees/items/properties/name/noCardNumber',
+                        );
+                        errors++;
+                      }
                       if (typeof data24 === 'string') {
                         if (func4(data24) > 100) {
                           const err67 = {
@@ -1985,14 +2022,6 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           } else {
                             vErrors.push(err69);
                           }
-                          errors++;
-                        }
-                        if (true && func8(data24)) {
-                          vErrors = func9(
-                            vErrors,
-                            instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
-                            '#/properties/payments/items/properties/fees/items/properties/name/noCardNumber',
-                          );
                           errors++;
                         }
                       } else {
@@ -2180,6 +2209,14 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.idempotencyKey !== undefined) {
       let data26 = data.idempotencyKey;
+      if (true && func6(data26)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/idempotencyKey',
+          '#/properties/idempotencyKey/noCardNumber',
+        );
+        errors++;
+      }
       if (typeof data26 === 'string') {
         if (!pattern9.test(data26)) {
           const err79 = {
@@ -3149,15 +3186,22 @@ const schema17 = {
             '__lookupSetter__',
           ],
         },
+        noCardNumber: true,
       },
       additionalProperties: {
         anyOf: [
           { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
-          { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
+          {
+            type: 'number',
+            minimum: -1000000000000000,
+            maximum: 1000000000000000,
+            maxDecimals: 6,
+            noCardNumber: true,
+          },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals, no card number) or a boolean',
       },
     },
     fees: {
@@ -3436,6 +3480,10 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.orderId !== undefined) {
       let data3 = data.orderId;
+      if (true && func6(data3)) {
+        vErrors = func7(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
+        errors++;
+      }
       if (typeof data3 === 'string') {
         if (func4(data3) > 100) {
           const err13 = {
@@ -3489,10 +3537,6 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err15);
           }
-          errors++;
-        }
-        if (true && func8(data3)) {
-          vErrors = func9(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
           errors++;
         }
       } else {
@@ -3696,6 +3740,15 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               }
             }
           }
+          if (true && func6(key1)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customAttributes',
+              '#/properties/customAttributes/propertyNames/noCardNumber',
+              key1,
+            );
+            errors++;
+          }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
               const err25 = {
@@ -3742,6 +3795,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           const _errs27 = errors;
           let valid4 = false;
           const _errs28 = errors;
+          if (true && func6(data10)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+              '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data10 === 'string') {
             if (func4(data10) > 1000) {
               const err27 = {
@@ -3781,14 +3842,6 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data10)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err29 = {
               instancePath:
@@ -3812,6 +3865,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           valid4 = valid4 || _valid0;
           if (!valid4) {
             const _errs30 = errors;
+            if (true && func6(data10)) {
+              vErrors = func7(
+                vErrors,
+                instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customAttributes/additionalProperties/anyOf/1/noCardNumber',
+              );
+              errors++;
+            }
             if (typeof data10 == 'number' && isFinite(data10)) {
               if (data10 > 1000000000000000 || isNaN(data10)) {
                 const err30 = {
@@ -4047,6 +4108,14 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             }
             if (data12.name !== undefined) {
               let data13 = data12.name;
+              if (true && func6(data13)) {
+                vErrors = func7(
+                  vErrors,
+                  instancePath + '/fees/' + i0 + '/name',
+                  '#/properties/fees/items/properties/name/noCardNumber',
+                );
+                errors++;
+              }
               if (typeof data13 === 'string') {
                 if (func4(data13) > 100) {
                   const err41 = {
@@ -4100,14 +4169,6 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   } else {
                     vErrors.push(err43);
                   }
-                  errors++;
-                }
-                if (true && func8(data13)) {
-                  vErrors = func9(
-                    vErrors,
-                    instancePath + '/fees/' + i0 + '/name',
-                    '#/properties/fees/items/properties/name/noCardNumber',
-                  );
                   errors++;
                 }
               } else {
@@ -4320,15 +4381,22 @@ const schema18 = {
             '__lookupSetter__',
           ],
         },
+        noCardNumber: true,
       },
       additionalProperties: {
         anyOf: [
           { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
-          { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
+          {
+            type: 'number',
+            minimum: -1000000000000000,
+            maximum: 1000000000000000,
+            maxDecimals: 6,
+            noCardNumber: true,
+          },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals, no card number) or a boolean',
       },
     },
     fees: {
@@ -4665,6 +4733,10 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.orderId !== undefined) {
       let data4 = data.orderId;
+      if (true && func6(data4)) {
+        vErrors = func7(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
+        errors++;
+      }
       if (typeof data4 === 'string') {
         if (func4(data4) > 100) {
           const err16 = {
@@ -4718,10 +4790,6 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err18);
           }
-          errors++;
-        }
-        if (true && func8(data4)) {
-          vErrors = func9(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
           errors++;
         }
       } else {
@@ -4925,6 +4993,15 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
               }
             }
           }
+          if (true && func6(key1)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customAttributes',
+              '#/properties/customAttributes/propertyNames/noCardNumber',
+              key1,
+            );
+            errors++;
+          }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
               const err28 = {
@@ -4971,6 +5048,14 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           const _errs29 = errors;
           let valid4 = false;
           const _errs30 = errors;
+          if (true && func6(data11)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+              '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data11 === 'string') {
             if (func4(data11) > 1000) {
               const err30 = {
@@ -5010,14 +5095,6 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data11)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err32 = {
               instancePath:
@@ -5041,6 +5118,14 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           valid4 = valid4 || _valid0;
           if (!valid4) {
             const _errs32 = errors;
+            if (true && func6(data11)) {
+              vErrors = func7(
+                vErrors,
+                instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customAttributes/additionalProperties/anyOf/1/noCardNumber',
+              );
+              errors++;
+            }
             if (typeof data11 == 'number' && isFinite(data11)) {
               if (data11 > 1000000000000000 || isNaN(data11)) {
                 const err33 = {
@@ -5276,6 +5361,14 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             }
             if (data13.name !== undefined) {
               let data14 = data13.name;
+              if (true && func6(data14)) {
+                vErrors = func7(
+                  vErrors,
+                  instancePath + '/fees/' + i0 + '/name',
+                  '#/properties/fees/items/properties/name/noCardNumber',
+                );
+                errors++;
+              }
               if (typeof data14 === 'string') {
                 if (func4(data14) > 100) {
                   const err44 = {
@@ -5329,14 +5422,6 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                   } else {
                     vErrors.push(err46);
                   }
-                  errors++;
-                }
-                if (true && func8(data14)) {
-                  vErrors = func9(
-                    vErrors,
-                    instancePath + '/fees/' + i0 + '/name',
-                    '#/properties/fees/items/properties/name/noCardNumber',
-                  );
                   errors++;
                 }
               } else {
@@ -5769,6 +5854,7 @@ const schema20 = {
                   '__lookupSetter__',
                 ],
               },
+              noCardNumber: true,
             },
             additionalProperties: {
               anyOf: [
@@ -5778,11 +5864,17 @@ const schema20 = {
                   pattern: '^[^\\u0000-\\u001F\\u007F]*$',
                   noCardNumber: true,
                 },
-                { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
+                {
+                  type: 'number',
+                  minimum: -1000000000000000,
+                  maximum: 1000000000000000,
+                  maxDecimals: 6,
+                  noCardNumber: true,
+                },
                 { type: 'boolean' },
               ],
               description:
-                'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+                'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals, no card number) or a boolean',
             },
           },
           fees: {
@@ -5811,11 +5903,12 @@ const schema20 = {
     idempotencyKey: {
       type: 'string',
       pattern: '^[A-Za-z0-9_.:-]{1,100}$',
-      description: 'must be 1-100 characters of letters, digits and _ . : -',
+      noCardNumber: true,
+      description: 'must be 1-100 characters of letters, digits and _ . : -, and no card number',
     },
   },
 };
-const func58 = require('#shared/time-zones').isIanaTimeZone;
+const func72 = require('#shared/time-zones').isIanaTimeZone;
 const pattern25 = new RegExp('^[A-Za-z][A-Za-z0-9_+\\-/]*$', 'u');
 function validate19(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
@@ -6024,7 +6117,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && !func58(data0)) {
+        if (true && !func72(data0)) {
           const err11 = {
             instancePath: instancePath + '/timeZone',
             schemaPath: '#/properties/timeZone/ianaTimeZone',
@@ -6969,6 +7062,14 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             }
             if (data16.orderId !== undefined) {
               let data19 = data16.orderId;
+              if (true && func6(data19)) {
+                vErrors = func7(
+                  vErrors,
+                  instancePath + '/payments/' + i0 + '/orderId',
+                  '#/properties/payments/items/properties/orderId/noCardNumber',
+                );
+                errors++;
+              }
               if (typeof data19 === 'string') {
                 if (func4(data19) > 100) {
                   const err59 = {
@@ -7022,14 +7123,6 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                   } else {
                     vErrors.push(err61);
                   }
-                  errors++;
-                }
-                if (true && func8(data19)) {
-                  vErrors = func9(
-                    vErrors,
-                    instancePath + '/payments/' + i0 + '/orderId',
-                    '#/properties/payments/items/properties/orderId/noCardNumber',
-                  );
                   errors++;
                 }
               } else {
@@ -7236,6 +7329,15 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                     }
                   }
+                  if (true && func6(key3)) {
+                    vErrors = func7(
+                      vErrors,
+                      instancePath + '/payments/' + i0 + '/customAttributes',
+                      '#/properties/payments/items/properties/customAttributes/propertyNames/noCardNumber',
+                      key3,
+                    );
+                    errors++;
+                  }
                   if (typeof key3 === 'string') {
                     if (func4(key3) > 100) {
                       const err71 = {
@@ -7284,6 +7386,18 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                   const _errs61 = errors;
                   let valid8 = false;
                   const _errs62 = errors;
+                  if (true && func6(data26)) {
+                    vErrors = func7(
+                      vErrors,
+                      instancePath +
+                        '/payments/' +
+                        i0 +
+                        '/customAttributes/' +
+                        key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                      '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+                    );
+                    errors++;
+                  }
                   if (typeof data26 === 'string') {
                     if (func4(data26) > 1000) {
                       const err73 = {
@@ -7337,18 +7451,6 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                       errors++;
                     }
-                    if (true && func8(data26)) {
-                      vErrors = func9(
-                        vErrors,
-                        instancePath +
-                          '/payments/' +
-                          i0 +
-                          '/customAttributes/' +
-                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
-                        '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-                      );
-                      errors++;
-                    }
                   } else {
                     const err75 = {
                       instancePath:
@@ -7381,6 +7483,18 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                   valid8 = valid8 || _valid0;
                   if (!valid8) {
                     const _errs64 = errors;
+                    if (true && func6(data26)) {
+                      vErrors = func7(
+                        vErrors,
+                        instancePath +
+                          '/payments/' +
+                          i0 +
+                          '/customAttributes/' +
+                          key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                        '#/properties/payments/items/properties/customAttributes/additionalProperties/anyOf/1/noCardNumber',
+                      );
+                      errors++;
+                    }
                     if (typeof data26 == 'number' && isFinite(data26)) {
                       if (data26 > 1000000000000000 || isNaN(data26)) {
                         const err76 = {
@@ -7664,6 +7778,14 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                     if (data28.name !== undefined) {
                       let data29 = data28.name;
+                      if (true && func6(data29)) {
+                        vErrors = func7(
+                          vErrors,
+                          instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
+                          '#/properties/payments/items/properties/fees/items/properties/name/noCardNumber',
+                        );
+                        errors++;
+                      }
                       if (typeof data29 === 'string') {
                         if (func4(data29) > 100) {
                           const err87 = {
@@ -7723,14 +7845,6 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                           } else {
                             vErrors.push(err89);
                           }
-                          errors++;
-                        }
-                        if (true && func8(data29)) {
-                          vErrors = func9(
-                            vErrors,
-                            instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
-                            '#/properties/payments/items/properties/fees/items/properties/name/noCardNumber',
-                          );
                           errors++;
                         }
                       } else {
@@ -7918,6 +8032,14 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.idempotencyKey !== undefined) {
       let data31 = data.idempotencyKey;
+      if (true && func6(data31)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/idempotencyKey',
+          '#/properties/idempotencyKey/noCardNumber',
+        );
+        errors++;
+      }
       if (typeof data31 === 'string') {
         if (!pattern9.test(data31)) {
           const err99 = {
@@ -8278,7 +8400,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && !func58(data1)) {
+        if (true && !func72(data1)) {
           const err6 = {
             instancePath: instancePath + '/timeZone',
             schemaPath: '#/properties/timeZone/ianaTimeZone',
@@ -9539,6 +9661,7 @@ const schema26 = {
             '__lookupSetter__',
           ],
         },
+        noCardNumber: true,
       },
       additionalProperties: {
         type: 'string',
@@ -9549,7 +9672,7 @@ const schema26 = {
         description: 'must not contain control characters or a card number',
       },
     },
-    email: { type: 'string', format: 'email', maxLength: 254 },
+    email: { type: 'string', format: 'email', maxLength: 254, noCardNumber: true },
     paymentMethod: { type: 'object' },
   },
 };
@@ -9606,6 +9729,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.customerAccountId !== undefined) {
       let data0 = data.customerAccountId;
+      if (true && func6(data0)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/customerAccountId',
+          '#/properties/customerAccountId/noCardNumber',
+        );
+        errors++;
+      }
       if (typeof data0 === 'string') {
         if (func4(data0) > 50) {
           const err2 = {
@@ -9661,14 +9792,6 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data0)) {
-          vErrors = func9(
-            vErrors,
-            instancePath + '/customerAccountId',
-            '#/properties/customerAccountId/noCardNumber',
-          );
-          errors++;
-        }
       } else {
         const err5 = {
           instancePath: instancePath + '/customerAccountId',
@@ -9690,6 +9813,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.customerAccountType !== undefined) {
       let data1 = data.customerAccountType;
+      if (true && func6(data1)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/customerAccountType',
+          '#/properties/customerAccountType/noCardNumber',
+        );
+        errors++;
+      }
       if (typeof data1 === 'string') {
         if (func4(data1) > 50) {
           const err6 = {
@@ -9745,14 +9876,6 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data1)) {
-          vErrors = func9(
-            vErrors,
-            instancePath + '/customerAccountType',
-            '#/properties/customerAccountType/noCardNumber',
-          );
-          errors++;
-        }
       } else {
         const err9 = {
           instancePath: instancePath + '/customerAccountType',
@@ -9774,6 +9897,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.sponsorKey !== undefined) {
       let data2 = data.sponsorKey;
+      if (true && func6(data2)) {
+        vErrors = func7(vErrors, instancePath + '/sponsorKey', '#/properties/sponsorKey/noCardNumber');
+        errors++;
+      }
       if (typeof data2 === 'string') {
         if (func4(data2) > 8) {
           const err10 = {
@@ -9827,10 +9954,6 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err12);
           }
-          errors++;
-        }
-        if (true && func8(data2)) {
-          vErrors = func9(vErrors, instancePath + '/sponsorKey', '#/properties/sponsorKey/noCardNumber');
           errors++;
         }
       } else {
@@ -9929,6 +10052,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               }
             }
           }
+          if (true && func6(key1)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData',
+              '#/properties/customerData/propertyNames/noCardNumber',
+              key1,
+            );
+            errors++;
+          }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
               const err17 = {
@@ -9972,6 +10104,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         }
         for (const key2 in data3) {
           let data4 = data3[key2];
+          if (true && func6(data4)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+              '#/properties/customerData/additionalProperties/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data4 === 'string') {
             if (func4(data4) > 500) {
               const err19 = {
@@ -10027,14 +10167,6 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data4)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                '#/properties/customerData/additionalProperties/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err22 = {
               instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
@@ -10075,6 +10207,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.email !== undefined) {
       let data5 = data.email;
+      if (true && func6(data5)) {
+        vErrors = func7(vErrors, instancePath + '/email', '#/properties/email/noCardNumber');
+        errors++;
+      }
       if (typeof data5 === 'string') {
         if (func4(data5) > 254) {
           const err24 = {
@@ -10257,6 +10393,7 @@ const schema27 = {
             '__lookupSetter__',
           ],
         },
+        noCardNumber: true,
       },
       additionalProperties: {
         type: 'string',
@@ -10712,6 +10849,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data4.line1 !== undefined) {
           let data5 = data4.line1;
+          if (true && func6(data5)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/line1',
+              '#/properties/billingAddress/properties/line1/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data5 === 'string') {
             if (func4(data5) > 100) {
               const err22 = {
@@ -10767,14 +10912,6 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data5)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/line1',
-                '#/properties/billingAddress/properties/line1/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err25 = {
               instancePath: instancePath + '/billingAddress/line1',
@@ -10796,6 +10933,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data4.line2 !== undefined) {
           let data6 = data4.line2;
+          if (true && func6(data6)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/line2',
+              '#/properties/billingAddress/properties/line2/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data6 === 'string') {
             if (func4(data6) > 100) {
               const err26 = {
@@ -10851,14 +10996,6 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data6)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/line2',
-                '#/properties/billingAddress/properties/line2/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err29 = {
               instancePath: instancePath + '/billingAddress/line2',
@@ -10880,6 +11017,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data4.city !== undefined) {
           let data7 = data4.city;
+          if (true && func6(data7)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/city',
+              '#/properties/billingAddress/properties/city/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data7 === 'string') {
             if (func4(data7) > 60) {
               const err30 = {
@@ -10935,14 +11080,6 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data7)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/city',
-                '#/properties/billingAddress/properties/city/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err33 = {
               instancePath: instancePath + '/billingAddress/city',
@@ -10964,6 +11101,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data4.state !== undefined) {
           let data8 = data4.state;
+          if (true && func6(data8)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/state',
+              '#/properties/billingAddress/properties/state/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data8 === 'string') {
             if (func4(data8) > 50) {
               const err34 = {
@@ -11019,14 +11164,6 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data8)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/state',
-                '#/properties/billingAddress/properties/state/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err37 = {
               instancePath: instancePath + '/billingAddress/state',
@@ -11048,6 +11185,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data4.postalCode !== undefined) {
           let data9 = data4.postalCode;
+          if (true && func6(data9)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/postalCode',
+              '#/properties/billingAddress/properties/postalCode/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data9 === 'string') {
             if (func4(data9) > 20) {
               const err38 = {
@@ -11101,14 +11246,6 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err40);
               }
-              errors++;
-            }
-            if (true && func8(data9)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/postalCode',
-                '#/properties/billingAddress/properties/postalCode/noCardNumber',
-              );
               errors++;
             }
           } else {
@@ -11266,6 +11403,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               }
             }
           }
+          if (true && func6(key2)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData',
+              '#/properties/customerData/propertyNames/noCardNumber',
+              key2,
+            );
+            errors++;
+          }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
               const err48 = {
@@ -11309,6 +11455,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         }
         for (const key3 in data11) {
           let data12 = data11[key3];
+          if (true && func6(data12)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+              '#/properties/customerData/additionalProperties/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data12 === 'string') {
             if (func4(data12) > 500) {
               const err50 = {
@@ -11362,14 +11516,6 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err52);
               }
-              errors++;
-            }
-            if (true && func8(data12)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                '#/properties/customerData/additionalProperties/noCardNumber',
-              );
               errors++;
             }
           } else {
@@ -11535,6 +11681,7 @@ const schema28 = {
             '__lookupSetter__',
           ],
         },
+        noCardNumber: true,
       },
       additionalProperties: {
         type: 'string',
@@ -11892,6 +12039,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data3.line1 !== undefined) {
           let data4 = data3.line1;
+          if (true && func6(data4)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/line1',
+              '#/properties/billingAddress/properties/line1/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data4 === 'string') {
             if (func4(data4) > 100) {
               const err17 = {
@@ -11947,14 +12102,6 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data4)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/line1',
-                '#/properties/billingAddress/properties/line1/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err20 = {
               instancePath: instancePath + '/billingAddress/line1',
@@ -11976,6 +12123,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data3.line2 !== undefined) {
           let data5 = data3.line2;
+          if (true && func6(data5)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/line2',
+              '#/properties/billingAddress/properties/line2/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data5 === 'string') {
             if (func4(data5) > 100) {
               const err21 = {
@@ -12031,14 +12186,6 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data5)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/line2',
-                '#/properties/billingAddress/properties/line2/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err24 = {
               instancePath: instancePath + '/billingAddress/line2',
@@ -12060,6 +12207,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data3.city !== undefined) {
           let data6 = data3.city;
+          if (true && func6(data6)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/city',
+              '#/properties/billingAddress/properties/city/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data6 === 'string') {
             if (func4(data6) > 60) {
               const err25 = {
@@ -12115,14 +12270,6 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data6)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/city',
-                '#/properties/billingAddress/properties/city/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err28 = {
               instancePath: instancePath + '/billingAddress/city',
@@ -12144,6 +12291,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data3.state !== undefined) {
           let data7 = data3.state;
+          if (true && func6(data7)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/state',
+              '#/properties/billingAddress/properties/state/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data7 === 'string') {
             if (func4(data7) > 50) {
               const err29 = {
@@ -12199,14 +12354,6 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data7)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/state',
-                '#/properties/billingAddress/properties/state/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err32 = {
               instancePath: instancePath + '/billingAddress/state',
@@ -12228,6 +12375,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data3.postalCode !== undefined) {
           let data8 = data3.postalCode;
+          if (true && func6(data8)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/postalCode',
+              '#/properties/billingAddress/properties/postalCode/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data8 === 'string') {
             if (func4(data8) > 20) {
               const err33 = {
@@ -12281,14 +12436,6 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err35);
               }
-              errors++;
-            }
-            if (true && func8(data8)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/postalCode',
-                '#/properties/billingAddress/properties/postalCode/noCardNumber',
-              );
               errors++;
             }
           } else {
@@ -12446,6 +12593,15 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               }
             }
           }
+          if (true && func6(key2)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData',
+              '#/properties/customerData/propertyNames/noCardNumber',
+              key2,
+            );
+            errors++;
+          }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
               const err43 = {
@@ -12489,6 +12645,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         }
         for (const key3 in data10) {
           let data11 = data10[key3];
+          if (true && func6(data11)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+              '#/properties/customerData/additionalProperties/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data11 === 'string') {
             if (func4(data11) > 500) {
               const err45 = {
@@ -12542,14 +12706,6 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err47);
               }
-              errors++;
-            }
-            if (true && func8(data11)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                '#/properties/customerData/additionalProperties/noCardNumber',
-              );
               errors++;
             }
           } else {
@@ -13118,6 +13274,7 @@ const schema31 = {
             '__lookupSetter__',
           ],
         },
+        noCardNumber: true,
       },
       additionalProperties: {
         type: 'string',
@@ -13128,7 +13285,7 @@ const schema31 = {
         description: 'must not contain control characters or a card number',
       },
     },
-    email: { type: 'string', format: 'email', maxLength: 254 },
+    email: { type: 'string', format: 'email', maxLength: 254, noCardNumber: true },
     payorId: { type: 'string' },
   },
 };
@@ -13165,6 +13322,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.customerAccountId !== undefined) {
       let data0 = data.customerAccountId;
+      if (true && func6(data0)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/customerAccountId',
+          '#/properties/customerAccountId/noCardNumber',
+        );
+        errors++;
+      }
       if (typeof data0 === 'string') {
         if (func4(data0) > 50) {
           const err1 = {
@@ -13220,14 +13385,6 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data0)) {
-          vErrors = func9(
-            vErrors,
-            instancePath + '/customerAccountId',
-            '#/properties/customerAccountId/noCardNumber',
-          );
-          errors++;
-        }
       } else {
         const err4 = {
           instancePath: instancePath + '/customerAccountId',
@@ -13249,6 +13406,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.customerAccountType !== undefined) {
       let data1 = data.customerAccountType;
+      if (true && func6(data1)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/customerAccountType',
+          '#/properties/customerAccountType/noCardNumber',
+        );
+        errors++;
+      }
       if (typeof data1 === 'string') {
         if (func4(data1) > 50) {
           const err5 = {
@@ -13304,14 +13469,6 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data1)) {
-          vErrors = func9(
-            vErrors,
-            instancePath + '/customerAccountType',
-            '#/properties/customerAccountType/noCardNumber',
-          );
-          errors++;
-        }
       } else {
         const err8 = {
           instancePath: instancePath + '/customerAccountType',
@@ -13333,6 +13490,10 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.sponsorKey !== undefined) {
       let data2 = data.sponsorKey;
+      if (true && func6(data2)) {
+        vErrors = func7(vErrors, instancePath + '/sponsorKey', '#/properties/sponsorKey/noCardNumber');
+        errors++;
+      }
       if (typeof data2 === 'string') {
         if (func4(data2) > 8) {
           const err9 = {
@@ -13386,10 +13547,6 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err11);
           }
-          errors++;
-        }
-        if (true && func8(data2)) {
-          vErrors = func9(vErrors, instancePath + '/sponsorKey', '#/properties/sponsorKey/noCardNumber');
           errors++;
         }
       } else {
@@ -13488,6 +13645,15 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               }
             }
           }
+          if (true && func6(key1)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData',
+              '#/properties/customerData/propertyNames/noCardNumber',
+              key1,
+            );
+            errors++;
+          }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
               const err16 = {
@@ -13531,6 +13697,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
         }
         for (const key2 in data3) {
           let data4 = data3[key2];
+          if (true && func6(data4)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+              '#/properties/customerData/additionalProperties/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data4 === 'string') {
             if (func4(data4) > 500) {
               const err18 = {
@@ -13586,14 +13760,6 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data4)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                '#/properties/customerData/additionalProperties/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err21 = {
               instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
@@ -13634,6 +13800,10 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.email !== undefined) {
       let data5 = data.email;
+      if (true && func6(data5)) {
+        vErrors = func7(vErrors, instancePath + '/email', '#/properties/email/noCardNumber');
+        errors++;
+      }
       if (typeof data5 === 'string') {
         if (func4(data5) > 254) {
           const err23 = {
@@ -13813,6 +13983,7 @@ const schema32 = {
             '__lookupSetter__',
           ],
         },
+        noCardNumber: true,
       },
       additionalProperties: {
         type: 'string',
@@ -14096,6 +14267,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data2.line1 !== undefined) {
           let data3 = data2.line1;
+          if (true && func6(data3)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/line1',
+              '#/properties/billingAddress/properties/line1/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data3 === 'string') {
             if (func4(data3) > 100) {
               const err13 = {
@@ -14151,14 +14330,6 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data3)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/line1',
-                '#/properties/billingAddress/properties/line1/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err16 = {
               instancePath: instancePath + '/billingAddress/line1',
@@ -14180,6 +14351,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data2.line2 !== undefined) {
           let data4 = data2.line2;
+          if (true && func6(data4)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/line2',
+              '#/properties/billingAddress/properties/line2/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data4 === 'string') {
             if (func4(data4) > 100) {
               const err17 = {
@@ -14235,14 +14414,6 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data4)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/line2',
-                '#/properties/billingAddress/properties/line2/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err20 = {
               instancePath: instancePath + '/billingAddress/line2',
@@ -14264,6 +14435,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data2.city !== undefined) {
           let data5 = data2.city;
+          if (true && func6(data5)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/city',
+              '#/properties/billingAddress/properties/city/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data5 === 'string') {
             if (func4(data5) > 60) {
               const err21 = {
@@ -14319,14 +14498,6 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data5)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/city',
-                '#/properties/billingAddress/properties/city/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err24 = {
               instancePath: instancePath + '/billingAddress/city',
@@ -14348,6 +14519,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data2.state !== undefined) {
           let data6 = data2.state;
+          if (true && func6(data6)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/state',
+              '#/properties/billingAddress/properties/state/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data6 === 'string') {
             if (func4(data6) > 50) {
               const err25 = {
@@ -14403,14 +14582,6 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data6)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/state',
-                '#/properties/billingAddress/properties/state/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err28 = {
               instancePath: instancePath + '/billingAddress/state',
@@ -14432,6 +14603,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (data2.postalCode !== undefined) {
           let data7 = data2.postalCode;
+          if (true && func6(data7)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/postalCode',
+              '#/properties/billingAddress/properties/postalCode/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data7 === 'string') {
             if (func4(data7) > 20) {
               const err29 = {
@@ -14485,14 +14664,6 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err31);
               }
-              errors++;
-            }
-            if (true && func8(data7)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/billingAddress/postalCode',
-                '#/properties/billingAddress/properties/postalCode/noCardNumber',
-              );
               errors++;
             }
           } else {
@@ -14650,6 +14821,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               }
             }
           }
+          if (true && func6(key2)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData',
+              '#/properties/customerData/propertyNames/noCardNumber',
+              key2,
+            );
+            errors++;
+          }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
               const err39 = {
@@ -14693,6 +14873,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         }
         for (const key3 in data9) {
           let data10 = data9[key3];
+          if (true && func6(data10)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+              '#/properties/customerData/additionalProperties/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data10 === 'string') {
             if (func4(data10) > 500) {
               const err41 = {
@@ -14746,14 +14934,6 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 vErrors.push(err43);
               }
-              errors++;
-            }
-            if (true && func8(data10)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                '#/properties/customerData/additionalProperties/noCardNumber',
-              );
               errors++;
             }
           } else {
@@ -14990,7 +15170,8 @@ const schema34 = {
     idempotencyKey: {
       type: 'string',
       pattern: '^[A-Za-z0-9_.:-]{1,100}$',
-      description: 'must be 1-100 characters of letters, digits and _ . : -',
+      noCardNumber: true,
+      description: 'must be 1-100 characters of letters, digits and _ . : -, and no card number',
     },
     allowPartial: { type: 'boolean' },
   },
@@ -15197,6 +15378,10 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.orderId !== undefined) {
       let data2 = data.orderId;
+      if (true && func6(data2)) {
+        vErrors = func7(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
+        errors++;
+      }
       if (typeof data2 === 'string') {
         if (func4(data2) > 100) {
           const err10 = {
@@ -15252,10 +15437,6 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data2)) {
-          vErrors = func9(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
-          errors++;
-        }
       } else {
         const err13 = {
           instancePath: instancePath + '/orderId',
@@ -15277,6 +15458,14 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.idempotencyKey !== undefined) {
       let data3 = data.idempotencyKey;
+      if (true && func6(data3)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/idempotencyKey',
+          '#/properties/idempotencyKey/noCardNumber',
+        );
+        errors++;
+      }
       if (typeof data3 === 'string') {
         if (!pattern9.test(data3)) {
           const err14 = {
@@ -15373,7 +15562,8 @@ const schema35 = {
     idempotencyKey: {
       type: 'string',
       pattern: '^[A-Za-z0-9_.:-]{1,100}$',
-      description: 'must be 1-100 characters of letters, digits and _ . : -',
+      noCardNumber: true,
+      description: 'must be 1-100 characters of letters, digits and _ . : -, and no card number',
     },
   },
 };
@@ -15497,6 +15687,14 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.idempotencyKey !== undefined) {
       let data1 = data.idempotencyKey;
+      if (true && func6(data1)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/idempotencyKey',
+          '#/properties/idempotencyKey/noCardNumber',
+        );
+        errors++;
+      }
       if (typeof data1 === 'string') {
         if (!pattern9.test(data1)) {
           const err6 = {
@@ -15950,6 +16148,7 @@ const schema37 = {
       minLength: 1,
       maxLength: 2048,
       pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+      noCardNumber: true,
       description: 'must be an absolute https URL',
     },
     enabledEvents: {
@@ -16023,6 +16222,10 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.url !== undefined) {
       let data0 = data.url;
+      if (true && func6(data0)) {
+        vErrors = func7(vErrors, instancePath + '/url', '#/properties/url/noCardNumber');
+        errors++;
+      }
       if (typeof data0 === 'string') {
         if (func4(data0) > 2048) {
           const err2 = {
@@ -16237,6 +16440,10 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.description !== undefined) {
       let data3 = data.description;
+      if (true && func6(data3)) {
+        vErrors = func7(vErrors, instancePath + '/description', '#/properties/description/noCardNumber');
+        errors++;
+      }
       if (typeof data3 === 'string') {
         if (func4(data3) > 500) {
           const err12 = {
@@ -16292,10 +16499,6 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data3)) {
-          vErrors = func9(vErrors, instancePath + '/description', '#/properties/description/noCardNumber');
-          errors++;
-        }
       } else {
         const err15 = {
           instancePath: instancePath + '/description',
@@ -16347,6 +16550,7 @@ const schema38 = {
       minLength: 1,
       maxLength: 2048,
       pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+      noCardNumber: true,
       description: 'must be an absolute https URL',
     },
     enabledEvents: {
@@ -16416,6 +16620,10 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.url !== undefined) {
       let data0 = data.url;
+      if (true && func6(data0)) {
+        vErrors = func7(vErrors, instancePath + '/url', '#/properties/url/noCardNumber');
+        errors++;
+      }
       if (typeof data0 === 'string') {
         if (func4(data0) > 2048) {
           const err2 = {
@@ -16630,6 +16838,10 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.description !== undefined) {
       let data3 = data.description;
+      if (true && func6(data3)) {
+        vErrors = func7(vErrors, instancePath + '/description', '#/properties/description/noCardNumber');
+        errors++;
+      }
       if (typeof data3 === 'string') {
         if (func4(data3) > 500) {
           const err12 = {
@@ -16683,10 +16895,6 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err14);
           }
-          errors++;
-        }
-        if (true && func8(data3)) {
-          vErrors = func9(vErrors, instancePath + '/description', '#/properties/description/noCardNumber');
           errors++;
         }
       } else {
@@ -17238,15 +17446,22 @@ const schema42 = {
             '__lookupSetter__',
           ],
         },
+        noCardNumber: true,
       },
       additionalProperties: {
         anyOf: [
           { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
-          { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
+          {
+            type: 'number',
+            minimum: -1000000000000000,
+            maximum: 1000000000000000,
+            maxDecimals: 6,
+            noCardNumber: true,
+          },
           { type: 'boolean' },
         ],
         description:
-          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+          'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals, no card number) or a boolean',
       },
     },
     fees: {
@@ -17467,6 +17682,10 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.orderId !== undefined) {
       let data2 = data.orderId;
+      if (true && func6(data2)) {
+        vErrors = func7(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
+        errors++;
+      }
       if (typeof data2 === 'string') {
         if (func4(data2) > 100) {
           const err10 = {
@@ -17520,10 +17739,6 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err12);
           }
-          errors++;
-        }
-        if (true && func8(data2)) {
-          vErrors = func9(vErrors, instancePath + '/orderId', '#/properties/orderId/noCardNumber');
           errors++;
         }
       } else {
@@ -17727,6 +17942,15 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
               }
             }
           }
+          if (true && func6(key1)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customAttributes',
+              '#/properties/customAttributes/propertyNames/noCardNumber',
+              key1,
+            );
+            errors++;
+          }
           if (typeof key1 === 'string') {
             if (func4(key1) > 100) {
               const err22 = {
@@ -17773,6 +17997,14 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           const _errs25 = errors;
           let valid4 = false;
           const _errs26 = errors;
+          if (true && func6(data9)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+              '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
+            );
+            errors++;
+          }
           if (typeof data9 === 'string') {
             if (func4(data9) > 1000) {
               const err24 = {
@@ -17812,14 +18044,6 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (true && func8(data9)) {
-              vErrors = func9(
-                vErrors,
-                instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
-                '#/properties/customAttributes/additionalProperties/anyOf/0/noCardNumber',
-              );
-              errors++;
-            }
           } else {
             const err26 = {
               instancePath:
@@ -17843,6 +18067,14 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           valid4 = valid4 || _valid0;
           if (!valid4) {
             const _errs28 = errors;
+            if (true && func6(data9)) {
+              vErrors = func7(
+                vErrors,
+                instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                '#/properties/customAttributes/additionalProperties/anyOf/1/noCardNumber',
+              );
+              errors++;
+            }
             if (typeof data9 == 'number' && isFinite(data9)) {
               if (data9 > 1000000000000000 || isNaN(data9)) {
                 const err27 = {
@@ -18078,6 +18310,14 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             }
             if (data11.name !== undefined) {
               let data12 = data11.name;
+              if (true && func6(data12)) {
+                vErrors = func7(
+                  vErrors,
+                  instancePath + '/fees/' + i0 + '/name',
+                  '#/properties/fees/items/properties/name/noCardNumber',
+                );
+                errors++;
+              }
               if (typeof data12 === 'string') {
                 if (func4(data12) > 100) {
                   const err38 = {
@@ -18131,14 +18371,6 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
                   } else {
                     vErrors.push(err40);
                   }
-                  errors++;
-                }
-                if (true && func8(data12)) {
-                  vErrors = func9(
-                    vErrors,
-                    instancePath + '/fees/' + i0 + '/name',
-                    '#/properties/fees/items/properties/name/noCardNumber',
-                  );
                   errors++;
                 }
               } else {
@@ -18374,6 +18606,10 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.name !== undefined) {
       let data0 = data.name;
+      if (true && func6(data0)) {
+        vErrors = func7(vErrors, instancePath + '/name', '#/properties/name/noCardNumber');
+        errors++;
+      }
       if (typeof data0 === 'string') {
         if (func4(data0) > 100) {
           const err3 = {
@@ -18427,10 +18663,6 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err5);
           }
-          errors++;
-        }
-        if (true && func8(data0)) {
-          vErrors = func9(vErrors, instancePath + '/name', '#/properties/name/noCardNumber');
           errors++;
         }
       } else {
@@ -18572,15 +18804,22 @@ const schema44 = {
         '__lookupSetter__',
       ],
     },
+    noCardNumber: true,
   },
   additionalProperties: {
     anyOf: [
       { type: 'string', maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', noCardNumber: true },
-      { type: 'number', minimum: -1000000000000000, maximum: 1000000000000000, maxDecimals: 6 },
+      {
+        type: 'number',
+        minimum: -1000000000000000,
+        maximum: 1000000000000000,
+        maxDecimals: 6,
+        noCardNumber: true,
+      },
       { type: 'boolean' },
     ],
     description:
-      'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+      'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals, no card number) or a boolean',
   },
 };
 function validate43(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -18661,6 +18900,10 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       }
+      if (true && func6(key0)) {
+        vErrors = func7(vErrors, instancePath, '#/propertyNames/noCardNumber', key0);
+        errors++;
+      }
       if (typeof key0 === 'string') {
         if (func4(key0) > 100) {
           const err3 = {
@@ -18707,6 +18950,14 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
       const _errs6 = errors;
       let valid3 = false;
       const _errs7 = errors;
+      if (true && func6(data0)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+          '#/additionalProperties/anyOf/0/noCardNumber',
+        );
+        errors++;
+      }
       if (typeof data0 === 'string') {
         if (func4(data0) > 1000) {
           const err5 = {
@@ -18744,14 +18995,6 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data0)) {
-          vErrors = func9(
-            vErrors,
-            instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-            '#/additionalProperties/anyOf/0/noCardNumber',
-          );
-          errors++;
-        }
       } else {
         const err7 = {
           instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
@@ -18774,6 +19017,14 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
       valid3 = valid3 || _valid0;
       if (!valid3) {
         const _errs9 = errors;
+        if (true && func6(data0)) {
+          vErrors = func7(
+            vErrors,
+            instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            '#/additionalProperties/anyOf/1/noCardNumber',
+          );
+          errors++;
+        }
         if (typeof data0 == 'number' && isFinite(data0)) {
           if (data0 > 1000000000000000 || isNaN(data0)) {
             const err8 = {
@@ -19098,6 +19349,10 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.line1 !== undefined) {
       let data0 = data.line1;
+      if (true && func6(data0)) {
+        vErrors = func7(vErrors, instancePath + '/line1', '#/properties/line1/noCardNumber');
+        errors++;
+      }
       if (typeof data0 === 'string') {
         if (func4(data0) > 100) {
           const err6 = {
@@ -19153,10 +19408,6 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data0)) {
-          vErrors = func9(vErrors, instancePath + '/line1', '#/properties/line1/noCardNumber');
-          errors++;
-        }
       } else {
         const err9 = {
           instancePath: instancePath + '/line1',
@@ -19178,6 +19429,10 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.line2 !== undefined) {
       let data1 = data.line2;
+      if (true && func6(data1)) {
+        vErrors = func7(vErrors, instancePath + '/line2', '#/properties/line2/noCardNumber');
+        errors++;
+      }
       if (typeof data1 === 'string') {
         if (func4(data1) > 100) {
           const err10 = {
@@ -19233,10 +19488,6 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data1)) {
-          vErrors = func9(vErrors, instancePath + '/line2', '#/properties/line2/noCardNumber');
-          errors++;
-        }
       } else {
         const err13 = {
           instancePath: instancePath + '/line2',
@@ -19258,6 +19509,10 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.city !== undefined) {
       let data2 = data.city;
+      if (true && func6(data2)) {
+        vErrors = func7(vErrors, instancePath + '/city', '#/properties/city/noCardNumber');
+        errors++;
+      }
       if (typeof data2 === 'string') {
         if (func4(data2) > 60) {
           const err14 = {
@@ -19313,10 +19568,6 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data2)) {
-          vErrors = func9(vErrors, instancePath + '/city', '#/properties/city/noCardNumber');
-          errors++;
-        }
       } else {
         const err17 = {
           instancePath: instancePath + '/city',
@@ -19338,6 +19589,10 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.state !== undefined) {
       let data3 = data.state;
+      if (true && func6(data3)) {
+        vErrors = func7(vErrors, instancePath + '/state', '#/properties/state/noCardNumber');
+        errors++;
+      }
       if (typeof data3 === 'string') {
         if (func4(data3) > 50) {
           const err18 = {
@@ -19393,10 +19648,6 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && func8(data3)) {
-          vErrors = func9(vErrors, instancePath + '/state', '#/properties/state/noCardNumber');
-          errors++;
-        }
       } else {
         const err21 = {
           instancePath: instancePath + '/state',
@@ -19418,6 +19669,10 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
     }
     if (data.postalCode !== undefined) {
       let data4 = data.postalCode;
+      if (true && func6(data4)) {
+        vErrors = func7(vErrors, instancePath + '/postalCode', '#/properties/postalCode/noCardNumber');
+        errors++;
+      }
       if (typeof data4 === 'string') {
         if (func4(data4) > 20) {
           const err22 = {
@@ -19471,10 +19726,6 @@ function validate44(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err24);
           }
-          errors++;
-        }
-        if (true && func8(data4)) {
-          vErrors = func9(vErrors, instancePath + '/postalCode', '#/properties/postalCode/noCardNumber');
           errors++;
         }
       } else {
@@ -19580,6 +19831,7 @@ const schema46 = {
         '__lookupSetter__',
       ],
     },
+    noCardNumber: true,
   },
   additionalProperties: {
     type: 'string',
@@ -19668,6 +19920,10 @@ function validate45(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       }
+      if (true && func6(key0)) {
+        vErrors = func7(vErrors, instancePath, '#/propertyNames/noCardNumber', key0);
+        errors++;
+      }
       if (typeof key0 === 'string') {
         if (func4(key0) > 100) {
           const err3 = {
@@ -19711,6 +19967,14 @@ function validate45(data, { instancePath = '', parentData, parentDataProperty, r
     }
     for (const key1 in data) {
       let data0 = data[key1];
+      if (true && func6(data0)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+          '#/additionalProperties/noCardNumber',
+        );
+        errors++;
+      }
       if (typeof data0 === 'string') {
         if (func4(data0) > 500) {
           const err5 = {
@@ -19764,14 +20028,6 @@ function validate45(data, { instancePath = '', parentData, parentDataProperty, r
           } else {
             vErrors.push(err7);
           }
-          errors++;
-        }
-        if (true && func8(data0)) {
-          vErrors = func9(
-            vErrors,
-            instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-            '#/additionalProperties/noCardNumber',
-          );
           errors++;
         }
       } else {

@@ -97,6 +97,11 @@ export interface FunctionConfig {
   /** WEBHOOK_SECRET_KEY: how webhook secrets are sealed, `kms:<key>` or `file:<path>` (shared/secret-box.ts). */
   readonly webhookSecretKey: string | undefined;
   /**
+   * IDEMPOTENCY_HASH_KEY: the key idempotency keys are kept by, `secretsmanager:<secret ARN>` or
+   * `file:<path>` (shared/keyed-hash.ts); only the functions of routes that take a key have it.
+   */
+  readonly idempotencyHashKey: string | undefined;
+  /**
    * WEBHOOK_ALLOW_LOOPBACK (`true` only in the local runtime): webhook URLs on 127.0.0.1 and
    * localhost are accepted. The cloud never sets it.
    */
@@ -122,6 +127,7 @@ const OPTIONAL_VARIABLES = {
   notificationQueueUrl: 'NOTIFICATION_QUEUE_URL',
   webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
   webhookSecretKey: 'WEBHOOK_SECRET_KEY',
+  idempotencyHashKey: 'IDEMPOTENCY_HASH_KEY',
 } as const;
 type OptionalSetting = keyof typeof OPTIONAL_VARIABLES;
 
@@ -204,6 +210,7 @@ export function loadConfig(env: Env): FunctionConfig {
     notificationQueueUrl: text(env, OPTIONAL_VARIABLES.notificationQueueUrl),
     webhookQueueUrl: text(env, OPTIONAL_VARIABLES.webhookQueueUrl),
     webhookSecretKey: text(env, OPTIONAL_VARIABLES.webhookSecretKey),
+    idempotencyHashKey: text(env, OPTIONAL_VARIABLES.idempotencyHashKey),
     webhookAllowLoopback: text(env, 'WEBHOOK_ALLOW_LOOPBACK') === 'true',
     webhookRetryScale: scale(env, 'WEBHOOK_RETRY_SCALE'),
     emitMetrics: text(env, 'EMIT_METRICS') !== 'false',

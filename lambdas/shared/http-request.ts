@@ -6,6 +6,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { pathParams, type PathParam } from '#contract/params';
 import { apiScope } from '#contract/stage';
+import { containsCardNumber } from './card-number';
 import { config } from './config';
 import { BadRequestError, ForbiddenError, UnauthorizedError } from './errors';
 import { validator, type Validator } from './validation';
@@ -40,6 +41,8 @@ function headerKey(event: APIGatewayProxyEvent): string | undefined {
       'Idempotency-Key must be one value of 1-100 characters of letters, digits and _ . : -',
     );
   }
+  // A key is echoed when it is reused or still running: it must not be a card number.
+  if (containsCardNumber(value)) throw new BadRequestError('Idempotency-Key must not contain a card number');
   return value;
 }
 

@@ -11,6 +11,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { PathParams } from '#contract/params';
 import type { Route } from '#contract/routes/index';
+import { redactCardNumbers } from './card-number';
 import { config } from './config';
 import { isTransient } from './ddb';
 import { ServiceError } from './errors';
@@ -202,12 +203,22 @@ export function errorResponse(error: unknown): APIGatewayProxyResult {
   return json(500, errorBody(500, 'Internal server error'));
 }
 
-/** A ServiceError's answer, with its headers (`Retry-After` of a request still in progress). */
+/**
+ * A ServiceError's answer, with its headers (`Retry-After` of a request still in progress). Its
+ * words never carry a card number: a refusal may name what the request sent (a path id, a key, a
+ * profileId), and whatever of it looks like a card number is shown as `[card number]`.
+ */
 function serviceErrorResponse(error: ServiceError): APIGatewayProxyResult {
-  const problems = error instanceof ValidationError ? error.problems : undefined;
+  const problems =
+    error instanceof ValidationError
+      ? error.problems.map((p) => ({
+          field: redactCardNumbers(p.field),
+          message: redactCardNumbers(p.message),
+        }))
+      : undefined;
   return json(
     error.status,
-    { ...errorBody(error.status, error.message, problems), ...error.details },
+    { ...errorBody(error.status, redactCardNumbers(error.message), problems), ...error.details },
     { ...error.headers },
   );
 }

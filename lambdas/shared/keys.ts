@@ -111,8 +111,17 @@ export const keys = {
     sk: `REFUND#${refundId}`,
   }),
   refundPrefix: 'REFUND#',
-  /** Idempotency record of a request: scope is `sale` or `refund:<transactionId>`. */
-  idempotency: (merchantId: string, scope: string, key: string) => ({
+  /**
+   * Idempotency record of a request (scope `request`, `sale`, `refund:<transactionId>`...), by the
+   * keyed hash of its key (shared/keyed-hash.ts), never the key as written; `=`, which no key
+   * holds, sets the digest apart from a key.
+   */
+  idempotency: (merchantId: string, scope: string, keyDigest: string) => ({
+    pk: `IDEM#${merchantId}#${scope}#=${keyDigest}`,
+    sk: 'IDEM',
+  }),
+  /** An idempotency record kept by its key as written (before keys were hashed), until its TTL. */
+  idempotencyAsWritten: (merchantId: string, scope: string, key: string) => ({
     pk: `IDEM#${merchantId}#${scope}#${key}`,
     sk: 'IDEM',
   }),

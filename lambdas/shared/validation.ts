@@ -7,16 +7,20 @@
  */
 import type { ErrorObject } from 'ajv';
 import { errorSchema } from '#contract/schemas/common';
+import { redactCardNumbers } from './card-number';
 import { BadRequestError } from './errors';
 import type { CompiledValidate } from './route-check';
 
-/** `/payments/3/amount` → `payments[3].amount` */
+/**
+ * `/payments/3/amount` → `payments[3].amount`. A key that holds a card number (refused, or on the
+ * path of another refusal) is shown redacted: a field name is echoed and logged.
+ */
 export function fieldName(instancePath: string, child?: string): string {
   const parts = instancePath.split('/').slice(1);
   if (child !== undefined) parts.push(child);
   let name = '';
   for (const part of parts) {
-    const unescaped = part.replace(/~1/g, '/').replace(/~0/g, '~');
+    const unescaped = redactCardNumbers(part.replace(/~1/g, '/').replace(/~0/g, '~'));
     name += /^\d+$/.test(unescaped) ? `[${unescaped}]` : name === '' ? unescaped : `.${unescaped}`;
   }
   return name;
@@ -36,8 +40,10 @@ export function describe(error: ErrorObject, root: string): string {
   const field = (child?: string) => fieldName(error.instancePath, child ?? error.propertyName) || root;
   const params = error.params as Record<string, unknown>;
   if (error.propertyName !== undefined) {
-    // An object key broke the propertyNames rule (freeFormKeys: length, reserved names).
+    // An object key broke the propertyNames rule (freeFormKeys: length, reserved names, card numbers).
     if (error.keyword === 'not') return `${field()} is a reserved name`;
+    if (error.keyword === 'noCardNumber')
+      return `${field()} is a key that holds a card number; keys must not contain one`;
     if (error.keyword === 'maxLength')
       return `${field()} is a key longer than ${String(params.limit)} characters`;
   }
@@ -46,14 +52,14 @@ export function describe(error: ErrorObject, root: string): string {
       return `${field(String(params.missingProperty))} is required`;
     case 'additionalProperties':
       return root === 'query' && error.instancePath === ''
-        ? `query parameter ${String(params.additionalProperty)} is not known`
+        ? `query parameter ${redactCardNumbers(String(params.additionalProperty))} is not known`
         : `${field(String(params.additionalProperty))} is not a known field`;
     case 'type':
       return `${field()} must be ${String(params.type).replace(',', ' or ')}`;
     case 'enum':
       return `${field()} must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
     case 'noCardNumber':
-      return `${field()} must not contain a card number (13-19 digits that pass the Luhn check)`;
+      return `${field()} must not contain a card number (13-19 digits with a card brand's prefix that pass the Luhn check, however they are grouped)`;
     case 'maxDecimals':
       return `${field()} must have at most ${String((error.schema as number | undefined) ?? 2)} decimal places`;
     case 'anyOf':

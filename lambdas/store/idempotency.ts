@@ -1,8 +1,15 @@
 /**
- * Idempotency records in DynamoDB: `IDEM#mid#scope#key` is claimed with attribute_not_exists. It
- * holds the request's hash, the id of the resource it creates (fixed at the first claim, so a
- * retry after a crash resumes the same sale or refund) and, when done, the response to replay
- * (gzipped above COMPRESS_ABOVE_BYTES, so that a 1,000-payment void-or-refund fits an item).
+ * Idempotency records in DynamoDB: `IDEM#mid#scope#=<digest>` is claimed with
+ * attribute_not_exists, the digest being the keyed hash of the request's key (shared/keyed-hash.ts):
+ * the key as written is never stored. It holds the request's hash, the id of the resource it
+ * creates (fixed at the first claim, so a retry after a crash resumes the same sale or refund) and,
+ * when done, the response to replay (gzipped above COMPRESS_ABOVE_BYTES, so that a 1,000-payment
+ * void-or-refund fits an item).
+ *
+ * Records made before keys were hashed are kept by the key as written (`IDEM#mid#scope#<key>`)
+ * until their TTL removes them: a claim looks there first, and a key found there is answered from
+ * that record (replayed, refused, resumed) as before, never run again: a missed replay would be a
+ * second charge. No record is made there any more.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
 import {
@@ -12,6 +19,7 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
+import { idempotencyKeyDigest } from '#shared/keyed-hash';
 import { keys } from '#shared/keys';
 import { containerStore, epoch, isConditionFailure, RECORD_TTL_SECONDS } from './items';
 
@@ -48,14 +56,35 @@ export interface IdempotencyStore {
   release(ref: IdempotencyRef): Promise<void>;
 }
 
+type Key = { pk: string; sk: string };
+
 export class DynamoIdempotencyStore implements IdempotencyStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
+  /** The record's key: by the key's keyed hash. */
+  private async hashed(ref: IdempotencyRef): Promise<Key> {
+    return keys.idempotency(
+      ref.merchantId,
+      ref.scope,
+      await idempotencyKeyDigest(ref.merchantId, ref.scope, ref.key),
+    );
+  }
+
+  private async read(Key: Key): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }),
+    );
+    return Item;
+  }
+
   async claim(ref: IdempotencyRef, requestHash: string, newResourceId: string, now: Date): Promise<Claim> {
-    const Key = keys.idempotency(ref.merchantId, ref.scope, ref.key);
+    const asWritten = keys.idempotencyAsWritten(ref.merchantId, ref.scope, ref.key);
+    const old = await this.read(asWritten);
+    if (old) return this.claimExisting(asWritten, old, requestHash, now);
+    const Key = await this.hashed(ref);
     try {
       await this.db.send(
         new PutCommand({
@@ -76,10 +105,18 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }),
-    );
+    const Item = await this.read(Key);
     if (!Item) return this.claim(ref, requestHash, newResourceId, now);
+    return this.claimExisting(Key, Item, requestHash, now);
+  }
+
+  /** A claim of a key that has a record: replayed, refused, still running, or resumed. */
+  private async claimExisting(
+    Key: Key,
+    Item: Record<string, unknown>,
+    requestHash: string,
+    now: Date,
+  ): Promise<Claim> {
     if (Item.requestHash !== requestHash) return { kind: 'mismatch' };
     if (Item.state === 'done') return { kind: 'replay', response: storedResponse(Item) };
     const leaseUntil = Item.leaseUntil as number;
@@ -108,38 +145,69 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
     }
   }
 
+  /**
+   * Stores the response: on the hashed record, or, for a request resumed from a record kept by
+   * its key as written (there is then no hashed one), on that record; with neither (nothing but
+   * the key's owner removes a claim), on the hashed record, as an update would.
+   */
   async complete(ref: IdempotencyRef, response: StoredResponse): Promise<void> {
     const text = JSON.stringify(response.body ?? null);
     const large = Buffer.byteLength(text) > COMPRESS_ABOVE_BYTES;
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: keys.idempotency(ref.merchantId, ref.scope, ref.key),
-        UpdateExpression: 'SET #state = :done, #response = :r',
-        ExpressionAttributeNames: { '#state': 'state', '#response': large ? 'responseGz' : 'response' },
-        ExpressionAttributeValues: {
-          ':done': 'done',
-          ':r': large ? gzipSync(JSON.stringify({ status: response.status, body: response.body })) : response,
-        },
-      }),
-    );
+    const done = (Key: Key, existing: boolean) =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key,
+          UpdateExpression: 'SET #state = :done, #response = :r',
+          ...(existing && { ConditionExpression: 'attribute_exists(pk)' }),
+          ExpressionAttributeNames: { '#state': 'state', '#response': large ? 'responseGz' : 'response' },
+          ExpressionAttributeValues: {
+            ':done': 'done',
+            ':r': large
+              ? gzipSync(JSON.stringify({ status: response.status, body: response.body }))
+              : response,
+          },
+        }),
+      );
+    const hashed = await this.hashed(ref);
+    for (const [Key, existing] of [
+      [hashed, true],
+      [keys.idempotencyAsWritten(ref.merchantId, ref.scope, ref.key), true],
+      [hashed, false],
+    ] as const) {
+      try {
+        await done(Key, existing);
+        return;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    }
   }
 
-  /** Gives a claim up (the request failed before doing anything): the key may be used afresh. */
+  /**
+   * Gives a claim up (the request failed before doing anything): the key may be used afresh. The
+   * claim is the hashed record's, or one kept by the key as written.
+   */
   async release(ref: IdempotencyRef): Promise<void> {
-    await this.db
-      .send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: keys.idempotency(ref.merchantId, ref.scope, ref.key),
-          ConditionExpression: '#state = :inProgress',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':inProgress': 'in-progress' },
-        }),
-      )
-      .catch((error: unknown) => {
+    const running = async (Key: Key): Promise<boolean> => {
+      try {
+        await this.db.send(
+          new DeleteCommand({
+            TableName: this.tableName,
+            Key,
+            ConditionExpression: '#state = :inProgress',
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: { ':inProgress': 'in-progress' },
+          }),
+        );
+        return true;
+      } catch (error) {
         if (!isConditionFailure(error)) throw error;
-      });
+        return false;
+      }
+    };
+    if (await running(await this.hashed(ref))) return;
+    await running(keys.idempotencyAsWritten(ref.merchantId, ref.scope, ref.key));
   }
 }
 

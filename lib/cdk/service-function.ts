@@ -22,6 +22,14 @@ export const SERVICE_NAME = 'scheduled-payments';
 export const logRetention = (stage: Stage): logs.RetentionDays =>
   stage === 'prod' ? logs.RetentionDays.ONE_YEAR : logs.RetentionDays.ONE_MONTH;
 
+/**
+ * The functions' log level (Powertools), set on every function of each stage rather than left to
+ * the library's default: INFO keeps the access records and refusals operators read; no stage logs
+ * DEBUG, whose records would carry whatever a debugging statement dumps (docs/operating.md
+ * "Configuration of the functions").
+ */
+export const LOG_LEVELS: Readonly<Record<Stage, string>> = { dev: 'INFO', prod: 'INFO' };
+
 /** Absolute path of a handler module (`groups/create-group` → `<repo>/lambdas/groups/create-group.ts`). */
 export const handlerEntry = (handler: string): string => path.join(REPO_ROOT, 'lambdas', `${handler}.ts`);
 
@@ -125,6 +133,7 @@ export class ServiceFunction extends Construct {
       logGroup: this.logGroup,
       environment: {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_LOG_LEVEL: LOG_LEVELS[stage],
         // Stack traces point at the TypeScript sources through the bundled source maps.
         NODE_OPTIONS: '--enable-source-maps',
         SERVICE_STAGE: stage,

@@ -26,6 +26,7 @@ import { SETTLEMENT_PERIOD_CONTEXT } from './processor';
 import { SERIES_JOB } from '../../contract/series';
 import { bindStateMachineIfUsed } from './access';
 import { ServiceWaf } from './waf';
+import { IdempotencyHashKey } from './idempotency-key';
 import { encryptLogGroups, ServiceKeys } from './keys';
 
 export interface ServiceStackProps extends StackProps {
@@ -75,6 +76,8 @@ export class ServiceStack extends Stack {
   readonly monitoring: ServiceMonitoring;
   readonly voidOrRefund: ServiceVoidOrRefund;
   readonly webhooks: ServiceWebhooks;
+  /** The key idempotency keys are kept by (lib/cdk/idempotency-key.ts). */
+  readonly idempotencyHashKey: IdempotencyHashKey;
   readonly series: ServiceSeries;
   /** The nested stacks of the stage, made as functions are placed in them. */
   readonly nestedStacks: NestedStacks;
@@ -164,6 +167,7 @@ export class ServiceStack extends Stack {
       alarmTopic: this.processing.alarmTopic,
       functionScope: nested.of('VoidOrRefundFunctions'),
     });
+    this.idempotencyHashKey = new IdempotencyHashKey(this, 'IdempotencyHashKey', { stage });
     this.api = new ServiceApi(this, 'Api', {
       stage,
       table: this.table.table,
@@ -179,6 +183,7 @@ export class ServiceStack extends Stack {
         bindStateMachineIfUsed(fn, handler, 'stateMachineArn', stateMachine, 'STATE_MACHINE_ARN');
         this.voidOrRefund.bindApiFunction(fn, handler);
         this.webhooks.bindApiFunction(fn, handler);
+        this.idempotencyHashKey.bindApiFunction(fn, handler);
         configureFunction?.(fn, handler, handlerRoutes);
       },
     });

@@ -25,6 +25,7 @@ import { docsRoutes, rootRoute } from './docs';
 import type { DeadLetter } from './dead-letters';
 import { startLocalNotifications, startSes } from './notifications';
 import { localWebhookEnv, startLocalWebhooks } from './webhooks';
+import { localIdempotencyEnv } from './idempotency-key';
 import { localClients, localMerchants } from './identities';
 import { ensureTable } from './table';
 import { MerchantRegistry } from '../../lambdas/store/merchants';
@@ -123,6 +124,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       VOID_OR_REFUND_STATE_MACHINE_ARN: `arn:aws:states:us-east-1:000000000000:stateMachine:${VOID_OR_REFUND_STATE_MACHINE_NAME(`local-${stage}`)}`,
       // Webhook secrets sealed with a key file of this data directory; loopback receivers allowed.
       ...localWebhookEnv(dataDir),
+      // Idempotency keys kept by their keyed hash, under a key file of this data directory.
+      ...localIdempotencyEnv(dataDir),
     });
     const client = new DynamoDBClient({});
     await ensureTable(client, tableName);

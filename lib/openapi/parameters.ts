@@ -60,7 +60,7 @@ function keyParameter(route: Route): ParameterObject[] {
       in: 'header',
       required: false,
       description: [
-        'Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries.',
+        'Makes the request safe to retry: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) and does nothing twice; the same key with another request is 422; while the first request with the key is still running, 409 with `Retry-After`. A refused request (4xx) frees its key. Send a new key (a UUID) per request, and the same one on each of its retries. The service keeps a keyed hash of the key, never the key as written; a key that holds a card number is refused (400).',
         bodyKey
           ? "The body's `idempotencyKey` is the same key: send either, or both equal (they differ: 400)."
           : undefined,

@@ -34,6 +34,10 @@ const KEPT_KEYWORDS = new Set([
   'deprecated',
 ]);
 
+/** The ajv keyword `noCardNumber` in words (docs/decisions.md "Card numbers in free text"). */
+const CARD_NUMBER_NOTE =
+  "Must not contain a card number (a Luhn-valid 13-19 digit run with a card brand's prefix, however its groups are separated): 400.";
+
 /** `maxDecimals: n` → `multipleOf: 10^-n` (0.01 for money). */
 const decimalStep = (decimals: number): number => Number(`1e-${decimals}`);
 
@@ -101,14 +105,28 @@ export function toOpenApiSchema(
         }
         break;
       case 'propertyNames': {
-        const names = value as { maxLength?: number; pattern?: string; not?: { enum?: readonly string[] } };
+        const names = value as {
+          maxLength?: number;
+          pattern?: string;
+          not?: { enum?: readonly string[] };
+          noCardNumber?: boolean;
+        };
         if (names.maxLength !== undefined) notes.push(`Keys are at most ${names.maxLength} characters.`);
         if (names.pattern !== undefined) notes.push(`Keys match \`${names.pattern}\`.`);
         if (names.not?.enum !== undefined) {
           notes.push(`These keys are reserved (400): ${names.not.enum.map((n) => `\`${n}\``).join(', ')}.`);
         }
+        if (names.noCardNumber === true) notes.push(CARD_NUMBER_NOTE.replace('Must', 'Keys must'));
         break;
       }
+      case 'noCardNumber':
+        // Said once: free text's own description already says "no card number".
+        if (
+          value === true &&
+          !/card number/.test(String((schema as { description?: unknown }).description ?? ''))
+        )
+          notes.push(CARD_NUMBER_NOTE);
+        break;
       case '$ref':
         throw new Error('validator schemas with $ref cannot be translated; inline the subschema');
       default:

@@ -120,3 +120,133 @@ describe('webhook endpoints', () => {
     expect(listed.text).not.toContain(PAN);
   });
 });
+
+/**
+ * Issue 32, item 1, over HTTP: each was answered 201, then stored, echoed, sent in webhooks and
+ * written into the report. Refused now with a 400 naming the field, nothing written, the number
+ * never echoed.
+ */
+describe('card numbers that slipped past the free-text check', () => {
+  const NBSP = PAN.replace(/(\d{4})(?=\d)/g, '$1\u00a0');
+  const EN_DASH = PAN.replace(/(\d{4})(?=\d)/g, '$1\u2013');
+  const DOUBLED = PAN.replace(/(\d{4})(?=\d)/g, '$1  ');
+  const noEcho = (res: { text: string }): void => {
+    expect(res.text).not.toContain(PAN);
+    for (const written of [PAN_AS_WRITTEN, NBSP, EN_DASH, DOUBLED]) expect(res.text).not.toContain(written);
+  };
+
+  test('defect: a card number followed by more text is accepted in free text', async () => {
+    const res = await call('POST', `${v1}/payors`, {
+      paymentMethod: cardInput(),
+      customerAccountId: `${PAN_AS_WRITTEN} 12/30`,
+    });
+    refused(res, 'customerAccountId');
+    noEcho(res);
+    const found = await call(
+      'GET',
+      `${v1}/payors?customerAccountId=${encodeURIComponent(`${PAN_AS_WRITTEN} 12/30`)}`,
+    );
+    expect([found.status, found.body]).toEqual([200, []]);
+  });
+
+  const paymentCount = async (): Promise<number> =>
+    (await call('GET', `${base}/groups/${groupId}`)).body.paymentCount as number;
+
+  test('defect: a card number preceded by text is accepted in free text', async () => {
+    const before = await paymentCount();
+    const res = await call('POST', `${base}/groups/${groupId}/payments`, {
+      paymentGroupId: groupId,
+      profileId,
+      amount: 1,
+      orderId: `Qty 2 ${PAN}`,
+    });
+    refused(res, 'orderId');
+    noEcho(res);
+    expect(await paymentCount()).toBe(before);
+  });
+
+  test.each([
+    ['non-breaking spaces', NBSP],
+    ['en dashes', EN_DASH],
+    ['doubled spaces', DOUBLED],
+  ])('defect: a card number with %s between its groups is accepted in free text', async (_what, written) => {
+    const payor = await createPayor({ customerAccountId: `c-${randomUUID().slice(0, 8)}` });
+    const res = await call('PUT', `${v1}/payors/${payor.payorId}`, { customerData: { note: written } });
+    refused(res, 'customerData.note');
+    noEcho(res);
+    expect((await call('GET', `${v1}/payors/${payor.payorId}`)).body).toEqual(payor);
+  });
+
+  test('defect: a card number as an object key in customerData or customAttributes is accepted', async () => {
+    const payor = await call('POST', `${v1}/payors`, {
+      paymentMethod: cardInput(),
+      customerData: { [`card ${PAN}`]: 'x' },
+    });
+    expect(payor.status).toBe(400);
+    expect(payor.body.message).toBe(
+      'customerData.card [card number] is a key that holds a card number; keys must not contain one',
+    );
+    noEcho(payor);
+    const body = groupBody({
+      scheduleDate: DATE,
+      payments: [{ profileId, amount: 1, customAttributes: { [PAN_AS_WRITTEN]: 'memo' } }],
+    });
+    const group = await call('POST', `${base}/groups`, body);
+    expect(group.status).toBe(400);
+    expect(group.body.message).toBe(
+      'payments[0].customAttributes.[card number] is a key that holds a card number; keys must not contain one',
+    );
+    noEcho(group);
+    const listed = await call('GET', `${base}/groups?date=${DATE}`);
+    expect([listed.status, listed.body]).toEqual([200, []]);
+  });
+
+  test('defect: a card number as a JSON number is accepted in customAttributes', async () => {
+    // An Amex number fits the numbers customAttributes takes (|n| <= 1e15).
+    const before = await paymentCount();
+    const res = await call('POST', `${base}/groups/${groupId}/payments`, {
+      paymentGroupId: groupId,
+      profileId,
+      amount: 1,
+      customAttributes: { ref: 378282246310005 },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^customAttributes\.ref must be .*no card number/);
+    expect(res.text).not.toContain('378282246310005');
+    expect(await paymentCount()).toBe(before);
+  });
+
+  test('defect: a card number as the local part of an e-mail address is accepted', async () => {
+    for (const email of [`${PAN}@example.com`, `${PAN_AS_WRITTEN.replace(/ /g, '.')}@example.com`]) {
+      const res = await call('POST', `${v1}/payors`, { paymentMethod: cardInput(), email });
+      refused(res, 'email');
+      noEcho(res);
+    }
+  });
+
+  test("defect: a card number inside a webhook URL's path or query is accepted", async () => {
+    for (const url of [
+      `http://127.0.0.1:9/hooks/${PAN}`,
+      `http://127.0.0.1:9/hooks?card=${encodeURIComponent(PAN_AS_WRITTEN)}`,
+      `http://127.0.0.1:9/hooks?card=${PAN_AS_WRITTEN.replace(/ /g, '+')}`,
+    ]) {
+      const res = await call('POST', `${v1}/webhook-endpoints`, { url, enabledEvents: ['*'] });
+      refused(res, 'url');
+      noEcho(res);
+    }
+    const listed = await call('GET', `${v1}/webhook-endpoints`);
+    expect(listed.status).toBe(200);
+    expect(listed.text).not.toContain(PAN);
+  });
+
+  test('phone numbers, dates and order ids that are no card numbers are kept as sent', async () => {
+    const customerData = {
+      mobile: '+49 151 23456787', // 13 digits from a 4, Luhn-valid: a phone number, after its plus
+      phone: PHONE,
+      term: '2024-09-01 – 2025-06-30',
+      order: `${NOT_LUHN} x2`,
+    };
+    const payor = await createPayor({ customerAccountId: `c-${randomUUID().slice(0, 8)}`, customerData });
+    expect(payor.customerData).toEqual(customerData);
+  });
+});

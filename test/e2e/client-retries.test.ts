@@ -9,7 +9,7 @@ import { createServer, request, type IncomingMessage, type Server, type ServerRe
 import type { AddressInfo } from 'node:net';
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ScheduledPaymentsClient } from '../../client/index';
-import { keys } from '#shared/keys';
+import { idempotencyRecordKey } from '#support/idempotency-records';
 import { baseUrl, call, futureDate, MID, TESTER, tokenFor } from '#support/api';
 import { closeLocalTable, localTable } from '#support/notifications';
 import { makeResources, type Ids } from '#support/security-operations';
@@ -161,7 +161,7 @@ test('a sale whose first attempt crashed after approval: the client waits it out
     await doc.send(
       new UpdateCommand({
         TableName: tableName,
-        Key: keys.idempotency(MID, 'sale', key),
+        Key: idempotencyRecordKey(MID, 'sale', key),
         UpdateExpression: 'SET #state = :running, leaseUntil = :lease REMOVE #response, responseGz',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },

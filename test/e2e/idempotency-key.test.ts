@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { routes } from '#contract/routes/index';
-import { keys } from '#shared/keys';
+import { idempotencyRecordKey } from '#support/idempotency-records';
 import { call, futureDate, MID, tokenFor } from '#support/api';
 import { closeLocalTable, localTable } from '#support/notifications';
 import { unsettledSale } from '#support/settlement-timing';
@@ -81,7 +81,7 @@ async function holdRecord(op: Operation, ids: Ids, key: string): Promise<void> {
   await doc.send(
     new UpdateCommand({
       TableName: tableName,
-      Key: keys.idempotency(MID, scope, key),
+      Key: idempotencyRecordKey(MID, scope, key),
       UpdateExpression: 'SET #state = :running, leaseUntil = :lease REMOVE #response, responseGz',
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },
@@ -208,7 +208,7 @@ test('an added payment replayed is one payment; a created endpoint replayed show
   // The record keeps the secret sealed, never in the clear.
   const { doc, tableName } = localTable();
   const { Item } = await doc.send(
-    new GetCommand({ TableName: tableName, Key: keys.idempotency(MID, 'request', endpointKey) }),
+    new GetCommand({ TableName: tableName, Key: idempotencyRecordKey(MID, 'request', endpointKey) }),
   );
   expect(JSON.stringify(Item)).not.toContain(created.body.secret);
   await call('DELETE', `${endpoints}/${created.body.webhookEndpointId}`);

@@ -65,7 +65,8 @@ test('the analysis reads a read-only POST as read-only and tells settle-now from
   expect(analysis['payors/bulk-search-payors']?.actions).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
   expect(analysis['processing/settle-now']?.actions.filter((a) => a.startsWith('states:'))).toEqual([]);
   expect(analysis['processing/trigger-group']?.actions).toContain('states:StartExecution');
-  expect(analysis['processing/trigger-group']?.settings).toEqual(['stateMachineArn']);
+  // Its route takes an Idempotency-Key: it reads the key's hash key too.
+  expect(analysis['processing/trigger-group']?.settings).toEqual(['idempotencyHashKey', 'stateMachineArn']);
 });
 
 test('defect "GET handlers held write actions through the idempotency store": its writes are for routes that declare idempotency', () => {

@@ -116,6 +116,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifier queue', (
         [
           'NODE_OPTIONS',
           'NOTIFICATION_QUEUE_URL',
+          'POWERTOOLS_LOG_LEVEL',
           'POWERTOOLS_SERVICE_NAME',
           'SERVICE_STAGE',
           'TABLE_NAME',

@@ -136,6 +136,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (s
           'EMAIL_SEND_RATE',
           'NOTIFICATION_QUEUE_URL',
           'NODE_OPTIONS',
+          'POWERTOOLS_LOG_LEVEL',
           'POWERTOOLS_SERVICE_NAME',
           'SERVICE_STAGE',
           'SES_CONFIGURATION_SET',

@@ -296,7 +296,13 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
           Handler: 'index.handler',
           TracingConfig: { Mode: 'Active' },
           Description: `${handler} (${stage})`,
-          Environment: { Variables: { SERVICE_STAGE: stage, POWERTOOLS_SERVICE_NAME: 'scheduled-payments' } },
+          Environment: {
+            Variables: {
+              SERVICE_STAGE: stage,
+              POWERTOOLS_SERVICE_NAME: 'scheduled-payments',
+              POWERTOOLS_LOG_LEVEL: 'INFO',
+            },
+          },
         });
       }
     });

@@ -138,6 +138,15 @@ describe.each([
         ),
       ),
     )[0];
+  /** The idempotency hash key's secret (lib/cdk/idempotency-key.ts). */
+  const idempotencyHashKeyId = (): string =>
+    only(
+      Object.fromEntries(
+        Object.entries(resourcesOf(template, 'AWS::SecretsManager::Secret')).filter(([id]) =>
+          id.startsWith('IdempotencyHashKey'),
+        ),
+      ),
+    )[0];
   const webhookQueueId = (): string =>
     only(
       Object.fromEntries(
@@ -335,6 +344,19 @@ describe.each([
       }
     });
 
+    it('defect: a card number in a path id is written to the API access log', () => {
+      // The gateway cannot redact: the access log names the route (resourcePath), never the path
+      // as sent, whose ids may be anything a caller typed (the functions log the validated ones).
+      const [, stageResource] = only(resourcesOf(template, 'AWS::ApiGateway::Stage'));
+      const format = JSON.parse(
+        (props(stageResource).AccessLogSetting as { Format: string }).Format,
+      ) as Record<string, string>;
+      expect(format.resourcePath).toBe('$context.resourcePath');
+      expect(
+        Object.values(format).filter((v) => /\$context\.path\b|\$context\.requestOverride/.test(v)),
+      ).toEqual([]);
+    });
+
     it('is a regional API that refuses TLS below 1.2', () => {
       const [, api] = only(resourcesOf(template, 'AWS::ApiGateway::RestApi'));
       const p = props(api);
@@ -415,7 +437,16 @@ describe.each([
           TABLE_NAME: { Ref: tableId },
           SERVICE_STAGE: stage,
           POWERTOOLS_SERVICE_NAME: 'scheduled-payments',
+          POWERTOOLS_LOG_LEVEL: 'INFO',
           NODE_OPTIONS: '--enable-source-maps',
+          // The routes that take an Idempotency-Key, and only they, read its hash key (idempotency-key.test.ts).
+          ...(readsSetting(handler, 'idempotencyHashKey')
+            ? {
+                IDEMPOTENCY_HASH_KEY: {
+                  'Fn::Join': ['', ['secretsmanager:', { Ref: idempotencyHashKeyId() }]],
+                },
+              }
+            : {}),
           ...(startsExecutions ? { STATE_MACHINE_ARN: { Ref: stateMachineId } } : {}),
           ...(callsProcessor ? { PROCESSOR: 'sandbox' } : {}),
           // The void-or-refund endpoint starts the background reversal of large groups.
@@ -511,6 +542,8 @@ describe.each([
           if (stmtActions.every((a) => a.startsWith('xray:'))) continue; // X-Ray takes no resource ARN.
           if (onWebhooks(statement)) continue; // Checked above.
           if (isDataKeyStatement(statement)) continue; // Prod's table key: kms.test.ts.
+          // The idempotency hash key's read, on the keyed routes: idempotency-key.test.ts.
+          if (stmtActions.every((a) => a === 'secretsmanager:GetSecretValue')) continue;
           expect(stmtActions.every((a) => a.startsWith('dynamodb:') && a !== 'dynamodb:*')).toBe(true);
           expect(resources.every((r) => r === tableArn || r === `${tableArn}/index/*`)).toBe(true);
         }

@@ -35,6 +35,7 @@ describe('the functions configuration', () => {
       notificationQueueUrl: undefined,
       webhookQueueUrl: undefined,
       webhookSecretKey: undefined,
+      idempotencyHashKey: undefined,
       webhookAllowLoopback: false,
       webhookRetryScale: 1,
       emitMetrics: true,

@@ -91,7 +91,7 @@ describe('group create is idempotent on request', () => {
   it('refuses a malformed key naming it', async () => {
     const response = await post(body({ idempotencyKey: 'bad key!' }));
     expect(expectError(response, 400)).toBe(
-      'idempotencyKey must be 1-100 characters of letters, digits and _ . : -',
+      'idempotencyKey must be 1-100 characters of letters, digits and _ . : -, and no card number',
     );
   });
 });

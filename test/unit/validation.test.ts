@@ -69,7 +69,7 @@ describe('describe (error message of one ajv error)', () => {
   it('words an anyOf error of a customAttributes value with the schema description', () => {
     const schema = addPaymentSchema.properties.customAttributes.additionalProperties;
     expect(describeError(anyOfError(schema), 'body')).toBe(
-      'customAttributes.x must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals) or a boolean',
+      'customAttributes.x must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals, no card number) or a boolean',
     );
   });
 
@@ -437,7 +437,7 @@ describe('customAttributes numbers DynamoDB keeps exactly', () => {
   });
   it.each([1e16, -1e16, 1e-200, 0.1234567])('refuses %p with 400 naming the field', (n) => {
     expect(() => parse(body(n))).toThrow(
-      /customAttributes\.n must be a string .*a number \(\|n\| <= 1e15, up to 6 decimals\)/,
+      /customAttributes\.n must be a string .*a number \(\|n\| <= 1e15, up to 6 decimals, no card number\)/,
     );
   });
   it.each([0, 42, -7.5, 123456.123456, 1e15])('accepts %p', (n) => {
