@@ -158,6 +158,118 @@ export type AccountUpdate = {
   | { kind: 'closed' | 'contact_cardholder' }
 );
 
+/**
+ * What the processor answers later about something it accepted: notices (docs/architecture.md
+ * "Notices"). Every notice has a `noticeId` that names it wherever it comes from (the processor's
+ * webhook, the backstop's listing, a repeat of either): the service applies each once.
+ *
+ * `objectId` is the processor's id of the object the notice is about (a charge, a dispute, a vault
+ * token) and `sequence` the processor's order of that object's notices: per object they apply in
+ * that order, and one older than the last applied changes nothing (a late notice never moves a
+ * record back). `occurredAt` is the processor's time of the event.
+ */
+interface NoticeBase {
+  noticeId: string;
+  /** The service's merchant (11-digit MID) whose record it is, as the adapter resolved it. */
+  merchantId: string;
+  objectId: string;
+  /** The processor's order of the object's notices (an adapter without one: the event's epoch ms). */
+  sequence: number;
+  occurredAt: string;
+}
+
+/**
+ * The charge a notice is about: the processor's id and the idempotency key the service sent with
+ * it (`sale:<transactionId>`, `payment:<paymentId>[:<attempt>]`), which names the service's record
+ * (as reconciliation matches them).
+ */
+export interface NoticeCharge {
+  processorTransactionId: string;
+  idempotencyKey: string;
+}
+
+/** How the service acts on a bank return (docs/product.md "Returns"), from its R-code. */
+export type ReturnCategory = 'nsf' | 'administrative' | 'unauthorized' | 'other';
+
+/** The bank account types a debit goes to (a NOC may correct one to the other). */
+export type BankAccountType = 'CHECKING' | 'SAVINGS';
+
+/**
+ * What a notification of change corrects, as the vault now holds it: the new account number's
+ * masked form and fingerprint, the account type, whether the routing number changed. Never a
+ * full number.
+ */
+export interface NocCorrection {
+  maskedAccountNumber?: string;
+  fingerprint?: string;
+  accountType?: BankAccountType;
+  routingNumberChanged?: boolean;
+}
+
+/** A card dispute's state as the processor reports it (docs/product.md "Disputes"). */
+export type DisputeStatus = 'inquiry' | 'needs_response' | 'under_review' | 'won' | 'lost';
+
+export interface NoticeDispute {
+  /** The processor's dispute id (the notice's objectId). */
+  disputeId: string;
+  status: DisputeStatus;
+  /** `fraudulent`, `product_not_received`, `duplicate`, `subscription_canceled`, `unrecognized`, `general`, ... */
+  reason: string;
+  /** What the processor disputes (cents). */
+  amountCents: number;
+  evidenceDueBy?: string;
+}
+
+/**
+ * One notice:
+ * - `cleared`: a bank debit cleared (money arrived; it may still be returned as unauthorized);
+ * - `returned`: a bank debit was returned with an R-code (`R01`...), before or after clearing;
+ * - `noc`: a notification of change (C-code) for the account a debit went to, with the corrected
+ *   fields; the debit itself stands;
+ * - `dispute_opened`, `dispute_updated`, `dispute_closed`: a card charge's dispute;
+ * - `account_update`: a card network's account update (the account updater's report, pushed one
+ *   at a time by a processor that sends them as they come).
+ */
+export type ProcessorNotice = NoticeBase &
+  (
+    | { kind: 'cleared'; charge: NoticeCharge; clearedAt: string }
+    | {
+        kind: 'returned';
+        charge: NoticeCharge;
+        /** Nacha return reason code, `R01`... */
+        code: string;
+        /** The processor's words for it (the service has its own for the codes it knows). */
+        reason?: string;
+        returnedAt: string;
+      }
+    | {
+        kind: 'noc';
+        charge: NoticeCharge;
+        /** The vault token of the corrected account (the method it was saved as). */
+        token: string;
+        /** Nacha change code, `C01`... */
+        code: string;
+        corrected: NocCorrection;
+      }
+    | ({
+        kind: 'dispute_opened' | 'dispute_updated' | 'dispute_closed';
+        charge: NoticeCharge;
+      } & NoticeDispute)
+    | { kind: 'account_update'; update: AccountUpdate }
+  );
+
+export type NoticeKind = ProcessorNotice['kind'];
+
+/** A page of the processor's notices since a cursor (the backstop's listing). */
+export interface NoticePage {
+  /** Oldest first. */
+  notices: ProcessorNotice[];
+  /** Where the next listing starts (opaque to the service; kept as the processor gave it). */
+  cursor: string;
+  /** More notices are due after this page: list again from `cursor`. */
+  more: boolean;
+}
+
 export interface PaymentProcessor {
   /** Vaults an account number and returns a token; the number is not kept by the caller. */
   tokenize(request: TokenizeRequest): Promise<Vaulted>;
@@ -193,6 +305,18 @@ export interface PaymentProcessor {
    * default now), oldest first. Listing again returns the same updates with the same ids.
    */
   accountUpdates(since: string, until?: string): Promise<AccountUpdate[]>;
+  /**
+   * The backstop of notices (docs/architecture.md "Notices"): the notices due since `cursor`
+   * (absent: from the processor's earliest it still keeps), oldest first, at most `limit`.
+   * Listing again from an earlier cursor returns the same notices with the same ids. A processor
+   * that never answers later (card-only, no disputes) leaves it out.
+   */
+  listNotices?(request: { cursor?: string; limit: number; now?: string }): Promise<NoticePage>;
+  /**
+   * Test clock (non-production): brings the merchant's notices due at the next settlement cut-off
+   * forward to now (they are then listed, and delivered, at once); answers how many.
+   */
+  noticesNow?(request: { merchantId: string }): Promise<{ broughtForward: number }>;
 }
 
 /** Thrown when the processor could not be reached or gave no definite answer: retry with the same key. */

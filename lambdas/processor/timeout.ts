@@ -37,5 +37,8 @@ export function withProcessorTimeout(inner: PaymentProcessor, ms: number): Payme
     listActivity: (since, until) => inner.listActivity(since, until),
     // Read by the daily account updater job, which has minutes, not an API caller's seconds.
     accountUpdates: (since, until) => inner.accountUpdates(since, until),
+    // Listed by the notices' backstop job (minutes), and the test clock's bring-forward.
+    ...(inner.listNotices && { listNotices: (r) => inner.listNotices!(r) }),
+    ...(inner.noticesNow && { noticesNow: (r) => bounded(inner.noticesNow!(r), ms, 'notices') }),
   };
 }
