@@ -1067,7 +1067,7 @@ export interface components {
        * @description discriminator enum property added by openapi-typescript
        * @enum {string}
        */
-      accountType: 'CHECKING';
+      accountType: 'CHECKING' | 'SAVINGS';
       routingNumber: string;
       accountNumber: string;
       billingAddress: components['schemas']['BillingAddress'];
@@ -1253,7 +1253,7 @@ export interface components {
       lastUpdated?: string;
       /** @description Present once the group is processed. */
       processingSummary?: {
-        /** @description Payments approved (partial approvals included), by their latest attempt: a payment recovered by a retry counts here (and in recoveredCount), no longer in declinedCount. */
+        /** @description Payments approved (partial approvals included), by their latest attempt: a payment recovered by a retry counts here (and in recoveredCount), no longer in declinedCount; a returned bank debit no longer does (returnedCount). */
         approvedCount: number;
         /** @description Payments approved for less than their amount. */
         partialCount: number;
@@ -1276,6 +1276,10 @@ export interface components {
         recoveredCount: number;
         /** @description Sum charged by those retries. A JSON number with at most 2 decimals (integer cents inside the service). */
         recoveredAmount: number;
+        /** @description Payments whose bank debit was returned after it was approved (no longer in approvedCount; a return that is retried counts here until the retry is answered). */
+        returnedCount: number;
+        /** @description Sum of those returned debits (no longer in approvedAmount). A JSON number with at most 2 decimals (integer cents inside the service). */
+        returnedAmount: number;
       };
       /** @description The processing execution (Step Functions) of the latest attempt; present once processing has started. A re-driven group names its new execution. */
       executionArn?: string;
@@ -1393,10 +1397,15 @@ export interface components {
         /** @description Charged by each occurrence. A JSON number with at most 2 decimals (integer cents inside the service). */
         amount: number;
         /**
-         * @description `active`: each occurrence's group created from now on charges it.
+         * @description `active`: each occurrence's group created from now on charges it. `suspended`: left out of the occurrences' groups (`suspendedReason`) until it is given a new method (a DELETE of the method with `replaceWith`, or a PUT of the series); the series goes on for its other payments.
          * @enum {string}
          */
-        status: 'active';
+        status: 'active' | 'suspended';
+        /**
+         * @description `authorization_revoked`: its method was revoked (the payor disputed a debit as unauthorized, or a card charge as fraud).
+         * @enum {string}
+         */
+        suspendedReason?: 'authorization_revoked';
         /** @description Present when given. */
         orderId?: string;
         /** @description Present when given; otherwise the series' setting applies. */
@@ -1543,8 +1552,11 @@ export interface components {
          * @description When the processor answered. UTC (ISO 8601, `Z`).
          */
         at: string;
-        /** @enum {string} */
-        status: 'Approved' | 'Declined' | 'Failed';
+        /**
+         * @description Returned: the approved bank debit of this attempt was returned later (`return`).
+         * @enum {string}
+         */
+        status: 'Approved' | 'Declined' | 'Failed' | 'Returned';
         responseCode: string;
         /**
          * @description Declined and Failed attempts.
@@ -1558,6 +1570,28 @@ export interface components {
          * @description The sale of this attempt (each attempt is its own sale). Absent when status is Failed.
          */
         transactionId?: string;
+        /** @description The bank returned the debit: its Nacha return code, the service's words for it, and what the service did by its category. */
+        return?: {
+          /** @description Nacha return reason code (`R01`...). */
+          code: string;
+          /** @description What the code means (e.g. `Insufficient funds`). */
+          reason: string;
+          /**
+           * @description `nsf` (R01, R09): retried as an insufficient-funds decline (`51`) within the retry policy and Nacha's limit. `administrative` (R02, R03, R04): the method is closed. `unauthorized` (R05, R07, R10, R11, R29, R51): the method is revoked for good and its series payments suspended. `other`: nothing more.
+           * @enum {string}
+           */
+          category: 'nsf' | 'administrative' | 'unauthorized' | 'other';
+          /**
+           * Format: date-time
+           * @description When the bank returned it. UTC (ISO 8601, `Z`).
+           */
+          returnedAt: string;
+          /**
+           * @description Present (true) when the debit was returned after a refund of it had completed: the payor got the money back twice; settle it with them.
+           * @enum {boolean}
+           */
+          afterRefund?: true;
+        };
       }[];
       /** @description The payment's retry under its group's retry policy; absent when the policy allows no retries (and on a payment approved at once). */
       retry?: {
@@ -1623,10 +1657,10 @@ export interface components {
       /** @enum {string} */
       type?: 'sale';
       /**
-       * @description Failed: the payment could not be charged after retries (responseCode 96, declineCategory 2, no transactionId).
+       * @description Failed: the payment could not be charged after retries (responseCode 96, declineCategory 2, no transactionId). Returned: the bank returned the approved debit later (`return`).
        * @enum {string}
        */
-      status: 'Approved' | 'Declined' | 'Failed';
+      status: 'Approved' | 'Declined' | 'Failed' | 'Returned';
       /** @description Processor code: `00` approved, `10` partial approval, `19` duplicate, `PD` pending; see the decline table. */
       responseCode: string;
       /** @description Reason text. */
@@ -1665,7 +1699,7 @@ export interface components {
       /** @description `{payorId}/{savedPaymentMethodId}` charged. */
       profileId?: string;
       /** @enum {string} */
-      accountType?: 'VISA' | 'MASTERCARD' | 'AMEX' | 'DISCOVER' | 'CHECKING';
+      accountType?: 'VISA' | 'MASTERCARD' | 'AMEX' | 'DISCOVER' | 'CHECKING' | 'SAVINGS';
       /** @description All but the last four digits masked. */
       maskedAccountNumber?: string;
       orderId?: string;
@@ -1691,6 +1725,35 @@ export interface components {
        * @description When the sale was voided. UTC (ISO 8601, `Z`).
        */
       voidedAt?: string;
+      /** @description Bank debits only: true once the bank has cleared the debit (the money arrived). Until then it may still be returned, and a refund of it is held until it clears. A cleared debit can still be returned as unauthorized. */
+      cleared?: boolean;
+      /**
+       * Format: date-time
+       * @description When the debit cleared. UTC (ISO 8601, `Z`).
+       */
+      clearedAt?: string;
+      /** @description The bank returned the debit: its Nacha return code, the service's words for it, and what the service did by its category. */
+      return?: {
+        /** @description Nacha return reason code (`R01`...). */
+        code: string;
+        /** @description What the code means (e.g. `Insufficient funds`). */
+        reason: string;
+        /**
+         * @description `nsf` (R01, R09): retried as an insufficient-funds decline (`51`) within the retry policy and Nacha's limit. `administrative` (R02, R03, R04): the method is closed. `unauthorized` (R05, R07, R10, R11, R29, R51): the method is revoked for good and its series payments suspended. `other`: nothing more.
+         * @enum {string}
+         */
+        category: 'nsf' | 'administrative' | 'unauthorized' | 'other';
+        /**
+         * Format: date-time
+         * @description When the bank returned it. UTC (ISO 8601, `Z`).
+         */
+        returnedAt: string;
+        /**
+         * @description Present (true) when the debit was returned after a refund of it had completed: the payor got the money back twice; settle it with them.
+         * @enum {boolean}
+         */
+        afterRefund?: true;
+      };
     };
     /** @description One reversal of a scheduled payment, recorded by void-or-refund. */
     VoidOrRefundResponse: {
@@ -1760,7 +1823,7 @@ export interface components {
       /** Format: uuid */
       payorId: string;
       /** @enum {string} */
-      accountType: 'VISA' | 'MASTERCARD' | 'AMEX' | 'DISCOVER' | 'CHECKING';
+      accountType: 'VISA' | 'MASTERCARD' | 'AMEX' | 'DISCOVER' | 'CHECKING' | 'SAVINGS';
       /**
        * @description All but the last four digits masked with `*`. Full numbers are never returned.
        * @example ************1111
@@ -1775,10 +1838,20 @@ export interface components {
       isDefault: boolean;
       customerData: components['schemas']['CustomerData'];
       /**
-       * @description What the account updater last learnt of the account. A `closed` or `contact_cardholder` method is never charged: its scheduled payments and sales are declined `R2` (category 1) without asking the processor, and no new payment may name it. Add a new method and move the payments to it (DELETE with `replaceWith`).
+       * @description What the account updater, or a bank return, last learnt of the account. A `closed` (the card network, or a bank return R02-R04, reported the account closed) or `contact_cardholder` method is never charged: its scheduled payments and sales are declined `R2` (category 1) without asking the processor, and no new payment may name it. Add a new method and move the payments to it (DELETE with `replaceWith`). `revoked`: the payor told their bank the debit was not authorized (a return R05, R07, R10, R11, R29 or R51) or disputed a card charge as fraud; like `closed`, and for good (no account update undoes it), and its payments in every series are suspended until they are given a new method.
        * @enum {string}
        */
-      status: 'active' | 'closed' | 'contact_cardholder';
+      status: 'active' | 'closed' | 'contact_cardholder' | 'revoked';
+      /**
+       * @description Present when the bank corrected the account (a notification of change: a new account number, routing number or account type), which the service applied before the account's next debit.
+       * @enum {string}
+       */
+      correctedBy?: 'noc';
+      /**
+       * Format: date-time
+       * @description When the correction was applied. UTC (ISO 8601, `Z`).
+       */
+      correctedAt?: string;
       /**
        * @description Who last changed the account details (number, expiry or status): `account_updater` when the card network sent an update. Absent until one of them did.
        * @enum {string}
@@ -1802,10 +1875,10 @@ export interface components {
       /** @enum {string} */
       type: 'sale';
       /**
-       * @description Pending: recorded before the processor was asked and not answered yet (a request that crashed or timed out); the service settles it within minutes, or on the next GET or retry, to Approved or Declined. Nothing can be voided or refunded while Pending.
+       * @description Pending: recorded before the processor was asked and not answered yet (a request that crashed or timed out); the service settles it within minutes, or on the next GET or retry, to Approved or Declined. Nothing can be voided or refunded while Pending. Returned: an approved bank debit that the bank returned later (`return`); nothing more can be refunded.
        * @enum {string}
        */
-      status: 'Pending' | 'Approved' | 'Declined' | 'Voided';
+      status: 'Pending' | 'Approved' | 'Declined' | 'Voided' | 'Returned';
       /** @description Processor code: `00` approved, `10` partial approval, `19` duplicate, `PD` pending; see the decline table. */
       responseCode: string;
       /** @description Reason text. */
@@ -1844,7 +1917,7 @@ export interface components {
       /** @description `{payorId}/{savedPaymentMethodId}` charged. */
       profileId: string;
       /** @enum {string} */
-      accountType?: 'VISA' | 'MASTERCARD' | 'AMEX' | 'DISCOVER' | 'CHECKING';
+      accountType?: 'VISA' | 'MASTERCARD' | 'AMEX' | 'DISCOVER' | 'CHECKING' | 'SAVINGS';
       /** @description All but the last four digits masked. */
       maskedAccountNumber?: string;
       orderId?: string;
@@ -1870,6 +1943,35 @@ export interface components {
        * @description When the sale was voided. UTC (ISO 8601, `Z`).
        */
       voidedAt?: string;
+      /** @description Bank debits only: true once the bank has cleared the debit (the money arrived). Until then it may still be returned, and a refund of it is held until it clears. A cleared debit can still be returned as unauthorized. */
+      cleared?: boolean;
+      /**
+       * Format: date-time
+       * @description When the debit cleared. UTC (ISO 8601, `Z`).
+       */
+      clearedAt?: string;
+      /** @description The bank returned the debit: its Nacha return code, the service's words for it, and what the service did by its category. */
+      return?: {
+        /** @description Nacha return reason code (`R01`...). */
+        code: string;
+        /** @description What the code means (e.g. `Insufficient funds`). */
+        reason: string;
+        /**
+         * @description `nsf` (R01, R09): retried as an insufficient-funds decline (`51`) within the retry policy and Nacha's limit. `administrative` (R02, R03, R04): the method is closed. `unauthorized` (R05, R07, R10, R11, R29, R51): the method is revoked for good and its series payments suspended. `other`: nothing more.
+         * @enum {string}
+         */
+        category: 'nsf' | 'administrative' | 'unauthorized' | 'other';
+        /**
+         * Format: date-time
+         * @description When the bank returned it. UTC (ISO 8601, `Z`).
+         */
+        returnedAt: string;
+        /**
+         * @description Present (true) when the debit was returned after a refund of it had completed: the payor got the money back twice; settle it with them.
+         * @enum {boolean}
+         */
+        afterRefund?: true;
+      };
     };
     RefundHistoryItem: {
       /** Format: uuid */
@@ -1883,6 +1985,11 @@ export interface components {
        * @description When the refund was requested. UTC (ISO 8601, `Z`).
        */
       date: string;
+      /**
+       * @description Present (true) on a Pending refund of a bank debit that has not cleared: it is sent when the debit clears, and Failed if the debit is returned first.
+       * @enum {boolean}
+       */
+      heldUntilCleared?: true;
     };
     /** @description A refund (refundView) with the sale’s remaining availableRefundAmount. */
     Refund: {
@@ -1904,7 +2011,13 @@ export interface components {
       date: string;
       /** @description Processor code, once the processor answered. */
       responseCode?: string;
+      /** @description The processor's words, or why the service failed the refund (the debit was returned before it cleared). */
       responseMessage?: string;
+      /**
+       * @description Present (true) on a Pending refund of a bank debit that has not cleared: it is sent when the debit clears, and Failed if the debit is returned first.
+       * @enum {boolean}
+       */
+      heldUntilCleared?: true;
       /** @description The sale's remaining refundable amount after this refund. A JSON number with at most 2 decimals (integer cents inside the service). */
       availableRefundAmount: number;
     };
@@ -2021,9 +2134,13 @@ export interface components {
         | 'payment.retry_scheduled'
         | 'payment.voided'
         | 'payment.refunded'
+        | 'payment.cleared'
+        | 'payment.returned'
         | 'transaction.approved'
         | 'transaction.declined'
         | 'transaction.voided'
+        | 'transaction.cleared'
+        | 'transaction.returned'
         | 'refund.completed'
         | 'refund.failed'
         | 'payor.created'
@@ -2033,9 +2150,15 @@ export interface components {
         | 'payment_method.updated'
         | 'payment_method.deleted'
         | 'payment_method.account_updated'
+        | 'payment_method.corrected'
+        | 'payment_method.revoked'
         | 'series.created'
         | 'series.updated'
-        | 'series.canceled';
+        | 'series.canceled'
+        | 'dispute.created'
+        | 'dispute.updated'
+        | 'dispute.closed'
+        | 'merchant.return_rates_changed';
       /**
        * Format: date-time
        * @description When the change was made. UTC (ISO 8601, `Z`).
@@ -2149,9 +2272,13 @@ export interface components {
         | 'payment.retry_scheduled'
         | 'payment.voided'
         | 'payment.refunded'
+        | 'payment.cleared'
+        | 'payment.returned'
         | 'transaction.approved'
         | 'transaction.declined'
         | 'transaction.voided'
+        | 'transaction.cleared'
+        | 'transaction.returned'
         | 'refund.completed'
         | 'refund.failed'
         | 'payor.created'
@@ -2161,9 +2288,15 @@ export interface components {
         | 'payment_method.updated'
         | 'payment_method.deleted'
         | 'payment_method.account_updated'
+        | 'payment_method.corrected'
+        | 'payment_method.revoked'
         | 'series.created'
         | 'series.updated'
-        | 'series.canceled';
+        | 'series.canceled'
+        | 'dispute.created'
+        | 'dispute.updated'
+        | 'dispute.closed'
+        | 'merchant.return_rates_changed';
       /** @description The object the event is about. */
       objectId: string;
       /** @description The event's sequence among its object's events. */
@@ -4754,9 +4887,13 @@ export interface operations {
           | 'payment.retry_scheduled'
           | 'payment.voided'
           | 'payment.refunded'
+          | 'payment.cleared'
+          | 'payment.returned'
           | 'transaction.approved'
           | 'transaction.declined'
           | 'transaction.voided'
+          | 'transaction.cleared'
+          | 'transaction.returned'
           | 'refund.completed'
           | 'refund.failed'
           | 'payor.created'
@@ -4766,9 +4903,15 @@ export interface operations {
           | 'payment_method.updated'
           | 'payment_method.deleted'
           | 'payment_method.account_updated'
+          | 'payment_method.corrected'
+          | 'payment_method.revoked'
           | 'series.created'
           | 'series.updated'
-          | 'series.canceled';
+          | 'series.canceled'
+          | 'dispute.created'
+          | 'dispute.updated'
+          | 'dispute.closed'
+          | 'merchant.return_rates_changed';
         /** @description Only the events of this object (its id), newest first. */
         objectId?: string;
         /** @description Only events created at or after this time (ISO 8601). */

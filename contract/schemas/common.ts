@@ -113,8 +113,11 @@ export const count = <D extends string, M extends number = 0>(description: D, mi
 
 export const accountType = {
   type: 'string',
-  enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING'],
+  enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING', 'SAVINGS'],
 } as const;
+
+/** The bank account types: a debit goes to either (a bank's notification of change may correct one to the other). */
+export const BANK_ACCOUNT_TYPES = ['CHECKING', 'SAVINGS'] as const;
 
 /** The body of every error response. */
 export const errorSchema = {

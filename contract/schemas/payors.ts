@@ -1,6 +1,6 @@
 /** Payors and saved payment methods: request schemas and the Payor and SavedPaymentMethod responses. */
 import type { FromSchema } from 'json-schema-to-ts';
-import { accountType, dateTime, freeFormKeys, freeText, uuid } from './common';
+import { accountType, BANK_ACCOUNT_TYPES, dateTime, freeFormKeys, freeText, uuid } from './common';
 
 export const customerDataSchema = {
   type: 'object',
@@ -51,7 +51,7 @@ export const checkingMethodSchema = {
   additionalProperties: false,
   required: ['accountType', 'routingNumber', 'accountNumber', 'billingAddress'],
   properties: {
-    accountType: { type: 'string', enum: ['CHECKING'] },
+    accountType: { type: 'string', enum: BANK_ACCOUNT_TYPES },
     routingNumber: { type: 'string', maxLength: 9 },
     accountNumber: { type: 'string', maxLength: 17 },
     billingAddress: billingAddressSchema,
@@ -192,10 +192,17 @@ export const savedMethodSchema = {
     customerData: customerDataSchema,
     status: {
       type: 'string',
-      enum: ['active', 'closed', 'contact_cardholder'],
+      enum: ['active', 'closed', 'contact_cardholder', 'revoked'],
       description:
-        'What the account updater last learnt of the account. A `closed` or `contact_cardholder` method is never charged: its scheduled payments and sales are declined `R2` (category 1) without asking the processor, and no new payment may name it. Add a new method and move the payments to it (DELETE with `replaceWith`).',
+        'What the account updater, or a bank return, last learnt of the account. A `closed` (the card network, or a bank return R02-R04, reported the account closed) or `contact_cardholder` method is never charged: its scheduled payments and sales are declined `R2` (category 1) without asking the processor, and no new payment may name it. Add a new method and move the payments to it (DELETE with `replaceWith`). `revoked`: the payor told their bank the debit was not authorized (a return R05, R07, R10, R11, R29 or R51) or disputed a card charge as fraud; like `closed`, and for good (no account update undoes it), and its payments in every series are suspended until they are given a new method.',
     },
+    correctedBy: {
+      type: 'string',
+      enum: ['noc'],
+      description:
+        "Present when the bank corrected the account (a notification of change: a new account number, routing number or account type), which the service applied before the account's next debit.",
+    },
+    correctedAt: dateTime('When the correction was applied.'),
     updatedBy: {
       type: 'string',
       enum: ['merchant', 'account_updater'],

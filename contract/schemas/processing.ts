@@ -45,10 +45,12 @@ export const processingSummarySchema = {
     'retriesScheduled',
     'recoveredCount',
     'recoveredAmount',
+    'returnedCount',
+    'returnedAmount',
   ],
   properties: {
     approvedCount: count(
-      'Payments approved (partial approvals included), by their latest attempt: a payment recovered by a retry counts here (and in recoveredCount), no longer in declinedCount.',
+      'Payments approved (partial approvals included), by their latest attempt: a payment recovered by a retry counts here (and in recoveredCount), no longer in declinedCount; a returned bank debit no longer does (returnedCount).',
     ),
     partialCount: count('Payments approved for less than their amount.'),
     declinedCount: count('Payments declined (duplicates included), by their latest attempt.'),
@@ -59,6 +61,10 @@ export const processingSummarySchema = {
     retriesScheduled: count('Payments whose retry is scheduled (retry.status scheduled).'),
     recoveredCount: count('Payments approved by a retry (retry.status succeeded).'),
     recoveredAmount: money('Sum charged by those retries.'),
+    returnedCount: count(
+      'Payments whose bank debit was returned after it was approved (no longer in approvedCount; a return that is retried counts here until the retry is answered).',
+    ),
+    returnedAmount: money('Sum of those returned debits (no longer in approvedAmount).'),
   },
 } as const;
 

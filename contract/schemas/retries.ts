@@ -6,6 +6,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { RETRY_POLICY } from '../limits';
 import { dateTime, responseUuid } from './common';
+import { returnSchema } from './transactions';
 
 export const RETRY_REASONS = [
   'category_1',
@@ -68,7 +69,11 @@ export const paymentAttemptSchema = {
       description: '1 for the first charge, 2 for the first retry, ...',
     },
     at: dateTime('When the processor answered.'),
-    status: { type: 'string', enum: ['Approved', 'Declined', 'Failed'] },
+    status: {
+      type: 'string',
+      enum: ['Approved', 'Declined', 'Failed', 'Returned'],
+      description: 'Returned: the approved bank debit of this attempt was returned later (`return`).',
+    },
     responseCode: { type: 'string' },
     declineCategory: { type: 'string', enum: ['1', '2'], description: 'Declined and Failed attempts.' },
     merchantAdviceCode: {
@@ -78,6 +83,7 @@ export const paymentAttemptSchema = {
     transactionId: responseUuid(
       'The sale of this attempt (each attempt is its own sale). Absent when status is Failed.',
     ),
+    return: returnSchema,
   },
 } as const;
 

@@ -201,8 +201,15 @@ export const seriesPaymentSchema = {
     amount: money('Charged by each occurrence.', 0.01),
     status: {
       type: 'string',
-      enum: ['active'],
-      description: "`active`: each occurrence's group created from now on charges it.",
+      enum: ['active', 'suspended'],
+      description:
+        "`active`: each occurrence's group created from now on charges it. `suspended`: left out of the occurrences' groups (`suspendedReason`) until it is given a new method (a DELETE of the method with `replaceWith`, or a PUT of the series); the series goes on for its other payments.",
+    },
+    suspendedReason: {
+      type: 'string',
+      enum: ['authorization_revoked'],
+      description:
+        '`authorization_revoked`: its method was revoked (the payor disputed a debit as unauthorized, or a card charge as fraud).',
     },
     orderId: { type: 'string', description: 'Present when given.' },
     allowPartial: {

@@ -44,6 +44,40 @@ export const refundHistoryItemSchema = {
     amount: money('Refund amount.', 0.01),
     status: { type: 'string', enum: ['Pending', 'Completed', 'Failed'] },
     date: dateTime('When the refund was requested.'),
+    heldUntilCleared: {
+      type: 'boolean',
+      enum: [true],
+      description:
+        'Present (true) on a Pending refund of a bank debit that has not cleared: it is sent when the debit clears, and Failed if the debit is returned first.',
+    },
+  },
+} as const;
+
+/**
+ * A bank debit's return (docs/product.md#returns): on the sale, on a payment's authResponse and on
+ * its attempt.
+ */
+export const returnSchema = {
+  type: 'object',
+  description:
+    "The bank returned the debit: its Nacha return code, the service's words for it, and what the service did by its category.",
+  required: ['code', 'reason', 'category', 'returnedAt'],
+  properties: {
+    code: { type: 'string', pattern: '^R\\d{2}$', description: 'Nacha return reason code (`R01`...).' },
+    reason: { type: 'string', description: 'What the code means (e.g. `Insufficient funds`).' },
+    category: {
+      type: 'string',
+      enum: ['nsf', 'administrative', 'unauthorized', 'other'],
+      description:
+        '`nsf` (R01, R09): retried as an insufficient-funds decline (`51`) within the retry policy and Nacha\'s limit. `administrative` (R02, R03, R04): the method is closed. `unauthorized` (R05, R07, R10, R11, R29, R51): the method is revoked for good and its series payments suspended. `other`: nothing more.',
+    },
+    returnedAt: dateTime('When the bank returned it.'),
+    afterRefund: {
+      type: 'boolean',
+      enum: [true],
+      description:
+        'Present (true) when the debit was returned after a refund of it had completed: the payor got the money back twice; settle it with them.',
+    },
   },
 } as const;
 
@@ -53,9 +87,9 @@ const transactionFields = {
   type: { type: 'string', enum: ['sale'] },
   status: {
     type: 'string',
-    enum: ['Pending', 'Approved', 'Declined', 'Voided'],
+    enum: ['Pending', 'Approved', 'Declined', 'Voided', 'Returned'],
     description:
-      'Pending: recorded before the processor was asked and not answered yet (a request that crashed or timed out); the service settles it within minutes, or on the next GET or retry, to Approved or Declined. Nothing can be voided or refunded while Pending.',
+      'Pending: recorded before the processor was asked and not answered yet (a request that crashed or timed out); the service settles it within minutes, or on the next GET or retry, to Approved or Declined. Nothing can be voided or refunded while Pending. Returned: an approved bank debit that the bank returned later (`return`); nothing more can be refunded.',
   },
   responseCode: {
     type: 'string',
@@ -98,6 +132,13 @@ const transactionFields = {
   settled: { type: 'boolean', description: 'Settled sales are refunded; unsettled ones are voided.' },
   settlementTime: dateTime('Settlement cut-off of an approved, unvoided sale.'),
   voidedAt: dateTime('When the sale was voided.'),
+  cleared: {
+    type: 'boolean',
+    description:
+      'Bank debits only: true once the bank has cleared the debit (the money arrived). Until then it may still be returned, and a refund of it is held until it clears. A cleared debit can still be returned as unauthorized.',
+  },
+  clearedAt: dateTime('When the debit cleared.'),
+  return: returnSchema,
 } as const;
 
 export const transactionSchema = {
@@ -142,9 +183,9 @@ export const authResponseSchema = {
     transactionId: responseUuid('The sale (GET it for current refund fields). Absent when status is Failed.'),
     status: {
       type: 'string',
-      enum: ['Approved', 'Declined', 'Failed'],
+      enum: ['Approved', 'Declined', 'Failed', 'Returned'],
       description:
-        'Failed: the payment could not be charged after retries (responseCode 96, declineCategory 2, no transactionId).',
+        'Failed: the payment could not be charged after retries (responseCode 96, declineCategory 2, no transactionId). Returned: the bank returned the approved debit later (`return`).',
     },
   },
 } as const;
@@ -160,7 +201,12 @@ export const refundResponseSchema = {
     status: { type: 'string', enum: ['Pending', 'Completed', 'Failed'] },
     date: dateTime('When the refund was requested.'),
     responseCode: { type: 'string', description: 'Processor code, once the processor answered.' },
-    responseMessage: { type: 'string' },
+    responseMessage: {
+      type: 'string',
+      description:
+        "The processor's words, or why the service failed the refund (the debit was returned before it cleared).",
+    },
+    heldUntilCleared: refundHistoryItemSchema.properties.heldUntilCleared,
     availableRefundAmount: money("The sale's remaining refundable amount after this refund."),
   },
 } as const;

@@ -22,7 +22,7 @@ export async function createMethod(
   // customer, apart (Stripe: a connected account, a customer per payor).
   const owner = { merchantId: request.merchantId, payorId: request.payorId };
   const { token, fingerprint } = await paymentProcessor().tokenize(
-    input.accountType === 'CHECKING'
+    'accountNumber' in input
       ? { ...owner, kind: 'bank', routingNumber: input.routingNumber, accountNumber: input.accountNumber }
       : {
           ...owner,

@@ -6,9 +6,13 @@
 import { BadRequestError } from '#shared/errors';
 
 export type CardType = 'VISA' | 'MASTERCARD' | 'AMEX' | 'DISCOVER';
-export type AccountType = CardType | 'CHECKING';
+/** A bank account a debit goes to (ACH); a notification of change may correct one to the other. */
+export type BankType = 'CHECKING' | 'SAVINGS';
+export type AccountType = CardType | BankType;
 export const CARD_TYPES: readonly CardType[] = ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER'];
-export const isCard = (type: AccountType): type is CardType => type !== 'CHECKING';
+export const isBank = (type: AccountType | undefined): type is BankType =>
+  type === 'CHECKING' || type === 'SAVINGS';
+export const isCard = (type: AccountType): type is CardType => !isBank(type);
 
 export function luhnValid(digits: string): boolean {
   let sum = 0;

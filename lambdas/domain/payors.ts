@@ -21,6 +21,7 @@ import {
   assertBankAccount,
   assertCardNumber,
   assertNotExpired,
+  isBank,
   isCard,
   maskNumber,
   type AccountType,
@@ -92,6 +93,9 @@ export interface SavedMethod {
   status?: MethodStatus;
   /** Who made the last change of the method's account details (absent: nobody since creation). */
   updatedBy?: MethodUpdater;
+  /** A bank's notification of change corrected the account (its number, routing number or type). */
+  correctedBy?: 'noc';
+  correctedAt?: string;
   /**
    * Set while the method is being deleted (the mark written ahead of the deletion, with its
    * record): no payment may take the method from then on. Never returned.
@@ -99,7 +103,7 @@ export interface SavedMethod {
   deletion?: DeletionMark;
 }
 
-export type MethodStatus = 'active' | 'closed' | 'contact_cardholder';
+export type MethodStatus = 'active' | 'closed' | 'contact_cardholder' | 'revoked';
 export type MethodUpdater = 'merchant' | 'account_updater';
 
 /** The mark of a deletion under way on a method (and the record beside it holds the same). */
@@ -115,7 +119,7 @@ export interface DeletionMark {
 
 /** A method the processor must not be asked to charge: the account is closed or in question. */
 export const isUnusable = (m: Pick<SavedMethod, 'status'>): boolean =>
-  m.status === 'closed' || m.status === 'contact_cardholder';
+  m.status === 'closed' || m.status === 'contact_cardholder' || m.status === 'revoked';
 
 // Pure: a bundle that never parses a method (the batch functions) drops these validators.
 const parseAccountType = /* @__PURE__ */ validator<{ accountType: AccountType }>(validateAccountType);
@@ -123,7 +127,7 @@ const parseCard = /* @__PURE__ */ validator<CardMethodInput>(validateCardMethod)
 const parseChecking = /* @__PURE__ */ validator<CheckingMethodInput>(validateCheckingMethod);
 
 /**
- * Validates a new method (card: Luhn, brand, expiry not past; CHECKING: ABA routing number).
+ * Validates a new method (card: Luhn, brand, expiry not past; CHECKING or SAVINGS: ABA routing number).
  * `root` prefixes field names in messages (`paymentMethod.cardNumber`).
  */
 export function parseMethodInput(value: unknown, now: Date, root = ''): MethodInput {
@@ -133,7 +137,7 @@ export function parseMethodInput(value: unknown, now: Date, root = ''): MethodIn
   };
   try {
     const { accountType } = parseAccountType(value);
-    if (accountType === 'CHECKING') {
+    if (isBank(accountType)) {
       const input = parseChecking(value);
       assertBankAccount(input.routingNumber, input.accountNumber);
       return input;
@@ -154,13 +158,13 @@ export function newMethod(
   now: Date,
 ): SavedMethod {
   const ts = now.toISOString();
-  const number = input.accountType === 'CHECKING' ? input.accountNumber : input.cardNumber;
+  const number = 'accountNumber' in input ? input.accountNumber : input.cardNumber;
   return {
     ...ids,
     accountType: input.accountType,
     maskedAccountNumber: maskNumber(number),
     processorToken,
-    ...(input.accountType !== 'CHECKING' && { expiryMonth: input.expiryMonth, expiryYear: input.expiryYear }),
+    ...('cardNumber' in input && { expiryMonth: input.expiryMonth, expiryYear: input.expiryYear }),
     billingAddress: input.billingAddress,
     customerData: input.customerData,
     dateCreated: ts,
@@ -172,7 +176,7 @@ export function newMethod(
 export function updatedMethod(method: SavedMethod, input: UpdateMethodInput, now: Date): SavedMethod {
   const touchesExpiry = input.expiryMonth !== undefined || input.expiryYear !== undefined;
   if (touchesExpiry && !isCard(method.accountType)) {
-    throw new BadRequestError('expiryMonth/expiryYear apply to cards only, not CHECKING accounts');
+    throw new BadRequestError('expiryMonth/expiryYear apply to cards only, not bank accounts');
   }
   const next: SavedMethod = {
     ...method,
@@ -213,6 +217,7 @@ export const methodView = (m: SavedMethod, defaultId: string): SavedMethodView =
   customerData: m.customerData ?? {},
   status: m.status ?? 'active',
   ...(m.updatedBy !== undefined && { updatedBy: m.updatedBy }),
+  ...(m.correctedBy !== undefined && { correctedBy: m.correctedBy, correctedAt: m.correctedAt }),
   dateCreated: m.dateCreated,
   lastUpdated: m.lastUpdated,
 });

@@ -39,6 +39,9 @@ export interface ProcessingTotals {
   /** Payments approved by a retry, and what those retries charged. */
   recovered?: number;
   recoveredCents?: number;
+  /** Payments whose approved bank debit was returned since (not in `approved`), and their sum. */
+  returned?: number;
+  returnedCents?: number;
   /** The earliest slot of a scheduled retry: the group's next retry round. */
   nextRetrySlot?: string | null;
 }
@@ -292,6 +295,8 @@ export const summaryView = (s: ProcessingSummary): ProcessingSummaryView => ({
   retriesScheduled: s.retriesScheduled ?? 0,
   recoveredCount: s.recovered ?? 0,
   recoveredAmount: fromCents(s.recoveredCents ?? 0),
+  returnedCount: s.returned ?? 0,
+  returnedAmount: fromCents(s.returnedCents ?? 0),
 });
 
 /**

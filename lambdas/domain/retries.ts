@@ -19,7 +19,7 @@
  */
 import type { RetryPolicyInput, RetryReason } from '#contract/schemas/retries';
 import { RETRY_POLICY } from '#contract/limits';
-import type { AccountType } from './cards';
+import { isBank, type AccountType } from './cards';
 
 export type { RetryReason };
 
@@ -55,7 +55,7 @@ export interface PaymentRetry {
 
 /** What an attempt answered, as the decision needs it. */
 export interface AttemptAnswer {
-  status: 'Approved' | 'Declined' | 'Failed';
+  status: 'Approved' | 'Declined' | 'Failed' | 'Returned';
   responseCode: string;
   declineCategory?: '1' | '2';
   merchantAdviceCode?: string;
@@ -119,7 +119,7 @@ export const NETWORK_LIMITS: Record<Network, readonly NetworkLimit[]> = {
 
 /** The network whose rules an account type follows: Visa's for every card brand but Mastercard. */
 export const networkOf = (accountType: AccountType | undefined): Network =>
-  accountType === 'MASTERCARD' ? 'mastercard' : accountType === 'CHECKING' ? 'nacha' : 'visa';
+  accountType === 'MASTERCARD' ? 'mastercard' : isBank(accountType) ? 'nacha' : 'visa';
 
 /** Mastercard's merchant advice codes after which a card is never tried again. */
 export const FINAL_ADVICE_CODES: readonly string[] = ['03', '21'];
@@ -217,7 +217,7 @@ export function decideRetry(input: RetryDecisionInput): PaymentRetry | undefined
       reason: 'advice_code',
       detail: `Mastercard merchant advice code ${answer.merchantAdviceCode}: do not try again (Merchant Advice Code Transaction Excellence)`,
     };
-  if (accountType === 'CHECKING' && answer.responseCode !== CHECKING_RETRY_CODE)
+  if (isBank(accountType) && answer.responseCode !== CHECKING_RETRY_CODE)
     return {
       status: 'not_retried',
       reason: 'network_limit',

@@ -44,8 +44,9 @@ export const seriesPaymentView = (p: SeriesPayment): SeriesPaymentView => ({
   index: p.index,
   profileId: p.profileId,
   amount: fromCents(p.amountCents),
-  // Every payment of a series is charged by its occurrences to come.
-  status: 'active',
+  // Charged by the occurrences to come, unless suspended (its method was revoked).
+  status: p.status ?? 'active',
+  ...(p.suspendedReason !== undefined && { suspendedReason: p.suspendedReason }),
   ...(p.orderId !== undefined && { orderId: p.orderId }),
   ...(p.allowPartial !== undefined && { allowPartial: p.allowPartial }),
   sendEmailReceipt: p.sendEmailReceipt,

@@ -95,6 +95,12 @@ export interface SeriesPayment {
   sendPaymentScheduledNotification: boolean;
   customAttributes?: Record<string, string | number | boolean>;
   fees?: { name: string; amountCents: Cents }[];
+  /**
+   * `suspended`: left out of the occurrences' groups until it is given a new method (absent:
+   * active). Its method was revoked (`authorization_revoked`).
+   */
+  status?: 'suspended';
+  suspendedReason?: 'authorization_revoked';
 }
 
 /** The slot of occurrence `n` of a series. */

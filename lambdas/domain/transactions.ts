@@ -14,7 +14,20 @@ import { fromCents, type Cents } from './money';
  * a sale stays Pending only while its request runs, or until the sweeper settles it after a crash
  * (docs/product.md#transaction-responses).
  */
-export type TransactionStatus = 'Pending' | 'Approved' | 'Declined' | 'Voided';
+export type TransactionStatus = 'Pending' | 'Approved' | 'Declined' | 'Voided' | 'Returned';
+
+/** How the service acts on a bank return (docs/product.md#returns). */
+export type ReturnCategory = 'nsf' | 'administrative' | 'unauthorized' | 'other';
+
+/** A bank debit's return, as the sale, its payment's authResponse and its attempt keep it. */
+export interface DebitReturn {
+  code: string;
+  reason: string;
+  category: ReturnCategory;
+  returnedAt: string;
+  /** Returned after a refund of it had completed: the payor has the money twice. */
+  afterRefund?: true;
+}
 export type RefundStatus = 'Pending' | 'Completed' | 'Failed';
 
 export interface Transaction {
@@ -72,6 +85,18 @@ export interface Transaction {
    * its key; the sweeper retries that reversal.
    */
   reversalDue?: boolean;
+  /** Bank debits: false until the processor's `cleared` notice, then true (absent on cards). */
+  cleared?: boolean;
+  clearedAt?: string;
+  /** Status Returned: the bank's return. */
+  return?: DebitReturn;
+  /**
+   * The processor's order (`sequence`) of the last notice applied to this sale: an older notice
+   * changes nothing (docs/architecture.md "Notices").
+   */
+  noticeSeq?: number;
+  /** The group of the scheduled payment this sale charged (sales recorded before it was kept: absent). */
+  paymentGroupId?: string;
 }
 
 /** A Pending sale's response code and message (docs/product.md#transaction-responses). */
@@ -111,6 +136,8 @@ export interface Refund {
   /** The scheduled payment it reverses (scheduled refunds: the sweeper shows its outcome there). */
   paymentGroupId?: string;
   paymentId?: string;
+  /** A refund of a bank debit that has not cleared: sent when it clears, Failed if it is returned first. */
+  heldUntilCleared?: true;
 }
 
 export const isSettled = (t: Transaction, now: Date): boolean =>
@@ -128,6 +155,7 @@ export const refundView = (r: Refund): Omit<RefundResponse, 'availableRefundAmou
   status: r.status,
   date: r.date,
   ...(r.responseCode !== undefined && { responseCode: r.responseCode, responseMessage: r.responseMessage }),
+  ...(r.heldUntilCleared && r.status === 'Pending' && { heldUntilCleared: true as const }),
 });
 
 export function transactionView(t: Transaction, refunds: Refund[], now: Date): TransactionView {
@@ -154,6 +182,7 @@ export function transactionView(t: Transaction, refunds: Refund[], now: Date): T
       amount: fromCents(r.amountCents),
       status: r.status,
       date: r.date,
+      ...(r.heldUntilCleared && r.status === 'Pending' && { heldUntilCleared: true as const }),
     })),
     profileId: t.profileId,
     ...(t.accountType !== undefined && {
@@ -166,6 +195,9 @@ export function transactionView(t: Transaction, refunds: Refund[], now: Date): T
     settled: isSettled(t, now),
     ...(t.settlesAt !== undefined && t.status !== 'Voided' && { settlementTime: t.settlesAt }),
     ...(t.voidedAt !== undefined && { voidedAt: t.voidedAt }),
+    ...(t.cleared !== undefined && { cleared: t.cleared }),
+    ...(t.clearedAt !== undefined && { clearedAt: t.clearedAt }),
+    ...(t.return !== undefined && { return: { ...t.return } }),
   };
 }
 

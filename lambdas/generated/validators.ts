@@ -11604,7 +11604,7 @@ const schema28 = {
   additionalProperties: false,
   required: ['accountType', 'routingNumber', 'accountNumber', 'billingAddress'],
   properties: {
-    accountType: { type: 'string', enum: ['CHECKING'] },
+    accountType: { type: 'string', enum: ['CHECKING', 'SAVINGS'] },
     routingNumber: { type: 'string', maxLength: 9 },
     accountNumber: { type: 'string', maxLength: 17 },
     billingAddress: {
@@ -11818,7 +11818,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         }
         errors++;
       }
-      if (!(data0 === 'CHECKING')) {
+      if (!(data0 === 'CHECKING' || data0 === 'SAVINGS')) {
         const err6 = {
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
@@ -15777,9 +15777,13 @@ const schema36 = {
         'payment.retry_scheduled',
         'payment.voided',
         'payment.refunded',
+        'payment.cleared',
+        'payment.returned',
         'transaction.approved',
         'transaction.declined',
         'transaction.voided',
+        'transaction.cleared',
+        'transaction.returned',
         'refund.completed',
         'refund.failed',
         'payor.created',
@@ -15789,9 +15793,15 @@ const schema36 = {
         'payment_method.updated',
         'payment_method.deleted',
         'payment_method.account_updated',
+        'payment_method.corrected',
+        'payment_method.revoked',
         'series.created',
         'series.updated',
         'series.canceled',
+        'dispute.created',
+        'dispute.updated',
+        'dispute.closed',
+        'merchant.return_rates_changed',
       ],
     },
     objectId: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[0-9A-Za-z_-]+$' },
@@ -15868,9 +15878,13 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
         data0 === 'payment.retry_scheduled' ||
         data0 === 'payment.voided' ||
         data0 === 'payment.refunded' ||
+        data0 === 'payment.cleared' ||
+        data0 === 'payment.returned' ||
         data0 === 'transaction.approved' ||
         data0 === 'transaction.declined' ||
         data0 === 'transaction.voided' ||
+        data0 === 'transaction.cleared' ||
+        data0 === 'transaction.returned' ||
         data0 === 'refund.completed' ||
         data0 === 'refund.failed' ||
         data0 === 'payor.created' ||
@@ -15880,9 +15894,15 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
         data0 === 'payment_method.updated' ||
         data0 === 'payment_method.deleted' ||
         data0 === 'payment_method.account_updated' ||
+        data0 === 'payment_method.corrected' ||
+        data0 === 'payment_method.revoked' ||
         data0 === 'series.created' ||
         data0 === 'series.updated' ||
-        data0 === 'series.canceled'
+        data0 === 'series.canceled' ||
+        data0 === 'dispute.created' ||
+        data0 === 'dispute.updated' ||
+        data0 === 'dispute.closed' ||
+        data0 === 'merchant.return_rates_changed'
       )) {
         const err2 = {
           instancePath: instancePath + '/type',
@@ -16154,12 +16174,12 @@ const schema37 = {
     enabledEvents: {
       type: 'array',
       minItems: 1,
-      maxItems: 31,
+      maxItems: 41,
       uniqueItems: true,
       items: {
         type: 'string',
         pattern:
-          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
         description: 'must be an event type, "*" or "<object>.*" (e.g. "group.*")',
       },
     },
@@ -16175,7 +16195,7 @@ const schema37 = {
 };
 const pattern72 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
 const pattern73 = new RegExp(
-  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
   'u',
 );
 function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -16303,14 +16323,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.enabledEvents !== undefined) {
       let data1 = data.enabledEvents;
       if (Array.isArray(data1)) {
-        if (data1.length > 31) {
+        if (data1.length > 41) {
           const err6 = {
             instancePath: instancePath + '/enabledEvents',
             schemaPath: '#/properties/enabledEvents/maxItems',
             keyword: 'maxItems',
-            params: { limit: 31 },
-            message: 'must NOT have more than 31 items',
-            schema: 31,
+            params: { limit: 41 },
+            message: 'must NOT have more than 41 items',
+            schema: 41,
             parentSchema: schema37.properties.enabledEvents,
             data: data1,
           };
@@ -16350,14 +16370,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'pattern',
                 params: {
                   pattern:
-                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
                 },
                 message:
                   'must match pattern "' +
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$' +
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$' +
                   '"',
                 schema:
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
                 parentSchema: schema37.properties.enabledEvents.items,
                 data: data2,
               };
@@ -16556,12 +16576,12 @@ const schema38 = {
     enabledEvents: {
       type: 'array',
       minItems: 1,
-      maxItems: 31,
+      maxItems: 41,
       uniqueItems: true,
       items: {
         type: 'string',
         pattern:
-          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
         description: 'must be an event type, "*" or "<object>.*" (e.g. "group.*")',
       },
     },
@@ -16701,14 +16721,14 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.enabledEvents !== undefined) {
       let data1 = data.enabledEvents;
       if (Array.isArray(data1)) {
-        if (data1.length > 31) {
+        if (data1.length > 41) {
           const err6 = {
             instancePath: instancePath + '/enabledEvents',
             schemaPath: '#/properties/enabledEvents/maxItems',
             keyword: 'maxItems',
-            params: { limit: 31 },
-            message: 'must NOT have more than 31 items',
-            schema: 31,
+            params: { limit: 41 },
+            message: 'must NOT have more than 41 items',
+            schema: 41,
             parentSchema: schema38.properties.enabledEvents,
             data: data1,
           };
@@ -16748,14 +16768,14 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'pattern',
                 params: {
                   pattern:
-                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
                 },
                 message:
                   'must match pattern "' +
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$' +
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$' +
                   '"',
                 schema:
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
                 parentSchema: schema38.properties.enabledEvents.items,
                 data: data2,
               };
@@ -17301,7 +17321,7 @@ const schema41 = {
   type: 'object',
   required: ['accountType'],
   properties: {
-    accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING'] },
+    accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING', 'SAVINGS'] },
   },
 };
 function validate40(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -17351,7 +17371,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
         data0 === 'MASTERCARD' ||
         data0 === 'AMEX' ||
         data0 === 'DISCOVER' ||
-        data0 === 'CHECKING'
+        data0 === 'CHECKING' ||
+        data0 === 'SAVINGS'
       )) {
         const err2 = {
           instancePath: instancePath + '/accountType',

@@ -266,6 +266,7 @@ describe('request bodies', () => {
         AMEX: '#/components/schemas/NewCardMethod',
         DISCOVER: '#/components/schemas/NewCardMethod',
         CHECKING: '#/components/schemas/NewCheckingMethod',
+        SAVINGS: '#/components/schemas/NewCheckingMethod',
       },
     });
   });

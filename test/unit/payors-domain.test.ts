@@ -77,7 +77,7 @@ describe('parseMethodInput', () => {
     [cardInput({ routingNumber: ROUTING }), 'routingNumber is not a known field'],
     [
       cardInput({ accountType: 'AMEX_GOLD' }),
-      'accountType must be one of VISA, MASTERCARD, AMEX, DISCOVER, CHECKING',
+      'accountType must be one of VISA, MASTERCARD, AMEX, DISCOVER, CHECKING, SAVINGS',
     ],
     [cardInput({ accountType: undefined }), 'accountType is required'],
     [checkingInput({ routingNumber: '123456789' }), 'routingNumber is not a valid ABA routing number'],
@@ -211,7 +211,7 @@ describe('updatedMethod', () => {
   it('refuses expiry fields for a CHECKING account', () => {
     for (const input of [{ expiryMonth: 1 }, { expiryYear: 2030 }, { expiryMonth: 1, expiryYear: 2030 }]) {
       expect(messageOf(() => updatedMethod(savedChecking(), input, NOW))).toBe(
-        'expiryMonth/expiryYear apply to cards only, not CHECKING accounts',
+        'expiryMonth/expiryYear apply to cards only, not bank accounts',
       );
     }
   });
