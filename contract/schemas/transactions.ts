@@ -69,7 +69,7 @@ export const returnSchema = {
       type: 'string',
       enum: ['nsf', 'administrative', 'unauthorized', 'other'],
       description:
-        '`nsf` (R01, R09): retried as an insufficient-funds decline (`51`) within the retry policy and Nacha\'s limit. `administrative` (R02, R03, R04): the method is closed. `unauthorized` (R05, R07, R10, R11, R29, R51): the method is revoked for good and its series payments suspended. `other`: nothing more.',
+        "`nsf` (R01, R09): retried as an insufficient-funds decline (`51`) within the retry policy and Nacha's limit. `administrative` (R02, R03, R04): the method is closed. `unauthorized` (R05, R07, R10, R11, R29, R51): the method is revoked for good and its series payments suspended. `other`: nothing more.",
     },
     returnedAt: dateTime('When the bank returned it.'),
     afterRefund: {
