@@ -16,7 +16,8 @@ import { accountUpdated, makesUnusable, type AccountChange } from '#domain/accou
 import { accountUpdateOutboxId, type OutboxItem } from '#domain/notifications';
 import { methodEvent } from '#domain/payors';
 import { paymentProcessor } from '#processor/index';
-import type { AccountUpdate } from '#processor/processor';
+import type { AccountUpdate, ProcessorNotice } from '#processor/processor';
+import { outcome, type NoticeOutcome } from '#domain/notices';
 import { logger } from '#shared/logger';
 import { PAYOR, withOptimisticRetry } from '#shared/retry';
 import { accountUpdateStore } from '#store/account-updates';
@@ -146,4 +147,23 @@ export async function runAccountUpdater(now: Date, deadline: number): Promise<Ac
   await store.advance(reached);
   logger.info('account updater run', { ...report });
   return report;
+}
+
+/**
+ * An account update pushed as a notice (a processor that sends them one at a time as they come,
+ * core/notices.ts): applied as the daily job applies it, under the same per-method mark, so the
+ * job and the notice meet each update once.
+ */
+export async function applyAccountUpdateNotice(
+  notice: Extract<ProcessorNotice, { kind: 'account_update' }>,
+  now: Date,
+): Promise<NoticeOutcome> {
+  const { update } = notice;
+  const refs = await accountUpdateStore().methodsOfToken(update.token);
+  if (refs.length === 0)
+    return outcome('skipped', 'no saved method has this token (deleted, or never saved)');
+  const results = await Promise.all(refs.map((ref) => applyToMethod(update, ref, now)));
+  if (results.includes('applied')) return outcome('applied');
+  if (results.includes('applied-before')) return outcome('applied_before');
+  return outcome('skipped', 'the method was deleted');
 }

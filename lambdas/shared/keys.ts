@@ -32,7 +32,7 @@ export const WEBHOOK_DUE_SHARDS = 4;
 export const DAY_SHARDS = 8;
 
 /** The day-indexed kinds of items (see `keys.dayIndex`). */
-export type DayKind = 'SANDBOX' | 'SANDBOXAU' | 'TXN' | 'REFUND';
+export type DayKind = 'SANDBOX' | 'SANDBOXAU' | 'SANDBOXN' | 'TXN' | 'REFUND';
 
 export const keys = {
   /** Merchant registry: one item per MID form (8 and 11 digits), both holding the 11-digit MID. */
@@ -198,6 +198,29 @@ export const keys = {
   webhookDueShards: () => Array.from({ length: WEBHOOK_DUE_SHARDS }, (_, i) => `WHDUE#${i}`),
   /** The sequences of an object's events the webhook fan-out has seen (the order rule's gap check). */
   eventCursor: (objectId: string) => ({ pk: `WHSEEN#${objectId}`, sk: 'SEEN' }),
+  /**
+   * A processor notice's mark (docs/architecture.md "Notices"): written with `attribute_not_exists`
+   * in the one transaction that applies it, so each notice is applied once.
+   */
+  notice: (noticeId: string) => ({ pk: `NOTICE#${noticeId}`, sk: 'NOTICE' }),
+  /**
+   * A notice kept until its record appears (GSI2 `NOTICEHOLD` / `<retryAt>#<noticeId>` while
+   * held), and a notice's follow-up work written ahead in its transaction (GSI2 `NOTICEFX` /
+   * `<dueAt>#<noticeId>` until done): the backstop job reads both by due time with one Query.
+   */
+  noticeHold: (noticeId: string) => ({ pk: `NOTICE#${noticeId}`, sk: 'HOLD' }),
+  noticeHoldPartition: 'NOTICEHOLD',
+  noticeFollowUp: (noticeId: string) => ({ pk: `NOTICE#${noticeId}`, sk: 'FOLLOWUP' }),
+  noticeFollowUpPartition: 'NOTICEFX',
+  noticeDueSort: (at: string, noticeId: string) => `${at}#${noticeId}`,
+  /** The backstop's cursor of a processor's notices (as the processor gave it). */
+  noticeCursor: (processor: string) => ({ pk: 'NOTICES', sk: `CURSOR#${processor}` }),
+  /** The sandbox's planned notices of a sale (by its processor id), and its day index (`SANDBOXN`). */
+  sandboxNotice: (processorTransactionId: string, noticeId: string) => ({
+    pk: `SANDBOX#NOTICES#${processorTransactionId}`,
+    sk: `NOTICE#${noticeId}`,
+  }),
+  sandboxNotices: (processorTransactionId: string) => `SANDBOX#NOTICES#${processorTransactionId}`,
   /** Outbox: one item per e-mail to send, written with the change that causes it. */
   outbox: (outboxId: string) => ({ pk: `OUTBOX#${outboxId}`, sk: 'OUTBOX' }),
   /**
