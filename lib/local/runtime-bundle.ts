@@ -12,6 +12,13 @@ const ROOT = resolve(__dirname, '..', '..');
 export const LOCAL_RUNTIME_BUNDLE = join(ROOT, 'node_modules', '.cache', 'local-runtime', 'local.cjs');
 
 /**
+ * A directory for Node's compile cache (NODE_COMPILE_CACHE): a process that loads a module another
+ * already compiled takes V8's code from here (about a fifth of a runtime start's CPU, 0.3 s). The
+ * e2e tier's processes share it (test/support/e2e-global-setup.ts).
+ */
+export const COMPILE_CACHE_DIR = join(ROOT, 'node_modules', '.cache', 'node-compile-cache');
+
+/**
  * The runtime's AsyncLocalStorage (each in-process invocation's InvokeStore, http-server.ts) on
  * V8's async context frames rather than on promise hooks, which otherwise run on every promise of
  * the runtime (a few per cent of its CPU per API request, the bench's `--profile`); Lambda's
