@@ -1,15 +1,17 @@
 /**
  * How the local runtime is started: `node <flags> <bundle>`, the bundle being bin/local.ts and the
  * repository's modules it loads in one file (scripts/build-local-runtime.mjs). `npm start` builds
- * it first (its `prestart`); the launcher (tests, bench) builds it once per process tree.
+ * it first (its `prestart`); the launcher (tests, bench) builds it once per process tree. The
+ * admin and tester CLIs are bundled beside it, for the tests that run them (localToolCommand).
  */
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '..', '..');
 
-/** Where scripts/build-local-runtime.mjs writes the bundle (inside the repository: the packages resolve from it). */
-export const LOCAL_RUNTIME_BUNDLE = join(ROOT, 'node_modules', '.cache', 'local-runtime', 'local.cjs');
+/** Where scripts/build-local-runtime.mjs writes the bundles (inside the repository: the packages resolve from it). */
+const BUNDLE_DIR = join(ROOT, 'node_modules', '.cache', 'local-runtime');
+export const LOCAL_RUNTIME_BUNDLE = join(BUNDLE_DIR, 'local.cjs');
 
 /**
  * A directory for Node's compile cache (NODE_COMPILE_CACHE): a process that loads a module another
@@ -37,7 +39,7 @@ export const LOCAL_RUNTIME_NODE_FLAGS = [ASYNC_CONTEXT_FRAME, '--enable-source-m
  */
 const BUILT = 'LOCAL_RUNTIME_BUNDLE';
 
-/** Builds the bundle unless this process tree already did; its path. */
+/** Builds the bundles unless this process tree already did; the runtime's path. */
 export function localRuntimeBundle(): string {
   if (process.env[BUILT] === LOCAL_RUNTIME_BUNDLE) return LOCAL_RUNTIME_BUNDLE;
   const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-local-runtime.mjs')], {
@@ -56,3 +58,12 @@ export const localRuntimeCommand = (nodeArgs: readonly string[] = []): [string, 
   process.execPath,
   [...LOCAL_RUNTIME_NODE_FLAGS, ...nodeArgs, localRuntimeBundle()],
 ];
+
+/**
+ * `npm run admin -- <args>` (bin/admin.ts) or `npm run cli -- <args>` (bin/spay.ts) as the tests
+ * run it: its bundle on this Node, with source maps (the same code; a third of tsx's CPU a run).
+ */
+export const localToolCommand = (tool: 'admin' | 'spay', args: readonly string[]): [string, string[]] => {
+  localRuntimeBundle();
+  return [process.execPath, ['--enable-source-maps', join(BUNDLE_DIR, `${tool}.cjs`), ...args]];
+};
