@@ -86,23 +86,37 @@ const HISTORY_EVENTS: Record<string, (type: string) => number> = {
 const payloadBytes = (value: unknown): number =>
   value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value));
 
+/** An ASL file with its `${Name}` placeholders substituted, as CDK's definitionSubstitutions do. */
+export function substitutedDefinition(
+  definitionFile: string,
+  substitutions: Record<string, string>,
+): StateMachineDefinition {
+  const text = readFileSync(definitionFile, 'utf8').replace(/\$\{(\w+)\}/g, (_m, name: string) => {
+    const value = substitutions[name];
+    if (value === undefined) throw new Error(`no substitution for \${${name}} in ${definitionFile}`);
+    return value;
+  });
+  return JSON.parse(text) as StateMachineDefinition;
+}
+
 export class LocalStepFunctions {
   private readonly executions = new Map<string, LocalExecution>();
   private readonly machine: StateMachine;
 
+  /**
+   * `validate: false` skips aws-local-stepfunctions' check of the definition (a third of a second
+   * of CPU, compiling its JSON schema): the local runtime's machines, checked once by
+   * test/unit/local-state-machines.test.ts instead of at each of its starts.
+   */
   constructor(
     definitionFile: string,
     readonly stateMachineArn: string,
     substitutions: Record<string, string>,
     private readonly tasks: Record<string, TaskFn>,
+    { validate = true }: { validate?: boolean } = {},
   ) {
-    const text = readFileSync(definitionFile, 'utf8').replace(/\$\{(\w+)\}/g, (_m, name: string) => {
-      const value = substitutions[name];
-      if (value === undefined) throw new Error(`no substitution for \${${name}} in ${definitionFile}`);
-      return value;
-    });
-    this.machine = new StateMachine(JSON.parse(text) as StateMachineDefinition, {
-      validationOptions: { checkArn: false },
+    this.machine = new StateMachine(substitutedDefinition(definitionFile, substitutions), {
+      validationOptions: { checkArn: false, noValidate: !validate },
     });
   }
 

@@ -78,8 +78,6 @@ export class CrashRuntime {
     this.current = await launchLocalRuntime({
       dataDir: this.dataDir,
       ...this.ports,
-      // The runtime itself is the child (not the tsx CLI), so SIGKILL reaches it.
-      nodeArgs: [],
       env: { ...CRASH_RUNTIME_ENV, DYNAMODB_ENDPOINT: this.dynamo.endpoint },
     });
     this.ports = { port: this.current.port, sesPort: this.current.sesPort };
