@@ -6,24 +6,60 @@
  * the service sends are also read back from the sandbox's ledger by the integration tier
  * (transactions-core, authorize-batch, void-or-refund-margin, money-safety-core).
  */
-import { saleIdOfKey } from '#core/reconcile-compare';
-import { attemptProcessorKey, attemptTransactionId, transactionIdOf } from '#shared/ids';
+import { parseProcessorKey, processorKeys, refundIdOfKey, saleIdOfKey } from '#domain/processor-keys';
+import { attemptTransactionId, transactionIdOf } from '#shared/ids';
 
 const PAYMENT_ID = '01890a5d-ac96-774b-bcce-b302099a8081';
 const TRANSACTION_ID = '01890a5d-ac96-774b-bcce-b302099a8082';
 
-describe('the key of a scheduled payment’s charge', () => {
-  it('is payment:<paymentId> for the first attempt', () => {
-    expect(attemptProcessorKey(PAYMENT_ID, 1)).toBe('payment:01890a5d-ac96-774b-bcce-b302099a8081');
+describe('the keys the service sends', () => {
+  it('a sale of the transactions API: sale:<transactionId>', () => {
+    expect(processorKeys.sale(TRANSACTION_ID)).toBe('sale:01890a5d-ac96-774b-bcce-b302099a8082');
   });
 
-  it('is payment:<paymentId>:<attempt> for each retry', () => {
-    expect(attemptProcessorKey(PAYMENT_ID, 2)).toBe('payment:01890a5d-ac96-774b-bcce-b302099a8081:2');
-    expect(attemptProcessorKey(PAYMENT_ID, 12)).toBe('payment:01890a5d-ac96-774b-bcce-b302099a8081:12');
+  it('a scheduled payment’s first charge: payment:<paymentId>', () => {
+    expect(processorKeys.payment(PAYMENT_ID)).toBe('payment:01890a5d-ac96-774b-bcce-b302099a8081');
+    expect(processorKeys.payment(PAYMENT_ID, 1)).toBe('payment:01890a5d-ac96-774b-bcce-b302099a8081');
+  });
+
+  it('each retry of it: payment:<paymentId>:<attempt>', () => {
+    expect(processorKeys.payment(PAYMENT_ID, 2)).toBe('payment:01890a5d-ac96-774b-bcce-b302099a8081:2');
+    expect(processorKeys.payment(PAYMENT_ID, 12)).toBe('payment:01890a5d-ac96-774b-bcce-b302099a8081:12');
+  });
+
+  it('a void: void:<transactionId>; a refund: refund:<refundId>', () => {
+    expect(processorKeys.void(TRANSACTION_ID)).toBe('void:01890a5d-ac96-774b-bcce-b302099a8082');
+    expect(processorKeys.refund('01890a5d-ac96-774b-bcce-b302099a8083')).toBe(
+      'refund:01890a5d-ac96-774b-bcce-b302099a8083',
+    );
   });
 });
 
-describe('the sale a key names', () => {
+describe('what a key names', () => {
+  it('each kind, back from its key', () => {
+    expect(parseProcessorKey(`sale:${TRANSACTION_ID}`)).toEqual({
+      kind: 'sale',
+      transactionId: TRANSACTION_ID,
+    });
+    expect(parseProcessorKey(`void:${TRANSACTION_ID}`)).toEqual({
+      kind: 'void',
+      transactionId: TRANSACTION_ID,
+    });
+    expect(parseProcessorKey('refund:r-1')).toEqual({ kind: 'refund', refundId: 'r-1' });
+    expect(parseProcessorKey(`payment:${PAYMENT_ID}`)).toEqual({
+      kind: 'payment',
+      paymentId: PAYMENT_ID,
+      attempt: 1,
+    });
+    expect(parseProcessorKey(`payment:${PAYMENT_ID}:3`)).toEqual({
+      kind: 'payment',
+      paymentId: PAYMENT_ID,
+      attempt: 3,
+    });
+    expect(refundIdOfKey('refund:r-1')).toBe('r-1');
+    expect(refundIdOfKey(`void:${TRANSACTION_ID}`)).toBeUndefined();
+  });
+
   it('sale:<transactionId> and void:<transactionId> name that sale', () => {
     expect(saleIdOfKey(`sale:${TRANSACTION_ID}`)).toBe(TRANSACTION_ID);
     expect(saleIdOfKey(`void:${TRANSACTION_ID}`)).toBe(TRANSACTION_ID);
@@ -41,5 +77,6 @@ describe('the sale a key names', () => {
     expect(saleIdOfKey('refund:r-1')).toBeUndefined();
     expect(saleIdOfKey('pi_3abc')).toBeUndefined();
     expect(saleIdOfKey('customer:1:2')).toBeUndefined();
+    expect(parseProcessorKey('reverse:sale:x')).toBeUndefined();
   });
 });
