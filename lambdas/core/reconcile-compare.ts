@@ -56,9 +56,11 @@ export interface ReconcileInput {
   unanswered: Payment[];
 }
 
-/** The processor key of a sale's charge. */
+/** The processor key of a sale's charge (a scheduled payment's retry has its attempt's own). */
 const saleKeyOf = (t: Transaction): string =>
-  t.paymentId !== undefined ? processorKeys.payment(t.paymentId) : processorKeys.sale(t.transactionId);
+  t.paymentId !== undefined
+    ? processorKeys.payment(t.paymentId, t.attempt ?? 1)
+    : processorKeys.sale(t.transactionId);
 
 const charged = (t: Transaction): boolean => t.status === 'Approved' || t.status === 'Voided';
 
