@@ -19,7 +19,7 @@ import {
 } from '../../contract/processing';
 import { loadConfig } from '../../lambdas/shared/config';
 import { DAY_SHARDS } from '../../lambdas/shared/day-index';
-import { DUE_SHARDS, SWEEP_SHARDS, WEBHOOK_DUE_SHARDS } from '../../lambdas/shared/keys';
+import { DUE_SHARDS, SWEEP_SHARDS, WEBHOOK_DUE_SHARDS } from '../../lambdas/store/keys';
 import { PROCESSOR_TIMEOUT_MS } from '../../lambdas/processor/timeout';
 import type { Results } from '../sections/section';
 import { seededRandom } from './queue';

@@ -10,7 +10,7 @@ import { mapLimit } from '#shared/concurrency';
 import { config } from '#shared/config';
 import { logger } from '#shared/logger';
 import { ProcessorUnavailableError } from '#processor/processor';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { BATCH_RATE_WAIT_SECONDS } from '#contract/processing';
 import { paymentRangeStore } from '#store/payment-ranges';
 import { merchantNameOf, recordFirstAnswer } from './attempts';

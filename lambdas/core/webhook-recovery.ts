@@ -6,7 +6,7 @@
 import { eventEnabled } from '#domain/events';
 import type { WebhookDelivery } from '#domain/webhooks';
 import { mapLimit } from '#shared/concurrency';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { logger } from '#shared/logger';
 import { webhookQueue, type ReplayMessage } from '#shared/webhook-queue';
 import { eventCursorStore } from '#store/event-cursors';

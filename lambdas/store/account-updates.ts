@@ -12,7 +12,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ServiceEvent } from '#domain/events';
 import type { OutboxItem } from '#domain/notifications';
 import type { SavedMethod } from '#domain/payors';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { conditionOutcome, containerStore, epoch, isConditionFailure } from './items';
 import { eventPut } from './events';
 import { outboxPut } from './outbox';

@@ -12,7 +12,7 @@
 import { DeleteCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CardUse } from '#domain/retries';
 import type { Transaction } from '#domain/transactions';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { containerStore, epoch, isConditionFailure, queryAll, type Item } from './items';
 
 /** Kept this long after the attempt began: Nacha's 180-day window and a day. */

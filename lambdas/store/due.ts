@@ -4,7 +4,7 @@
  * every group of an hour. Eventually consistent: claims check what the tick saw (see claims.ts).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import type { Group } from '#domain/groups';
 import { containerStore, queryAll, strip } from './items';
 

@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { EventType } from '#contract/events';
 import { eventExpiry, type ServiceEvent } from '#domain/events';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { conditionOutcome, containerStore, strip, type Item } from './items';
 
 export const eventItem = (event: ServiceEvent): Item => ({

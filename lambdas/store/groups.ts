@@ -6,7 +6,7 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { cancellationCodes } from '#shared/ddb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { withOptimisticRetry } from '#shared/retry';
 import type { ServiceEvent } from '#domain/events';
 import { parseProfileId } from '#domain/payors';

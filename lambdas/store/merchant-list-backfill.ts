@@ -13,7 +13,7 @@
  * - a second run, or a run racing a registration, finds every merchant listed and changes nothing.
  */
 import { ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { isConditionFailure } from './items';
 
 export interface MerchantListBackfill {

@@ -20,7 +20,7 @@ import { nextSequence } from '#domain/events';
 import { paymentEvent, type Payment } from '#domain/groups';
 import type { DeletionMark, Payor, SavedMethod } from '#domain/payors';
 import type { SeriesPayment } from '#domain/series';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { announcedUpdate, eventPut } from './events';
 import { conditionOutcome, containerStore, queryAll, strip } from './items';
 import { seriesUseDelete, seriesUsePut } from './method-series-uses';

@@ -17,7 +17,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { parseProfileId } from '#domain/payors';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { batchWriteAll, queryAll } from './items';
 import { distinctProfiles, unavailableMethods, useItem } from './method-uses';
 

@@ -17,7 +17,7 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Payment } from '#domain/groups';
 import { parseProfileId } from '#domain/payors';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { batchGet, batchWriteAll, type Item, strip } from './items';
 import { isSeriesUse, pendingSeriesUses, type PendingSeriesUse } from './method-series-uses';
 

@@ -17,7 +17,7 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import type { OutboxItem, OutboxStatus } from '#domain/notifications';
 import { containerStore, isConditionFailure, strip } from './items';
 

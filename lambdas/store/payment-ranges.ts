@@ -12,7 +12,7 @@
  */
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Payment } from '#domain/groups';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { containerStore, type Item, strip } from './items';
 
 export interface PaymentRangeStore {

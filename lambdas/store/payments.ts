@@ -5,7 +5,7 @@
  */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { nextSequence } from '#domain/events';
 import { attemptOf, paymentEvent, type Payment } from '#domain/groups';
 import { parseProfileId } from '#domain/payors';

@@ -5,7 +5,7 @@
  * with attribute_not_exists in the same transaction as the payor (two racing creates: one wins).
  */
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import type { ServiceEvent } from '#domain/events';
 import { payorEvent, type Payor, type SavedMethod } from '#domain/payors';
 import { batchGet, conditionOutcome, containerStore, queryAll, strip } from './items';

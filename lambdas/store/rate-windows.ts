@@ -7,7 +7,7 @@
  * concurrent writers on one hot item would conflict). The items expire an hour later (TTL).
  */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { containerStore, updateIf } from './items';
 
 /** Window items live this long after their second (TTL): long enough to read one in a test. */

@@ -6,7 +6,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { queryDays } from '#shared/day-index';
-import { keys, type DayKind } from '#shared/keys';
+import { keys, type DayKind } from './keys';
 import type { Payment } from '#domain/groups';
 import type { Refund, Transaction } from '#domain/transactions';
 import { queryAll, strip } from './items';

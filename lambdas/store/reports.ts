@@ -7,7 +7,7 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { REPORT_ATTRIBUTES, type ReportPayment } from '#domain/reports';
 import { mapLimit } from '#shared/concurrency';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { batchGet, containerStore } from './items';
 
 /** BatchGets of a page's payors in flight at once (100 payors each). */

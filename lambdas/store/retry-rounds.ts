@@ -13,7 +13,7 @@ import { nextSequence } from '#domain/events';
 import { currentSlot, groupEvent, type Group } from '#domain/groups';
 import type { ProcessingSummary } from '#domain/processing';
 import type { ServiceEvent } from '#domain/events';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { runEnd, type ClaimedGroup, claimStore } from './claims';
 import { announcedUpdate, writeAnnounced } from './events';
 import { containerStore, isConditionFailure, queryAll, strip } from './items';

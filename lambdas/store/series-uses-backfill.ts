@@ -17,7 +17,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { parseProfileId } from '#domain/payors';
 import type { SeriesPayment } from '#domain/series';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { batchWriteAll, queryAll } from './items';
 import { seriesUseItem } from './method-series-uses';
 import { distinctProfiles, unavailableMethods } from './method-uses';

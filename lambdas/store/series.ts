@@ -17,7 +17,7 @@ import type { ServiceEvent } from '#domain/events';
 import { dueAt, type Series, type SeriesPayment, type SeriesStatus } from '#domain/series';
 import { parseProfileId } from '#domain/payors';
 import { cancellationCodes } from '#shared/ddb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { eventPut } from './events';
 import { conditionOutcome, containerStore, queryAll, strip, type Item } from './items';
 import { seriesUseItem } from './method-series-uses';

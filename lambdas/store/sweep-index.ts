@@ -6,7 +6,7 @@
  * cut-off with one Query per shard, never a Scan (docs/architecture.md#sweeper).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { containerStore, queryAll } from './items';
 
 /** `reverse`: a sale given up on (Declined 96) whose timeout reversal is still due. */

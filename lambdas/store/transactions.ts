@@ -15,7 +15,7 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { refundEvent, transactionEvent, type Refund, type Transaction } from '#domain/transactions';
 import { conditionOutcome, containerStore, isConditionFailure, queryAll, strip } from './items';
 import { eventPut } from './events';

@@ -16,7 +16,7 @@ import {
   type DeliveryStatus,
   type WebhookDelivery,
 } from '#domain/webhooks';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { containerStore, isConditionFailure, queryAll, strip, updateIf, type Item } from './items';
 
 const ENTITY = 'webhook-delivery';

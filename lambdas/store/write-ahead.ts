@@ -20,7 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { noticeOutboxId } from '#domain/notifications';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { logger } from '#shared/logger';
 import { batchWriteAll, conditionOutcome, isConditionFailure, type Item, queryAll } from './items';
 import { seriesUseKey } from './method-series-uses';

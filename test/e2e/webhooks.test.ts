@@ -14,7 +14,7 @@ import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launche
 import { newEvent, type ServiceEvent } from '#domain/events';
 import { eventItem } from '#store/events';
 import { sleep } from '#shared/concurrency';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { call, MID, OTHER, OTHER_MID, tokenFor } from '#support/api';
 import { closeLocalTable, localTable } from '#support/notifications';
 import { delivered, startReceiver, type Receiver } from '#support/webhook-receiver';

@@ -7,7 +7,7 @@
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { DAY_SHARDS } from '#shared/day-index';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { ReconciliationRecords } from '#store/reconciliation';
 import { DynamoTransactionStore } from '#store/transactions';
 import { createTestTable, type TestTable } from '#support/ddb';

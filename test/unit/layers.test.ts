@@ -32,7 +32,7 @@ describe('the layering rule between top-level folders', () => {
     ['contract/x.ts', "import { x } from '#shared/config';"],
     ['contract/schemas/x.ts', "import { x } from '../../lib/routes';"],
     ['lib/cdk/x.ts', "import { x } from '../../lambdas/processing/begin-group';"],
-    ['lib/cdk/x.ts', "import { x } from '#shared/keys';"],
+    ['lib/cdk/x.ts', "import { x } from '#store/keys';"],
     ['lib/cdk/x.ts', "import { x } from '../local/runtime';"],
     ['client/x.ts', "import { x } from '#contract/limits';"],
     ['test/unit/x.test.ts', "import { x } from '../../lambdas/core/groups';"],

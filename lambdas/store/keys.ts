@@ -4,8 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { ADMIN_ONLY_KEY_PREFIXES } from '#contract/table';
-import { dayIndexEntry } from './day-index';
-import { shardOf } from './shards';
+import { dayIndexEntry } from '#shared/day-index';
+import { shardOf } from '#shared/shards';
 
 /** The admin-only partitions (contract/table.ts): only `npm run admin` writes them. */
 const [REGISTRY, GRANTS, AUDIT] = ADMIN_ONLY_KEY_PREFIXES;
