@@ -51,7 +51,16 @@ const LAYERS = [
       },
     ],
   },
-  { folders: ['core'], forbidden: [] },
+  {
+    folders: ['core'],
+    forbidden: [
+      {
+        regex: String.raw`^#store/keys$`,
+        message:
+          "The table's keys are store/'s own: core/ asks a store (its functions and positions), never builds a key.",
+      },
+    ],
+  },
   {
     folders: ['store'],
     forbidden: [

@@ -6,11 +6,10 @@
 import { eventEnabled } from '#domain/events';
 import type { WebhookDelivery } from '#domain/webhooks';
 import { mapLimit } from '#shared/concurrency';
-import { keys } from '#store/keys';
 import { logger } from '#shared/logger';
 import { webhookQueue, type ReplayMessage } from '#shared/webhook-queue';
 import { eventCursorStore } from '#store/event-cursors';
-import { webhookDeliveryStore } from '#store/webhook-deliveries';
+import { dueShards, webhookDeliveryStore } from '#store/webhook-deliveries';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
 import { Batch, deliveryMessage, iso, lostAfterMs } from './webhook-batch';
 
@@ -76,7 +75,7 @@ export async function replayPage(m: ReplayMessage, batch: Batch): Promise<void> 
 export async function sweepDue(now: Date = new Date()): Promise<{ enqueued: number }> {
   const store = webhookDeliveryStore();
   const batch = new Batch(() => now);
-  for (const shard of keys.webhookDueShards()) {
+  for (const shard of dueShards()) {
     const due = await store.due(shard, now, SWEEP_LIMIT);
     await mapLimit(due, 16, async (d) => {
       if (await store.touch(d, iso(now.getTime() + lostAfterMs()))) batch.enqueue(deliveryMessage(d));

@@ -213,11 +213,13 @@ export class DynamoEventStore implements EventStore {
 }
 
 /** The GSI1 position of an event (a page token continues after it). */
-const lastKey = (e: ServiceEvent) => ({
-  ...keys.event(e.id),
-  gsi1pk: keys.merchantEvents(e.merchantId),
-  gsi1sk: `${e.createdAt}#${e.id}`,
+export const eventPosition = (merchantId: string, createdAt: string, eventId: string) => ({
+  ...keys.event(eventId),
+  gsi1pk: keys.merchantEvents(merchantId),
+  gsi1sk: `${createdAt}#${eventId}`,
 });
+
+const lastKey = (e: ServiceEvent) => eventPosition(e.merchantId, e.createdAt, e.id);
 
 /** The container's store, on the configured table (made on first use). */
 export const eventStore: () => EventStore = /* @__PURE__ */ containerStore(DynamoEventStore);

@@ -15,6 +15,10 @@ import type { Payment } from '#domain/groups';
 import { keys } from './keys';
 import { containerStore, type Item, strip } from './items';
 
+/** The cursor of a range after `paymentId`: the batch that follows starts with the payment after it. */
+export const cursorAfter = (groupId: string, paymentId: string): string =>
+  keys.payment(groupId, paymentId).sk;
+
 export interface PaymentRangeStore {
   /**
    * The sort keys that cut the group's payments (deleted included) into ranges of `size`: the

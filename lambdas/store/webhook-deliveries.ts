@@ -42,6 +42,9 @@ export interface DeliveryPage {
   next?: Record<string, unknown>;
 }
 
+/** The due index's shards (GSI2 `WHDUE#<n>`): the webhook sweep reads each. */
+export const dueShards = (): string[] => keys.webhookDueShards();
+
 export class DynamoWebhookDeliveryStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,

@@ -65,8 +65,9 @@ describe('the layering rule inside lambdas/', () => {
     ['lambdas/notifications/x.ts', "import { x } from './queue';"],
     ['lambdas/groups/x.ts', "import { x } from '../void-or-refund/start';"],
     ['lambdas/groups/x.ts', "import { x } from '#lambdas/store/groups';"],
-    // core/ never imports a handler.
+    // core/ never imports a handler, nor builds the table's keys.
     ['lambdas/core/x.ts', "import { x } from '../groups/create-group';"],
+    ['lambdas/core/x.ts', "import { keys } from '#store/keys';"],
     // store/ and processor/ sit side by side, below core/.
     ['lambdas/store/x.ts', "import { x } from '#core/groups';"],
     ['lambdas/store/x.ts', "import { x } from '#processor/index';"],
