@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { maskNumber } from '#domain/cards';
-import { queryDays } from '#shared/day-index';
+import { queryDays } from '#store/day-index';
 import type { AccountUpdate, NumberedAccount } from './processor';
 import { ACCOUNT_UPDATE_DAYS, sandboxKeys } from './sandbox-keys';
 

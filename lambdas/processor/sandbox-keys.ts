@@ -3,12 +3,12 @@
  * ledger is its own, so its keys are made here, apart from the service's (store/keys.ts), under
  * `SANDBOX#` partitions that no service item uses.
  */
-import { dayIndexEntry } from '#shared/day-index';
+import { dayIndexEntry } from '#store/day-index';
 
 /** A ledger entry's call kind: one entry per kind and processor key. */
 export type LedgerKind = 'SALE' | 'VOID' | 'REFUND';
 
-/** The sandbox's day-indexed kinds (shared/day-index.ts): its ledger, its account updates. */
+/** The sandbox's day-indexed kinds (store/day-index.ts): its ledger, its account updates. */
 export const LEDGER_DAYS = 'SANDBOX';
 export const ACCOUNT_UPDATE_DAYS = 'SANDBOXAU';
 

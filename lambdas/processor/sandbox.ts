@@ -5,13 +5,13 @@
  * replays the recorded result and charges nothing (the ledger's `calls` counter shows the
  * replay). The card number never reaches the ledger: tokenization turns it into the card's
  * behaviour profile plus a random id. Each entry is also on a day index (GSI1
- * `SANDBOX#DAY#<yyyy-mm-dd>#<shard>` / `<time>#<kind>#<key>`, shared/day-index.ts), from which
+ * `SANDBOX#DAY#<yyyy-mm-dd>#<shard>` / `<time>#<kind>#<key>`, store/day-index.ts), from which
  * `listActivity` answers as an acquirer's activity report would.
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DECLINE_CODES } from '#domain/declines';
-import { queryDays } from '#shared/day-index';
+import { queryDays } from '#store/day-index';
 import { listAccountUpdates, recordAccountUpdate } from './sandbox-account-updates';
 import type {
   AccountUpdate,

@@ -1,4 +1,4 @@
-/** UTC days, the buckets of the day indexes (day-index.ts). */
+/** UTC days, the buckets of the day indexes (store/day-index.ts). */
 
 /** The UTC days (`yyyy-mm-dd`) from `since` to `until`, both included. */
 export function daysBetween(since: string, until: string): string[] {

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ADMIN_ONLY_KEY_PREFIXES } from '#contract/table';
-import { dayIndexEntry } from '#shared/day-index';
+import { dayIndexEntry } from './day-index';
 import { shardOf } from '#shared/shards';
 
 /** The admin-only partitions (contract/table.ts): only `npm run admin` writes them. */
@@ -23,7 +23,7 @@ export const SWEEP_SHARDS = 8;
 /** Pending webhook deliveries are spread over this many due-index partitions. */
 export const WEBHOOK_DUE_SHARDS = 4;
 
-/** The service's day-indexed kinds of items (shared/day-index.ts): its sales and its refunds. */
+/** The service's day-indexed kinds of items (store/day-index.ts): its sales and its refunds. */
 export type DayKind = 'TXN' | 'REFUND';
 
 export const keys = {
@@ -198,7 +198,7 @@ export const keys = {
    */
   testClock: (merchantId: string) => ({ pk: `TESTCLOCK#${merchantId}`, sk: 'TESTCLOCK' }),
   /**
-   * Day index on GSI1 (shared/day-index.ts; reconciliation lists a window by time without a Scan):
+   * Day index on GSI1 (store/day-index.ts; reconciliation lists a window by time without a Scan):
    * the service's transactions and refunds. Partition `<KIND>#DAY#yyyy-mm-dd#<shard>`, sort
    * `<ISO time>#<id>`.
    */

@@ -5,7 +5,7 @@
  */
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Transaction } from '#domain/transactions';
-import { queryDays } from '#shared/day-index';
+import { queryDays } from './day-index';
 import { keys } from './keys';
 import { containerStore, isConditionFailure, strip } from './items';
 

@@ -6,7 +6,7 @@
  * with the unsharded partition that older sales sit in, in time order.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { DAY_SHARDS } from '#shared/day-index';
+import { DAY_SHARDS } from '#store/day-index';
 import { keys } from '#store/keys';
 import { ReconciliationRecords } from '#store/reconciliation';
 import { DynamoTransactionStore } from '#store/transactions';

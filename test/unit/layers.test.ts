@@ -72,6 +72,7 @@ describe('the layering rule inside lambdas/', () => {
     ['lambdas/store/x.ts', "import { x } from '#core/groups';"],
     ['lambdas/store/x.ts', "import { x } from '#processor/index';"],
     ['lambdas/processor/x.ts', "import { x } from '#store/transactions';"],
+    ['lambdas/processor/x.ts', "import { x } from '#store/paging';"],
     ['lambdas/processor/x.ts', "import { x } from '#core/sale';"],
     // domain/ is rules: nothing above it, no AWS.
     ['lambdas/domain/x.ts', "import { x } from '#store/groups';"],
@@ -99,6 +100,7 @@ describe('the layering rule inside lambdas/', () => {
     ['lambdas/store/x.ts', "import { x } from '#domain/groups';"],
     ['lambdas/store/x.ts', "import { x } from '@aws-sdk/lib-dynamodb';"],
     ['lambdas/processor/x.ts', "import { x } from '#domain/declines';"],
+    ['lambdas/processor/x.ts', "import { queryDays } from '#store/day-index';"],
     ['lambdas/domain/x.ts', "import { x } from '#generated/validators';"],
     ['lambdas/domain/x.ts', "import { x } from '#shared/errors';"],
     ['lambdas/generated/x.ts', "import { x } from '#shared/route-check';"],

@@ -18,7 +18,7 @@ import { percentiles } from '../../bench/peak/stats';
 import { verdicts, type PeakRun } from '../../bench/peak/report';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DAY_SHARDS } from '#shared/day-index';
+import { DAY_SHARDS } from '#store/day-index';
 import { SWEEP_SHARDS } from '#store/keys';
 
 describe('EventQueue', () => {

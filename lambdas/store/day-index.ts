@@ -5,13 +5,15 @@
  * unsharded `<kind>#DAY#<yyyy-mm-dd>` included (items indexed before the shards, 2026-11-26, still
  * sit there), merged in sort-key order: the order one partition per day used to give.
  *
- * The mechanism only: which items are indexed, under which kind, is their owner's (store/keys.ts
- * for the service's sales and refunds, the sandbox processor for its ledger).
+ * The mechanism only: which items are indexed, under which kind, is their owner's (keys.ts for the
+ * service's sales and refunds, the sandbox processor for its ledger: processor/ reads its own day
+ * index through this module, the one module of store/ it may import).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { daysBetween } from './days';
-import { queryAll } from './ddb';
-import { shardOf } from './shards';
+import { daysBetween } from '#shared/days';
+import { shardOf } from '#shared/shards';
+import type { Item } from './items';
+import { readAll } from './paging';
 
 /**
  * Each day of a day index is spread over this many GSI1 partitions: a day's sales are written at the
@@ -43,16 +45,14 @@ export interface DayWindow {
   filter?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
 }
 
-type Item = Record<string, unknown>;
-
-/** One partition's items in the window, page after page. */
+/** One partition's items in the window, page after page (the whole window: no limit). */
 const queryPartition = (
   db: DynamoDBDocumentClient,
   tableName: string,
   partition: string,
   window: DayWindow,
-) =>
-  queryAll(db, {
+): Promise<Item[]> =>
+  readAll(db, {
     TableName: tableName,
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :day AND gsi1sk BETWEEN :from AND :to',
