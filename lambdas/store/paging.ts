@@ -30,7 +30,7 @@ export interface Page {
 }
 
 /** A read's position: the key it stopped at (LastEvaluatedKey), where the next read starts. */
-export type StartKey = Record<string, unknown>;
+type StartKey = Record<string, unknown>;
 
 /**
  * Every page of a read (a Query or a Scan), in order: the one loop over LastEvaluatedKey.
