@@ -74,7 +74,7 @@ export function bounds(input: {
         limit: `the ${l.index} index (${l.unitsPerPayment} units a payment over ${l.partitions} partitions at ${DDB_PARTITION_WCU.toLocaleString('en-US')}/s each)`,
         seconds: (payments * l.unitsPerPayment) / (l.partitions * DDB_PARTITION_WCU),
         kind: 'physical' as const,
-        movedBy: 'more shards (lambdas/shared/keys.ts)',
+        movedBy: 'more shards (lambdas/store/keys.ts, lambdas/store/day-index.ts)',
       })),
     {
       limit: `Lambda concurrency (${LAMBDA_ACCOUNT_CONCURRENCY.toLocaleString('en-US')} × ${s.concurrency} charges in flight)`,

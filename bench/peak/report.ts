@@ -1,5 +1,5 @@
 /** The peak-slot section's result types and its report (console lines and bench/results.md). */
-import type { Results } from '../sections/section';
+import type { Results } from '../support/results';
 import type { Bound } from './bounds';
 import type { PaymentCosts } from './inputs';
 import { FUNCTIONS } from './lambda';

@@ -9,7 +9,7 @@ import { runModel } from '../peak/model';
 import type { ModelResult, Percentiles } from '../peak/stats';
 import type { BenchContext } from '../support/context';
 import { round } from '../support/load';
-import { readResults } from '../support/report';
+import { readResults } from '../support/results';
 import {
   capSetting,
   LOCAL_WORKLOAD,

@@ -7,7 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import type { BenchConfig } from '../support/context';
-import { readResults } from '../support/report';
+import { readResults } from '../support/results';
 import { bounds, tightest, TARGETS } from '../peak/bounds';
 import { groupSizes, ITEMS, paymentCosts, REGION, serviceSettings, WORKLOAD } from '../peak/inputs';
 import { runModel } from '../peak/model';

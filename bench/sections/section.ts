@@ -8,8 +8,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { BenchConfig, BenchContext } from '../support/context';
 import type { LoadResult, Operation } from '../support/load';
+import type { Results } from '../support/results';
 
-export type Results = Record<string, unknown>;
+export type { Results };
 
 export interface Section {
   readonly name: string;

@@ -10,9 +10,8 @@ import { mapLimit } from '#shared/concurrency';
 import { config } from '#shared/config';
 import { logger } from '#shared/logger';
 import { ProcessorUnavailableError } from '#processor/processor';
-import { keys } from '#shared/keys';
 import { BATCH_RATE_WAIT_SECONDS } from '#contract/processing';
-import { paymentRangeStore } from '#store/payment-ranges';
+import { cursorAfter, paymentRangeStore } from '#store/payment-ranges';
 import { merchantNameOf, recordFirstAnswer } from './attempts';
 import { charge } from './charge';
 import { paceWith, RateHeldError, RateTokens, type RateTokensOptions } from './processor-rate';
@@ -81,7 +80,7 @@ async function answerBatch(
       ? { ...rest, cursor, totals, batches: state.batches + 1 }
       : {
           ...rest,
-          cursor: cut === 0 ? state.cursor : keys.payment(state.paymentGroupId, done[cut - 1]!.paymentId).sk,
+          cursor: cut === 0 ? state.cursor : cursorAfter(state.paymentGroupId, done[cut - 1]!.paymentId),
           totals,
           batches: state.batches + 1,
           held: true,

@@ -23,7 +23,7 @@
  */
 import { sleep } from '#shared/concurrency';
 import { config } from '#shared/config';
-import { rateWindowStore, type RateWindowStore } from '#store/rate-windows';
+import { rateWindowNames, rateWindowStore, type RateWindowStore } from '#store/rate-windows';
 
 /** Windows each second's rate is cut into (fewer when the rate is small: each holds a chunk). */
 export const RATE_SHARDS = 4;
@@ -173,14 +173,14 @@ export class RateTokens {
    * room; what a later window refuses is given back to the earlier ones.
    */
   private async takeWindow(second: number, n: number, limit: number): Promise<boolean> {
-    const group = `G#${this.options.groupId}`;
-    const merchant = `M#${this.options.merchantId}`;
+    const group = rateWindowNames.group(this.options.groupId);
+    const merchant = rateWindowNames.merchant(this.options.merchantId);
     if (!(await this.store.take(group, second, n, this.limits.groupRate))) return false;
     if (await this.store.take(merchant, second, n, this.limits.merchantRate)) {
       const { shards } = rateWindows(this.limits.rate, this.options.lane);
       const first = Math.floor(this.random() * shards);
       for (let i = 0; i < shards; i++) {
-        if (await this.store.take(String((first + i) % shards), second, n, limit)) return true;
+        if (await this.store.take(rateWindowNames.shard((first + i) % shards), second, n, limit)) return true;
       }
       await this.store.giveBack(merchant, second, n);
     }

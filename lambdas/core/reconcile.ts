@@ -10,12 +10,12 @@ import { config } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { paymentProcessor } from '#processor/index';
 import type { PaymentProcessor } from '#processor/processor';
+import { refundIdOfKey, saleIdOfKey } from '#domain/processor-keys';
 import { ReconciliationRecords } from '#store/reconciliation';
 import {
   compare,
   differenceKey,
   DIFFERENCE_KINDS,
-  saleIdOfKey,
   type Difference,
   type DifferenceKind,
 } from './reconcile-compare';
@@ -88,9 +88,11 @@ async function differences(
   const extra = await Promise.all(missing.map((id) => deps.records.sale(id)));
   for (const found of extra) if (found) sales.set(found.transaction.transactionId, found.transaction);
   // Refunds of the processor's refund calls that were reserved before the window.
-  const unmatchedRefundCalls = activity.filter(
-    (a) => a.kind === 'refund' && !refundIds.has(a.idempotencyKey.slice('refund:'.length)),
-  );
+  const matched = (key: string) => {
+    const refundId = refundIdOfKey(key);
+    return refundId !== undefined && refundIds.has(refundId);
+  };
+  const unmatchedRefundCalls = activity.filter((a) => a.kind === 'refund' && !matched(a.idempotencyKey));
   const more = unmatchedRefundCalls.length > 0 ? await deps.records.refundsBetween(from, since) : [];
   return compare({
     ...window,

@@ -12,7 +12,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ServiceEvent } from '#domain/events';
 import type { OutboxItem } from '#domain/notifications';
 import type { SavedMethod } from '#domain/payors';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
+import { READ_LIMITS } from './read-limits';
 import { conditionOutcome, containerStore, epoch, isConditionFailure } from './items';
 import { eventPut } from './events';
 import { outboxPut } from './outbox';
@@ -47,7 +48,7 @@ export class AccountUpdateStore {
         KeyConditionExpression: 'gsi2pk = :p',
         ExpressionAttributeValues: { ':p': keys.vaultToken(token) },
         ProjectionExpression: 'payorId, savedPaymentMethodId, merchantId',
-        Limit: 10,
+        Limit: READ_LIMITS.methodsOfToken,
       }),
     );
     return (out.Items ?? []).map((i) => ({

@@ -15,7 +15,7 @@
  */
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { executionName } from '#contract/processing';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { nextSequence } from '#domain/events';
 import { currentSlot, groupEvent, slotOf, type Group } from '#domain/groups';
 import type { ProcessingSummary } from '#domain/processing';

@@ -7,7 +7,7 @@
  * duplicates.
  */
 import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { containerStore, epoch, isConditionFailure, RECORD_TTL_SECONDS } from './items';
 
 /** What makes two sales duplicates of each other (within the window). */

@@ -6,7 +6,7 @@
  */
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ServiceEvent } from '#domain/events';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { containerStore, strip } from './items';
 
 /** How long an event cursor outlives its object's last event: far longer than any retry. */

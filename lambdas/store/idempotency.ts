@@ -20,7 +20,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { idempotencyKeyDigest } from '#shared/keyed-hash';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { containerStore, epoch, isConditionFailure, RECORD_TTL_SECONDS } from './items';
 
 /** A claimed-but-unfinished request may be resumed by a retry after this long. */

@@ -20,9 +20,10 @@ import { nextSequence } from '#domain/events';
 import { paymentEvent, type Payment } from '#domain/groups';
 import type { DeletionMark, Payor, SavedMethod } from '#domain/payors';
 import type { SeriesPayment } from '#domain/series';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { announcedUpdate, eventPut } from './events';
-import { conditionOutcome, containerStore, queryAll, strip } from './items';
+import { conditionOutcome, containerStore, strip } from './items';
+import { readAll } from './paging';
 import { seriesUseDelete, seriesUsePut } from './method-series-uses';
 import { methodUsable, useDelete, usePut } from './method-uses';
 import { atRevision, type PayorWithMethods } from './payors';
@@ -134,7 +135,7 @@ export class MethodDeletionStore {
 
   /** Records older than their due time (ISO-8601 `now`), oldest first: the sweeper's work. */
   async stale(now: string, limit: number): Promise<DeletionRecord[]> {
-    const items = await queryAll(
+    const items = await readAll(
       this.db,
       {
         TableName: this.tableName,

@@ -10,7 +10,7 @@ import type { OutboxItem } from '#domain/notifications';
 import type { AuthResponse } from '#domain/processing';
 import type { PaymentRetry } from '#domain/retries';
 import { MAX_PAYMENTS_PER_GROUP } from '#contract/limits';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { announcedUpdate } from './events';
 import { outboxPut } from './outbox';
 

@@ -5,7 +5,7 @@
  */
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { RetryPolicy } from '#domain/retries';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { containerStore } from './items';
 
 export interface MerchantSettings {

@@ -6,8 +6,9 @@
  * cut-off with one Query per shard, never a Scan (docs/architecture.md#sweeper).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
-import { containerStore, queryAll } from './items';
+import { keys } from './keys';
+import { containerStore } from './items';
+import { readAll } from './paging';
 
 /** `reverse`: a sale given up on (Declined 96) whose timeout reversal is still due. */
 export type SweepKind = 'sale' | 'refund' | 'void' | 'reverse';
@@ -45,7 +46,7 @@ export class DynamoSweepIndex implements SweepIndex {
     const perShard = Math.max(1, Math.ceil(limit / shards.length));
     const pages = await Promise.all(
       shards.map((shard) =>
-        queryAll(
+        readAll(
           this.db,
           {
             TableName: this.tableName,

@@ -5,8 +5,8 @@
  */
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Transaction } from '#domain/transactions';
-import { queryDays } from '#shared/day-index';
-import { keys } from '#shared/keys';
+import { queryDays } from './day-index';
+import { keys } from './keys';
 import { containerStore, isConditionFailure, strip } from './items';
 
 export interface TestClockStore {

@@ -15,7 +15,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { MAX_WEBHOOK_ENDPOINTS } from '#contract/webhooks';
 import type { WebhookEndpoint } from '#domain/webhooks';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { conditionOutcome, containerStore, isConditionFailure, strip, type Item } from './items';
 
 const itemOf = (e: WebhookEndpoint): Item => ({

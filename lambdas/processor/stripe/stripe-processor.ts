@@ -31,6 +31,7 @@ import {
   attempt,
   chargeByKey,
   KEY_FIELD,
+  reversalKeyOf,
   MERCHANT_FIELD,
   refundByKey,
   TIMEOUT_REVERSAL_FIELD,
@@ -200,9 +201,9 @@ export class StripeProcessor implements PaymentProcessor {
           this.stripe.refunds.create(
             {
               payment_intent: charge.id,
-              metadata: { [KEY_FIELD]: `reverse:${key}`, [MERCHANT_FIELD]: request.merchantId },
+              metadata: { [KEY_FIELD]: reversalKeyOf(key), [MERCHANT_FIELD]: request.merchantId },
             },
-            { stripeAccount: account, idempotencyKey: `reverse:${key}` },
+            { stripeAccount: account, idempotencyKey: reversalKeyOf(key) },
           ),
         'timeout reversal',
       );
