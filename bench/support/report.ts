@@ -10,8 +10,8 @@ import { format, resolveConfig } from 'prettier';
 import type { PhaseResult } from './context';
 import { RATIO_TARGET, type AnySection, type CompareSection, type Results } from '../sections/section';
 
-export const RESULTS_JSON = join(__dirname, '..', 'results.json');
-export const RESULTS_MD = join(__dirname, '..', 'results.md');
+const RESULTS_JSON = join(__dirname, '..', 'results.json');
+const RESULTS_MD = join(__dirname, '..', 'results.md');
 
 export function readResults(): Results {
   if (!existsSync(RESULTS_JSON)) return {};
@@ -169,7 +169,7 @@ export function consoleReport(results: Results, sections: readonly AnySection[])
   return lines.filter((l) => l !== '').join('\n');
 }
 
-export function markdownReport(results: Results, sections: readonly AnySection[]): string {
+function markdownReport(results: Results, sections: readonly AnySection[]): string {
   const config = results.config as Record<string, unknown> | undefined;
   const machine = results.machine as { cpus: number; cpuModel?: string; node: string } | undefined;
   const code = results.code as { commit?: string; uncommittedChanges?: boolean } | undefined;

@@ -37,7 +37,7 @@ const CONCURRENCY = 8;
  */
 export const STALE_AFTER_SECONDS = 15;
 
-export type SweepKind = StoredSweepKind;
+type SweepKind = StoredSweepKind;
 
 export interface SweepEntry {
   kind: SweepKind;
@@ -65,9 +65,9 @@ export interface SweepReport {
  * successive sweeps, each bounded. Normal work (tens of ms per item, 8 at a time) clears this in
  * well under a minute.
  */
-export const SWEEP_MAX_ITEMS = 2_000;
+const SWEEP_MAX_ITEMS = 2_000;
 
-export interface SweepOptions {
+interface SweepOptions {
   /** Only work Pending for longer than this is touched (a request still running is left alone). */
   olderThanSeconds: number;
   /** At most this much work is read (default SWEEP_MAX_ITEMS). */
@@ -79,7 +79,7 @@ export interface SweepOptions {
 type Bucket = 'settled' | 'reversed' | 'unsettled';
 
 /** Settles one Pending sale (also on the next touch: a GET of it). */
-export async function sweepSale(txn: Transaction, now: Date): Promise<[Bucket, SweepEntry]> {
+async function sweepSale(txn: Transaction, now: Date): Promise<[Bucket, SweepEntry]> {
   const entry = (result: string): SweepEntry => ({
     kind: 'sale',
     merchantId: txn.merchantId,

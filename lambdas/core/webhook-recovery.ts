@@ -15,9 +15,9 @@ import { webhookEndpointStore } from '#store/webhook-endpoints';
 import { Batch, deliveryMessage, iso, lostAfterMs } from './webhook-batch';
 
 /** Events read per replay message. */
-export const REPLAY_PAGE = 100;
+const REPLAY_PAGE = 100;
 /** Deliveries the sweep re-enqueues per shard and run. */
-export const SWEEP_LIMIT = 1000;
+const SWEEP_LIMIT = 1000;
 
 /** One page of a replay, oldest event first; the next page is the next message. */
 export async function replayPage(m: ReplayMessage, batch: Batch): Promise<void> {

@@ -95,7 +95,7 @@ export function sandboxProfile(request: NumberedAccount): string {
   return SANDBOX_CARDS[request.number] ?? 'ok';
 }
 
-export { nextCutoff, type SettlementSchedule } from './cut-offs';
+export { nextCutoff } from './cut-offs';
 
 type LedgerKind = 'SALE' | 'VOID' | 'REFUND';
 

@@ -8,7 +8,7 @@ import { daysBetween } from './days';
 import { queryAll } from './ddb';
 import { keys, type DayKind } from './keys';
 
-export interface DayWindow {
+interface DayWindow {
   /** The window's UTC days run from `since`'s to `until`'s (both included). */
   since: string;
   until: string;

@@ -36,10 +36,3 @@ export const attemptTransactionId = (paymentId: string, attempt: number): string
  */
 export const attemptProcessorKey = (paymentId: string, attempt: number): string =>
   attempt <= 1 ? `payment:${paymentId}` : `payment:${paymentId}:${attempt}`;
-
-/** The paymentId and attempt a scheduled payment's processor key names (undefined for others). */
-export function attemptOfKey(key: string): { paymentId: string; attempt: number } | undefined {
-  const match = /^payment:([^:]+)(?::(\d+))?$/.exec(key);
-  if (!match) return undefined;
-  return { paymentId: match[1]!, attempt: match[2] === undefined ? 1 : Number(match[2]) };
-}

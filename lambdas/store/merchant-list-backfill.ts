@@ -16,7 +16,7 @@ import { ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sd
 import { keys } from '#shared/keys';
 import { isConditionFailure } from './items';
 
-export interface MerchantListBackfill {
+interface MerchantListBackfill {
   /** 11-digit registry items that were not listed and now are. */
   added: string[];
   /** 11-digit registry items listed already (registered since, or by an earlier run). */

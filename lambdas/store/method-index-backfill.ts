@@ -17,7 +17,7 @@ import type { SavedMethod } from '#domain/payors';
 import { isConditionFailure } from './items';
 import { methodItem } from './payor-items';
 
-export interface MethodIndexBackfill {
+interface MethodIndexBackfill {
   /** Methods that were on no index and now are. */
   indexed: number;
   /** Methods on the indexes already (written since, or by an earlier run). */

@@ -22,9 +22,9 @@ import type { OutboxItem, OutboxStatus } from '#domain/notifications';
 import { containerStore, isConditionFailure, strip } from './items';
 
 /** A claim not finished within this time (the notifier crashed mid-send) may be taken again. */
-export const CLAIM_LEASE_MS = 30_000;
+const CLAIM_LEASE_MS = 30_000;
 
-export type ReleaseOutcome = 'attempt' | 'throttled' | 'not-ready';
+type ReleaseOutcome = 'attempt' | 'throttled' | 'not-ready';
 const COUNTER: Record<ReleaseOutcome, string> = {
   attempt: 'attempts',
   throttled: 'throttles',

@@ -18,7 +18,7 @@ const MIN_READ = 25;
  * not ask DynamoDB for a Limit it refuses (it takes a 32-bit integer); DynamoDB returns at most
  * 1 MB per read anyway.
  */
-export const MAX_READ = 10_000;
+const MAX_READ = 10_000;
 
 /**
  * One numbered page of a query's items and the total count. Items are read up to the end of
@@ -82,7 +82,7 @@ export async function readAfter(
 }
 
 /** Where a token page starts: after `after` (a sort-key id), `offset` items in, of `total`. */
-export interface PageCursor {
+interface PageCursor {
   after: string;
   offset: number;
   total: number;

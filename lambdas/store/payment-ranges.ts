@@ -15,7 +15,7 @@ import type { Payment } from '#domain/groups';
 import { keys } from '#shared/keys';
 import { containerStore, type Item, strip } from './items';
 
-export interface PaymentRangeStore {
+interface PaymentRangeStore {
   /**
    * The sort keys that cut the group's payments (deleted included) into ranges of `size`: the
    * key of every `size`-th payment, at most `cuts` of them, fewer when the group is smaller.

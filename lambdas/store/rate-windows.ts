@@ -11,7 +11,7 @@ import { keys } from '#shared/keys';
 import { containerStore, updateIf } from './items';
 
 /** Window items live this long after their second (TTL): long enough to read one in a test. */
-export const RATE_WINDOW_TTL_SECONDS = 3600;
+const RATE_WINDOW_TTL_SECONDS = 3600;
 
 export interface RateWindowStore {
   /**

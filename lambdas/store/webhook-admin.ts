@@ -8,7 +8,7 @@ import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import type { WebhookDelivery, WebhookEndpoint } from '#domain/webhooks';
 import { strip } from './items';
 
-export interface FailingEndpoint {
+interface FailingEndpoint {
   webhookEndpointId: string;
   merchantId: string;
   url: string;
