@@ -13,12 +13,12 @@ export interface KeyDef {
   readonly name: string;
   readonly type: 'S' | 'N';
 }
-export interface IndexDef {
+interface IndexDef {
   readonly indexName: string;
   readonly partitionKey: KeyDef;
   readonly sortKey: KeyDef;
 }
-export interface TableDef {
+interface TableDef {
   readonly partitionKey: KeyDef;
   readonly sortKey: KeyDef;
   readonly globalSecondaryIndexes: readonly IndexDef[];

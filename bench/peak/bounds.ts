@@ -23,7 +23,7 @@ export interface Bound {
 }
 
 /** Seconds one charge holds its place in a task: its DynamoDB calls, its CPU and the processor. */
-export const chargeSeconds = (c: PaymentCosts, latency: number) =>
+const chargeSeconds = (c: PaymentCosts, latency: number) =>
   (c.callsBefore + c.callsAfter) * REGION.ddbCallSeconds + c.cpuSeconds + latency;
 
 export function bounds(input: {

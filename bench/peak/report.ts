@@ -85,7 +85,7 @@ export function verdicts(run: PeakRun, targets: PeakSlotResult['targets']) {
 }
 
 /** What bound the run, from what it ran into. */
-export function binding(run: PeakRun): string {
+function binding(run: PeakRun): string {
   const r = run.result;
   const facts: string[] = [];
   const lambdaThrottles = FUNCTIONS.reduce((n, f) => n + r.lambdaThrottles[f], 0);

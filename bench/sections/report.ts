@@ -148,7 +148,7 @@ export function consoleReport(results: Results, sections: readonly AnySection[])
   return lines.filter((l) => l !== '').join('\n');
 }
 
-export function markdownReport(results: Results, sections: readonly AnySection[]): string {
+function markdownReport(results: Results, sections: readonly AnySection[]): string {
   const config = results.config as Record<string, unknown> | undefined;
   const machine = results.machine as { cpus: number; cpuModel?: string; node: string } | undefined;
   const code = results.code as { commit?: string; uncommittedChanges?: boolean } | undefined;

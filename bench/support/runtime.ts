@@ -17,7 +17,7 @@ export interface BenchRuntime extends Omit<LocalRuntimeProcess, 'stop'> {
   stop(): Promise<StopResult>;
 }
 
-export interface StartOptions {
+interface StartOptions {
   /** Directory for a V8 CPU profile of the runtime (written when it exits). */
   cpuProfDir?: string;
   env?: Record<string, string>;

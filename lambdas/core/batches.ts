@@ -32,11 +32,11 @@ const HELD = Symbol('held');
  * A group's first batch: the first of its first range (and again while that one was given back
  * with nothing done). It is PROCESS_FIRST_BATCH_SIZE payments charged in the rate's first lane.
  */
-export const isFirstBatch = (state: Pick<BatchState, 'cursor' | 'batches' | 'held'>): boolean =>
+const isFirstBatch = (state: Pick<BatchState, 'cursor' | 'batches' | 'held'>): boolean =>
   state.cursor === null && (state.batches === 0 || state.held === true);
 
 /** How many payments the batch after the state's cursor holds. */
-export const batchSizeOf = (state: Pick<BatchState, 'cursor' | 'batches' | 'held'>): number =>
+const batchSizeOf = (state: Pick<BatchState, 'cursor' | 'batches' | 'held'>): number =>
   isFirstBatch(state)
     ? Math.min(config().processFirstBatchSize, config().processBatchSize)
     : config().processBatchSize;

@@ -49,10 +49,10 @@ import { MethodNotFoundError, ONLY_METHOD, requirePayor } from './payors';
  * A request moves payments for at most this long, then answers 202 and leaves the rest to the
  * sweeper: well inside the API function's 10-second timeout.
  */
-export const REQUEST_MOVE_BUDGET_MS = 5_000;
+const REQUEST_MOVE_BUDGET_MS = 5_000;
 
 /** A deletion done, or (with a replacement) still moving payments in the background. */
-export type DeletionOutcome = { status: 'deleted' } | { status: 'accepted'; movedCount: number };
+type DeletionOutcome = { status: 'deleted' } | { status: 'accepted'; movedCount: number };
 
 const uses = (methodId: string) => pendingUses(ddb(), config().tableName, methodId, READ_LIMITS.methodUses);
 
@@ -273,7 +273,7 @@ async function undo(record: DeletionRecord): Promise<void> {
  * refused and undone when the rest belongs to groups being processed); a plain deletion or a
  * payor's is undone (the client never heard it done, and asks again).
  */
-export async function resume(record: DeletionRecord, now: Date, deadline?: number): Promise<string> {
+async function resume(record: DeletionRecord, now: Date, deadline?: number): Promise<string> {
   if (record.mark.payor || record.mark.replaceWith === undefined) {
     await undo(record);
     return 'undone';

@@ -26,7 +26,7 @@ import { config } from '#shared/config';
 import { rateWindowNames, rateWindowStore, type RateWindowStore } from '#store/rate-windows';
 
 /** Windows each second's rate is cut into (fewer when the rate is small: each holds a chunk). */
-export const RATE_SHARDS = 4;
+const RATE_SHARDS = 4;
 /** Tokens a task takes at once (fewer when its batch needs fewer). */
 export const RATE_CHUNK = 8;
 /**
@@ -37,7 +37,7 @@ export const TOKEN_MARGIN_MS = 150;
 /** The share of the rate only first batches may use, in the first LEND_AFTER_MS of each second. */
 export const FIRST_LANE_SHARE = 0.2;
 /** What the first lane left of a second by then is lent to the other batches. */
-export const LEND_AFTER_MS = 500;
+const LEND_AFTER_MS = 500;
 
 export type RateLane = 'first' | 'rest';
 

@@ -21,9 +21,9 @@ import {
 } from './reconcile-compare';
 import { sweep } from './sweeper';
 
-export { DIFFERENCE_KINDS, type Difference, type DifferenceKind };
+export { type Difference, type DifferenceKind };
 
-export interface ReconcileOptions {
+interface ReconcileOptions {
   since: string;
   /** Default: now. */
   until?: string;
@@ -56,7 +56,7 @@ export interface ReconcileDeps {
 /** A record's processor call can fall just outside the window (a sale recorded after its answer). */
 const SLACK_MS = 24 * 3600_000;
 
-export const DEFAULT_STALE_MINUTES = 30;
+const DEFAULT_STALE_MINUTES = 30;
 
 const defaultDeps = (): ReconcileDeps => ({
   records: new ReconciliationRecords(ddb(), config().tableName),

@@ -67,7 +67,7 @@ export interface CreationReport {
   failed: number;
 }
 
-export const emptyReport = (): CreationReport => ({
+const emptyReport = (): CreationReport => ({
   created: [],
   skipped: 0,
   canceled: 0,
@@ -77,7 +77,7 @@ export const emptyReport = (): CreationReport => ({
 });
 
 /** Bounds of one run of occurrence creation. */
-export interface CreationLimits {
+interface CreationLimits {
   /** Only occurrences whose group is due to be created before this time. */
   horizon: Date;
   /** No group is started after this (epoch ms). */

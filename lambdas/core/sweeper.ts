@@ -38,7 +38,7 @@ const CONCURRENCY = 8;
  */
 export const STALE_AFTER_SECONDS = 15;
 
-export type SweepKind = StoredSweepKind;
+type SweepKind = StoredSweepKind;
 
 export interface SweepEntry {
   kind: SweepKind;
@@ -61,7 +61,7 @@ export interface SweepReport {
   deferred: number;
 }
 
-export interface SweepOptions {
+interface SweepOptions {
   /** Only work Pending for longer than this is touched (a request still running is left alone). */
   olderThanSeconds: number;
   /** At most this much work is read (default READ_LIMITS.sweepWork). */
@@ -73,7 +73,7 @@ export interface SweepOptions {
 type Bucket = 'settled' | 'reversed' | 'unsettled';
 
 /** Settles one Pending sale (also on the next touch: a GET of it). */
-export async function sweepSale(txn: Transaction, now: Date): Promise<[Bucket, SweepEntry]> {
+async function sweepSale(txn: Transaction, now: Date): Promise<[Bucket, SweepEntry]> {
   const entry = (result: string): SweepEntry => ({
     kind: 'sale',
     merchantId: txn.merchantId,

@@ -26,7 +26,7 @@ export const processorKeys = {
 };
 
 /** What a processor key names. */
-export type ProcessorKey =
+type ProcessorKey =
   | { kind: 'sale'; transactionId: string }
   | { kind: 'payment'; paymentId: string; attempt: number }
   | { kind: 'void'; transactionId: string }

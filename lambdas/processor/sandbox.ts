@@ -96,7 +96,7 @@ export function sandboxProfile(request: NumberedAccount): string {
   return SANDBOX_CARDS[request.number] ?? 'ok';
 }
 
-export { nextCutoff, type SettlementSchedule } from './cut-offs';
+export { nextCutoff } from './cut-offs';
 
 /** What a ledger entry keeps of its request besides the key: what the activity report shows. */
 interface LedgerRequest {

@@ -29,7 +29,7 @@ const CURSOR_KEY = { pk: 'ACCOUNTUPDATER', sk: 'CURSOR' };
 const MARK_TTL_SECONDS = 90 * 86_400;
 
 /** `applied-before`: this update's mark exists; `changed`: the method was written since read (or went). */
-export type ApplyOutcome = 'ok' | 'applied-before' | 'changed';
+type ApplyOutcome = 'ok' | 'applied-before' | 'changed';
 
 export class AccountUpdateStore {
   constructor(

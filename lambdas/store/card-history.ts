@@ -52,7 +52,7 @@ export function saleUseItem(txn: Transaction): Item | undefined {
   });
 }
 
-export interface CardHistory {
+interface CardHistory {
   /**
    * The card's attempts that began after `since`, and the last one before it (which tells whether
    * the first after it was a reattempt), in time order; read consistently.
@@ -64,7 +64,7 @@ export interface CardHistory {
   release(entry: CardUseEntry): Promise<void>;
 }
 
-export class DynamoCardHistory implements CardHistory {
+class DynamoCardHistory implements CardHistory {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,

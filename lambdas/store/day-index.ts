@@ -29,12 +29,12 @@ export const dayIndexEntry = (kind: string, at: string, id: string) => ({
 });
 
 /** A day's partitions to read: its shards, and the unsharded one of the items indexed before them. */
-export const dayPartitions = (kind: string, day: string): string[] => [
+const dayPartitions = (kind: string, day: string): string[] => [
   `${kind}#DAY#${day}`,
   ...Array.from({ length: DAY_SHARDS }, (_, i) => `${kind}#DAY#${day}#${i}`),
 ];
 
-export interface DayWindow {
+interface DayWindow {
   /** The window's UTC days run from `since`'s to `until`'s (both included). */
   since: string;
   until: string;

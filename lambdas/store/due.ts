@@ -25,7 +25,7 @@ export type DueGroup = Pick<
   | 'retrySlot'
 >;
 
-export interface DueIndex {
+interface DueIndex {
   /** Groups due by `slot`: that hour and every earlier one (missed ticks are caught up). */
   dueGroups(slot: string): Promise<DueGroup[]>;
 }

@@ -24,7 +24,7 @@ export interface DuplicateKey {
   paymentId?: string;
 }
 
-export interface DuplicateGuards {
+interface DuplicateGuards {
   /** Claims the duplicate guard; the earlier transaction's id when this sale is a duplicate. */
   guardDuplicate(
     key: DuplicateKey,
@@ -38,7 +38,7 @@ export interface DuplicateGuards {
 
 const guardKey = (k: DuplicateKey) => keys.duplicateGuard(k.merchantId, k.methodId, k.amountCents, k.orderId);
 
-export class DynamoDuplicateGuards implements DuplicateGuards {
+class DynamoDuplicateGuards implements DuplicateGuards {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,

@@ -55,7 +55,7 @@ export function sequenced(
 }
 
 /** An object's change (an Update of its item) that one event announces. */
-export interface AnnouncedUpdate {
+interface AnnouncedUpdate {
   Key: Record<string, string>;
   /** The SET clause's assignments, without `SET` (the event count is added). */
   set: string;
@@ -113,20 +113,20 @@ export async function writeAnnounced(
   }
 }
 
-export interface EventFilter {
+interface EventFilter {
   type?: EventType;
   objectId?: string;
   /** Only events created at or after this time (ISO-8601). */
   since?: string;
 }
 
-export interface EventPage {
+interface EventPage {
   events: ServiceEvent[];
   /** The GSI1 key to continue after, absent on the last page. */
   next?: Record<string, unknown>;
 }
 
-export interface EventStore {
+interface EventStore {
   /** The event if it exists and is the merchant's. */
   get(eventId: string, merchantId: string): Promise<ServiceEvent | undefined>;
   /** Up to `limit` of the merchant's events, newest first, after `start` (a page's `next`). */
@@ -138,7 +138,7 @@ export interface EventStore {
   ): Promise<EventPage>;
 }
 
-export class DynamoEventStore implements EventStore {
+class DynamoEventStore implements EventStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,

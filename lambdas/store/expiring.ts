@@ -25,7 +25,7 @@ function entryKey(merchantId: string, sortKey: string): Item | undefined {
   };
 }
 
-export interface ExpiringPayors {
+interface ExpiringPayors {
   /** Distinct payor ids, in order of their earliest expiring card. */
   payorIds: string[];
   /** Where the next page starts (the last entry taken), when more entries follow. */

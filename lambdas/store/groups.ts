@@ -105,7 +105,7 @@ export interface GroupStore {
  * decided on the group as it is, never on a replica's older copy; a group still being created
  * (group-create.ts) does not exist yet.
  */
-export async function readGroup(
+async function readGroup(
   db: DynamoDBDocumentClient,
   tableName: string,
   groupId: string,

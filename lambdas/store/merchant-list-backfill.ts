@@ -17,7 +17,7 @@ import { keys } from './keys';
 import { isConditionFailure } from './items';
 import { scanPages } from './paging';
 
-export interface MerchantListBackfill {
+interface MerchantListBackfill {
   /** 11-digit registry items that were not listed and now are. */
   added: string[];
   /** 11-digit registry items listed already (registered since, or by an earlier run). */

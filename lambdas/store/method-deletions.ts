@@ -41,7 +41,7 @@ export const DELETION_SWEEP_AFTER_SECONDS = 60;
 export const MOVE_BATCH = 16;
 
 /** A payment of a series to move, as listed (store/method-series-uses.ts). */
-export interface SeriesPaymentMove {
+interface SeriesPaymentMove {
   seriesId: string;
   merchantId: string;
   payment: SeriesPayment;
@@ -65,8 +65,8 @@ const recordKey = (record: Pick<DeletionRecord, 'payorId' | 'mark' | 'methodIds'
 /** The condition that a method still carries this deletion's mark. */
 const MARKED = 'deletion.#token = :token';
 
-export type BeginOutcome = 'ok' | 'changed';
-export type FinishOutcome = 'ok' | 'changed';
+type BeginOutcome = 'ok' | 'changed';
+type FinishOutcome = 'ok' | 'changed';
 
 export class MethodDeletionStore {
   constructor(

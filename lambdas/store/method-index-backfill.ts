@@ -18,7 +18,7 @@ import { isConditionFailure } from './items';
 import { scanPages } from './paging';
 import { methodItem } from './payor-items';
 
-export interface MethodIndexBackfill {
+interface MethodIndexBackfill {
   /** Methods that were on no index and now are. */
   indexed: number;
   /** Methods on the indexes already (written since, or by an earlier run). */

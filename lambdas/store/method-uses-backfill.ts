@@ -25,7 +25,7 @@ import { distinctProfiles, unavailableMethods, useItem } from './method-uses';
 /** How long the writes of one group's uses may take before the run fails (and is run again). */
 const BACKFILL_GROUP_BUDGET_MS = 10 * 60_000;
 
-export interface MethodUsesBackfill {
+interface MethodUsesBackfill {
   /** Groups read (pending or processing). */
   groups: number;
   /** Uses written (one per unanswered, not deleted payment of those groups). */

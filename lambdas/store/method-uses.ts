@@ -52,7 +52,7 @@ export const useDelete = (tableName: string, use: Use) => ({
 });
 
 /** The condition that a method exists and no deletion of it has begun (the fence). */
-export const USABLE_METHOD = 'attribute_exists(pk) AND attribute_not_exists(deletion)';
+const USABLE_METHOD = 'attribute_exists(pk) AND attribute_not_exists(deletion)';
 
 /** The transaction item of the fence: the method a payment takes is there and not being deleted. */
 export function methodUsable(tableName: string, profileId: string) {

@@ -22,9 +22,9 @@ import { containerStore, isConditionFailure, strip } from './items';
 import { scanPages } from './paging';
 
 /** A claim not finished within this time (the notifier crashed mid-send) may be taken again. */
-export const CLAIM_LEASE_MS = 30_000;
+const CLAIM_LEASE_MS = 30_000;
 
-export type ReleaseOutcome = 'attempt' | 'throttled' | 'not-ready';
+type ReleaseOutcome = 'attempt' | 'throttled' | 'not-ready';
 const COUNTER: Record<ReleaseOutcome, string> = {
   attempt: 'attempts',
   throttled: 'throttles',

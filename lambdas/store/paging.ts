@@ -166,7 +166,7 @@ export async function readAfter(
 }
 
 /** Where a token page starts: after `after` (a sort-key id), `offset` items in, of `total`. */
-export interface PageCursor {
+interface PageCursor {
   after: string;
   offset: number;
   total: number;

@@ -20,7 +20,7 @@ import { queryOnce, queryPages } from './paging';
 export const cursorAfter = (groupId: string, paymentId: string): string =>
   keys.payment(groupId, paymentId).sk;
 
-export interface PaymentRangeStore {
+interface PaymentRangeStore {
   /**
    * The sort keys that cut the group's payments (deleted included) into ranges of `size`: the
    * key of every `size`-th payment, at most `cuts` of them, fewer when the group is smaller.

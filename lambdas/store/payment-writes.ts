@@ -64,7 +64,7 @@ export interface AnswerRecord {
 export type RetryWriteOutcome = 'ok' | 'changed';
 
 /** The events an answer announces: the answer's, then `payment.retry_scheduled` when it schedules one. */
-export function answerEvents(answered: Payment, seen: number | undefined, now: Date): ServiceEvent[] {
+function answerEvents(answered: Payment, seen: number | undefined, now: Date): ServiceEvent[] {
   const first = (seen ?? 0) + 1;
   const events = [
     paymentEvent(answerEventType(answered.authResponse!), { ...answered, eventSeq: first }, now),

@@ -11,7 +11,7 @@ import { keys } from './keys';
 import { containerStore, updateIf } from './items';
 
 /** Window items live this long after their second (TTL): long enough to read one in a test. */
-export const RATE_WINDOW_TTL_SECONDS = 3600;
+const RATE_WINDOW_TTL_SECONDS = 3600;
 
 /** The windows' names: a group's own, its merchant's, and the shards of the processor's rate. */
 export const rateWindowNames = {

@@ -14,7 +14,7 @@ import { queryPages } from './paging';
 /** BatchGets of a page's payors in flight at once (100 payors each). */
 const PAYOR_READS_IN_FLIGHT = 4;
 
-export interface ReportStore {
+interface ReportStore {
   /**
    * Up to `limit` payments (deleted included) after the payment `afterId` (null: from the
    * first), in creation order, and whether more follow. Reads stop early, with fewer payments,
@@ -37,7 +37,7 @@ export interface ReportStore {
 const PROJECTION = REPORT_ATTRIBUTES.map((_, i) => `#a${i}`).join(', ');
 const NAMES = Object.fromEntries(REPORT_ATTRIBUTES.map((a, i) => [`#a${i}`, a]));
 
-export class DynamoReportStore implements ReportStore {
+class DynamoReportStore implements ReportStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,

@@ -25,9 +25,9 @@ const COMPLETE_ATTEMPTS = 5;
 /** What a starter saw of a group waiting for a retry round. */
 export type RoundTarget = Pick<Group, 'paymentGroupId' | 'retrySlot' | 'processingAttempt'>;
 
-export type RoundClaim = { claimed: true; executionName: string } | { claimed: false; group?: ClaimedGroup };
+type RoundClaim = { claimed: true; executionName: string } | { claimed: false; group?: ClaimedGroup };
 
-export interface RetryRoundStore {
+interface RetryRoundStore {
   /**
    * Claims the group's next retry round if it still waits at the slot the starter saw: the
    * round's execution name. `bound`: the latest slot whose due retries the round charges.
@@ -58,7 +58,7 @@ const ignoreConditionFailure = (error: unknown): void => {
   if (!isConditionFailure(error)) throw error;
 };
 
-export class DynamoRetryRoundStore implements RetryRoundStore {
+class DynamoRetryRoundStore implements RetryRoundStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,

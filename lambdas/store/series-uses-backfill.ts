@@ -26,7 +26,7 @@ import { distinctProfiles, unavailableMethods } from './method-uses';
 /** How long the writes of one series' uses may take before the run fails (and is run again). */
 const BACKFILL_SERIES_BUDGET_MS = 10 * 60_000;
 
-export interface SeriesUsesBackfill {
+interface SeriesUsesBackfill {
   /** Series read (active or paused). */
   series: number;
   /** Uses written (one per payment of those series). */

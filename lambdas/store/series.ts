@@ -29,7 +29,7 @@ import { CREATING, createWrittenAhead, discardCreate } from './write-ahead';
 const MAX_TRANSACTION_ITEMS = 100;
 
 /** The series item: the record, its list entry, and its due-index entry while it has work. */
-export function seriesItem(series: Series): Item {
+function seriesItem(series: Series): Item {
   const due = dueAt(series);
   return {
     ...keys.series(series.seriesId),
@@ -82,11 +82,11 @@ export function seriesWriteItems(
   ];
 }
 
-export interface SeriesFilter {
+interface SeriesFilter {
   status?: SeriesStatus;
 }
 
-export interface SeriesStore {
+interface SeriesStore {
   /** The series, read strongly consistent; one still being created does not exist yet. */
   get(seriesId: string): Promise<Series | undefined>;
   /**

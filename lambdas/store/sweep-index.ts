@@ -27,7 +27,7 @@ export const sweepEntry = (kind: SweepKind, id: string, at: string) => ({
   gsi2sk: keys.sweepSort(at, kind, id),
 });
 
-export interface SweepIndex {
+interface SweepIndex {
   /**
    * Work begun before `before` (ISO-8601) and not settled yet, oldest first per shard: at most
    * `limit` entries (spread over the shards), so one sweep reads a bounded page of a backlog.
@@ -35,7 +35,7 @@ export interface SweepIndex {
   staleWork(before: string, limit: number): Promise<SweepWork[]>;
 }
 
-export class DynamoSweepIndex implements SweepIndex {
+class DynamoSweepIndex implements SweepIndex {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,

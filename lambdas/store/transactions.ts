@@ -28,7 +28,7 @@ export interface SaleWithRefunds {
   refunds: Refund[];
 }
 
-export interface TransactionStore {
+interface TransactionStore {
   /** Writes a sale once; the stored one when it exists. */
   recordSale(txn: Transaction): Promise<Transaction>;
   /** Writes a Pending sale (with its sweep entry) once; the stored one when it exists. */

@@ -9,7 +9,7 @@ import type { WebhookDelivery, WebhookEndpoint } from '#domain/webhooks';
 import { strip } from './items';
 import { scanPages } from './paging';
 
-export interface FailingEndpoint {
+interface FailingEndpoint {
   webhookEndpointId: string;
   merchantId: string;
   url: string;

@@ -26,7 +26,7 @@ const ENTITY = 'webhook-delivery';
 const keyOf = (d: DeliveryKey) => keys.webhookDelivery(d.webhookEndpointId, d.objectId, d.sequence);
 const dueSort = (d: Pick<WebhookDelivery, 'eventId'>, checkAt: string) => `${checkAt}#${d.eventId}`;
 
-export interface DeliveryChange {
+interface DeliveryChange {
   status: DeliveryStatus;
   attempts: number;
   round: number;
@@ -39,7 +39,7 @@ export interface DeliveryChange {
   checkAt?: string;
 }
 
-export interface DeliveryPage {
+interface DeliveryPage {
   deliveries: WebhookDelivery[];
   next?: Record<string, unknown>;
 }
@@ -47,7 +47,7 @@ export interface DeliveryPage {
 /** The due index's shards (GSI2 `WHDUE#<n>`): the webhook sweep reads each. */
 export const dueShards = (): string[] => keys.webhookDueShards();
 
-export class DynamoWebhookDeliveryStore {
+class DynamoWebhookDeliveryStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -360,8 +360,6 @@ function setAll(fields: Item, skip: string[], clear: ReadonlySet<string> = new S
     ExpressionAttributeValues: values,
   };
 }
-
-export type WebhookDeliveryStore = DynamoWebhookDeliveryStore;
 
 /** The container's store, on the configured table (made on first use). */
 export const webhookDeliveryStore: () => DynamoWebhookDeliveryStore =

@@ -38,7 +38,7 @@ const INDEX_KEYS = ['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk'] as const;
 type Key = { pk: string; sk: string };
 
 /** What a written-ahead create writes. */
-export interface WrittenAhead {
+interface WrittenAhead {
   /** The container item as committed: its key, `status`, `dateCreated` and index keys included. */
   committed: Item;
   /** The container's id, for the sweep's index and its log. */

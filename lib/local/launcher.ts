@@ -20,7 +20,7 @@ const ORPHAN_GRACE_MS = 10_000;
 /** Output kept in memory for error messages; all of it is in `<dataDir>/runtime.log`. */
 const OUTPUT_TAIL_CHARS = 64_000;
 
-export interface LaunchOptions {
+interface LaunchOptions {
   /** Added to (and overriding) the inherited environment. */
   env?: Record<string, string>;
   /** Prefix of the temporary data directory's name. */

@@ -26,7 +26,7 @@ export const COMPILE_CACHE_DIR = join(ROOT, 'node_modules', '.cache', 'node-comp
  * the runtime (a few per cent of its CPU per API request, the bench's `--profile`); Lambda's
  * isolation of invocations is the same either way.
  */
-export const ASYNC_CONTEXT_FRAME = '--experimental-async-context-frame';
+const ASYNC_CONTEXT_FRAME = '--experimental-async-context-frame';
 /**
  * The runtime's Node flags, `npm start`'s too (package.json; test/unit/local-runtime-bundle.test.ts):
  * with source maps, traces name the TypeScript files and lines, as under tsx.
@@ -40,7 +40,7 @@ export const LOCAL_RUNTIME_NODE_FLAGS = [ASYNC_CONTEXT_FRAME, '--enable-source-m
 const BUILT = 'LOCAL_RUNTIME_BUNDLE';
 
 /** Builds the bundles unless this process tree already did; the runtime's path. */
-export function localRuntimeBundle(): string {
+function localRuntimeBundle(): string {
   if (process.env[BUILT] === LOCAL_RUNTIME_BUNDLE) return LOCAL_RUNTIME_BUNDLE;
   const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-local-runtime.mjs')], {
     cwd: ROOT,

@@ -14,9 +14,9 @@ import { createServer, type Server } from 'node:http';
 import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 
 type TaskFn = (input: unknown) => Promise<unknown>;
-export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED';
+type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED';
 
-export interface ExecutionStats {
+interface ExecutionStats {
   /** History events the run would write in Step Functions (quota: 25,000). */
   historyEvents: number;
   /** Largest state input or output, bytes (quota: 256 KiB). */
@@ -25,7 +25,7 @@ export interface ExecutionStats {
 }
 
 /** A top-level state the run went through (`GET /__local/executions/steps`, the tester CLI). */
-export interface LocalStep {
+interface LocalStep {
   name: string;
   type: string;
   enteredAt: string;
@@ -35,7 +35,7 @@ export interface LocalStep {
 /** Steps kept per execution: an hour of settlement polls is some 200; a run never needs more. */
 const MAX_STEPS = 2_000;
 
-export interface LocalExecution {
+interface LocalExecution {
   executionArn: string;
   stateMachineArn: string;
   name: string;
@@ -52,7 +52,7 @@ export interface LocalExecution {
   abort: () => void;
 }
 
-export class SfnError extends Error {
+class SfnError extends Error {
   constructor(
     readonly type: string,
     message: string,
@@ -87,7 +87,7 @@ const payloadBytes = (value: unknown): number =>
   value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value));
 
 /** An ASL file with its `${Name}` placeholders substituted, as CDK's definitionSubstitutions do. */
-export function substitutedDefinition(
+function substitutedDefinition(
   definitionFile: string,
   substitutions: Record<string, string>,
 ): StateMachineDefinition {

@@ -19,7 +19,7 @@ const ROOT = resolve(__dirname, '..', '..');
 
 type Item = Record<string, any>;
 
-export interface ReconcileRun {
+interface ReconcileRun {
   code: number;
   report: { unhealed: number; healed: number; differences: Item[]; counts: Item };
 }

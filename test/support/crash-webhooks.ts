@@ -15,7 +15,7 @@ import { CRASH_MID, type CrashClient } from '#support/crash-client';
 import { readTable } from '#support/crash-oracle';
 import type { Receiver } from '#support/webhook-receiver';
 
-export interface DeliveryFindings {
+interface DeliveryFindings {
   /** Events of the subscribed types written since the endpoint was made. */
   written: number;
   /** Of those, not received (verified) within the bound. */
@@ -29,7 +29,7 @@ export interface DeliveryFindings {
 }
 
 /** The event types the receiver is subscribed to. */
-export const SUBSCRIBED = ['transaction.*', 'refund.*', 'group.*'];
+const SUBSCRIBED = ['transaction.*', 'refund.*', 'group.*'];
 const subscribed = (type: string): boolean => SUBSCRIBED.some((t) => type.startsWith(t.slice(0, -1)));
 
 /** Subscribes `receiver` to SUBSCRIBED of the crash merchant; its creation time. */

@@ -23,7 +23,7 @@ export const TIMEOUT_REVERSAL_FIELD = 'timeout_reversal';
 export const reversalKeyOf = (key: string): string => `reverse:${key}`;
 export const isReversalKey = (key: string): boolean => key.startsWith('reverse:');
 
-export type Outcome<T> = { ok: T } | { failed: StripeFailure };
+type Outcome<T> = { ok: T } | { failed: StripeFailure };
 
 /** Runs a call: its result, or its failure when that is an answer (a StripeUnavailableError is thrown). */
 export async function attempt<T>(what: string, call: () => Promise<T>): Promise<Outcome<T>> {
