@@ -21,7 +21,7 @@
  * take answers false and the batch is given back unfinished (core/batches.ts), the state machine
  * looping on to the rest of the range.
  */
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 import { config } from '#shared/config';
 import { rateWindowStore, type RateWindowStore } from '#store/rate-windows';
 

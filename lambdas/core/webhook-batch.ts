@@ -9,7 +9,7 @@ import {
   type WebhookDelivery,
   type WebhookEndpoint,
 } from '#domain/webhooks';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 import { config } from '#shared/config';
 import { emitMetricLine } from '#shared/metrics';
 import { MAX_DELAY_SECONDS } from '#shared/sqs-queue';

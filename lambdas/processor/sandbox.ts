@@ -27,7 +27,7 @@ import type {
   Vaulted,
 } from './processor';
 import { BadRequestError } from '#shared/errors';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 import { nextCutoff, type SettlementSchedule } from './cut-offs';
 
 /**

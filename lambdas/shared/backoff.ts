@@ -4,7 +4,7 @@
  * by a number of tries or a deadline. (The TypeScript client keeps its own, client/transport.ts:
  * it imports nothing of the service.)
  */
-import { sleep } from './concurrency';
+import { sleep } from './clock';
 
 export interface BackoffDelays {
   /** The wait after the first failure. */

@@ -5,7 +5,7 @@
  * 143 ms each). A throttle means SES's budget of this second is spent: the pacer then holds its
  * next slot back for a while, so the other e-mails of the batch do not run into it too.
  */
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 export class Pacer {
   private next = 0;

@@ -3,7 +3,7 @@
  * lost race reads again. Every read-modify-write of the service goes through this one loop, so
  * all of them give up the same way: a 503 the client may retry.
  */
-import { sleep } from './concurrency';
+import { sleep } from './clock';
 import { isConflict } from './ddb';
 import { ServiceUnavailableError } from './errors';
 

@@ -25,7 +25,7 @@ import { NOTIFIER_HANDLER, OUTBOX_FORWARDER_HANDLER } from '../../contract/proce
 import type { DeadLetter } from './dead-letters';
 import { invokeAs } from './http-server';
 import { backoffDelay } from '../../lambdas/shared/backoff';
-import { sleep } from '../../lambdas/shared/concurrency';
+import { sleep } from '../../lambdas/shared/clock';
 
 type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
 

@@ -18,7 +18,7 @@ import {
   slotOfTime,
   waitForStatus,
 } from '#support/processing';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 let runtime: LocalRuntimeProcess | undefined;
 let sharedUrl: string | undefined;

@@ -23,7 +23,7 @@ import {
   uniqueAddress,
   type Json,
 } from '#support/notifications';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 /**
  * Receipts of the group: 12 s of sending at SES's limit, throttled throughout (2,000 took two

@@ -30,7 +30,7 @@ import {
   type Json,
   type SesEmail,
 } from '#support/notifications';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 import { earlyInSettlementPeriod } from '#support/settlement-timing';
 
 const groupsPath = `/rest/merchants/${MID}/groups`;

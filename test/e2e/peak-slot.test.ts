@@ -27,7 +27,8 @@ import {
   scan,
   type Json,
 } from '#support/processing';
-import { mapLimit, sleep } from '#shared/concurrency';
+import { mapLimit } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 const CAP = 3;
 const GROUPS = 20;

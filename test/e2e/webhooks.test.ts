@@ -13,7 +13,7 @@ import { Webhook } from 'standardwebhooks';
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { newEvent, type ServiceEvent } from '#domain/events';
 import { eventItem } from '#store/events';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 import { keys } from '#shared/keys';
 import { call, MID, OTHER, OTHER_MID, tokenFor } from '#support/api';
 import { closeLocalTable, localTable } from '#support/notifications';

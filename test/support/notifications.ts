@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { DynamoDBClient, GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { baseUrl } from '#support/api';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 export interface SesEmail {
   messageId: string;

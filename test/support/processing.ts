@@ -8,7 +8,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { baseUrl, call, MID } from '#support/api';
 import { groupBody } from '#support/fixtures/e2e-resources';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 export type Json = Record<string, any>;
 
