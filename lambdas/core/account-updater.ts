@@ -22,6 +22,7 @@ import { PAYOR, withOptimisticRetry } from '#shared/retry';
 import { accountUpdateStore } from '#store/account-updates';
 import { payorStore } from '#store/payors';
 import { findMerchant } from './merchants';
+import { clock } from '#shared/clock';
 
 /** The first run reads this far back. */
 export const FIRST_RUN_DAYS = 30;
@@ -129,7 +130,7 @@ export async function runAccountUpdater(now: Date, deadline: number): Promise<Ac
   };
   let reached = until;
   for (const [index, update] of updates.entries()) {
-    if (Date.now() >= deadline) {
+    if (clock.nowMs() >= deadline) {
       report.left = updates.length - index;
       reached = update.at;
       break;

@@ -43,6 +43,7 @@ import {
   type Uses,
 } from './method-in-use';
 import { MethodNotFoundError, ONLY_METHOD, requirePayor } from './payors';
+import { clock } from '#shared/clock';
 
 /** Uses read at once; a method with more is worked through in rounds. */
 const USES_PER_READ = 500;
@@ -136,7 +137,7 @@ async function takeOver(record: DeletionRecord, now: Date, what: string): Promis
 async function run(
   record: DeletionRecord,
   now: Date,
-  deadline = Date.now() + REQUEST_MOVE_BUDGET_MS,
+  deadline = clock.nowMs() + REQUEST_MOVE_BUDGET_MS,
 ): Promise<DeletionOutcome | undefined> {
   const methodId = record.methodIds[0]!;
   const what = `saved payment method ${methodId}`;
@@ -168,7 +169,7 @@ async function run(
     }
     if (inUse === 0) return finish(record, now);
     for (const batch of moveBatches(record, found)) {
-      if (Date.now() > deadline) {
+      if (clock.nowMs() > deadline) {
         logger.info('method deletion continues in the background', { methodId, movedCount });
         return { status: 'accepted', movedCount };
       }
@@ -193,7 +194,7 @@ function moveBatches(
   const batches: { count: number; move(): Promise<boolean> }[] = [];
   for (let i = 0; i < found.uses.length; i += MOVE_BATCH) {
     const payments = found.uses.slice(i, i + MOVE_BATCH).map((u) => u.payment!);
-    batches.push({ count: payments.length, move: () => store.movePayments(record, payments, new Date()) });
+    batches.push({ count: payments.length, move: () => store.movePayments(record, payments, clock.now()) });
   }
   for (let i = 0; i < found.seriesUses.length; i += MOVE_BATCH) {
     const moves = found.seriesUses
@@ -362,7 +363,7 @@ export async function sweepDeletions(
   const records = await methodDeletionStore().stale(cutoff.toISOString(), options.limit ?? 100);
   const done: DeletionSweepEntry[] = [];
   for (const record of records) {
-    if (options.deadline !== undefined && Date.now() > options.deadline) break;
+    if (options.deadline !== undefined && clock.nowMs() > options.deadline) break;
     let result: string;
     try {
       result = await resume(record, now, options.deadline);

@@ -34,6 +34,7 @@ import { answerRecord, type AttemptResult } from './attempts';
 import { charge } from './charge';
 import { cardKeyOf, keyFirstUsedAt } from './sale';
 import { giveUpOnCharge } from './unanswered';
+import { clock } from '#shared/clock';
 
 const HOUR_MS = 3_600_000;
 
@@ -87,7 +88,7 @@ function cancel(payment: Payment, retry: PaymentRetry): Promise<Payment> {
   return whileWaiting(
     payment,
     nextAttempt(payment),
-    (current) => paymentStore().cancelRetry(current, retry, new Date()),
+    (current) => paymentStore().cancelRetry(current, retry, clock.now()),
     (current) => ({ ...current, retry, eventSeq: (current.eventSeq ?? 0) + 1 }),
   );
 }
@@ -104,7 +105,7 @@ async function recordRetry(
   return whileWaiting(
     payment,
     attempt,
-    (current) => paymentStore().recordRetryAnswer(current, result.auth, record, new Date()),
+    (current) => paymentStore().recordRetryAnswer(current, result.auth, record, clock.now()),
     (current) => {
       const answered: Payment = {
         ...current,
@@ -191,7 +192,7 @@ export async function retryPayment(
   const transactionId = attemptTransactionId(payment.paymentId, attempt);
   if (!(await transactionStore().find(transactionId))) {
     await reversePrevious(payment, attempt);
-    const refused = await admit(method, transactionId, run, state.merchantId, new Date());
+    const refused = await admit(method, transactionId, run, state.merchantId, clock.now());
     if (refused) return cancel(payment, refused);
   }
   const result = await charge(payment, state, attempt, run.startedAt, pace);

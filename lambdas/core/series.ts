@@ -37,6 +37,7 @@ import { seriesStore, seriesWriteItems } from '#store/series';
 import { createGroup, deleteGroup } from './groups';
 import { findMerchant } from './merchants';
 import { profilesSaved, resolveProfiles, writingPayments } from './profiles';
+import { clock } from '#shared/clock';
 
 /** The series if it exists and belongs to this merchant; 404 otherwise. */
 export async function requireSeries(seriesId: string, merchantId: string): Promise<Series> {
@@ -144,7 +145,7 @@ async function createOnce(
 async function createDueNow(series: Series, now: Date, paymentsLeft: number): Promise<Series> {
   if (series.status !== 'active') return series;
   const limits: CreationLimits = {
-    horizon: new Date(Date.now() + 1),
+    horizon: new Date(clock.nowMs() + 1),
     deadline: now.getTime() + REQUEST_CREATION_MS,
     payments: { left: paymentsLeft },
   };
@@ -237,7 +238,7 @@ export async function createDueOccurrences(limits: CreationLimits): Promise<Crea
   const ids = await seriesStore().due(limits.horizon.toISOString(), DUE_READ_LIMIT);
   const merchants = merchantLookup();
   for (const [i, seriesId] of ids.entries()) {
-    if (Date.now() > limits.deadline) {
+    if (clock.nowMs() > limits.deadline) {
       report.deferred += ids.length - i;
       break;
     }
@@ -283,7 +284,7 @@ async function advanceSeries(
   for (let lost = 0; lost < MAX_ATTEMPTS;) {
     const series = await store.get(seriesId);
     if (!series) return;
-    const now = new Date();
+    const now = clock.now();
     if (series.cancelPending) {
       await finishCancel(series, now);
       report.canceled++;
@@ -306,7 +307,7 @@ async function advanceSeries(
     if (series.status !== 'active' || series.nextOccurrence > series.occurrenceCount) return;
     const slot = slotOfOccurrence(series, series.nextOccurrence);
     if (creationTime(slot, series.noticeDays) >= limits.horizon) return;
-    if (Date.now() > limits.deadline || (limits.payments && limits.payments.left < series.paymentCount)) {
+    if (clock.nowMs() > limits.deadline || (limits.payments && limits.payments.left < series.paymentCount)) {
       report.deferred++;
       return;
     }

@@ -11,6 +11,7 @@ import { transactionView } from '#domain/transactions';
 import { attemptProcessorKey, attemptTransactionId } from '#shared/ids';
 import type { AttemptResult } from './attempts';
 import { giveUpSale } from './sale';
+import { clock } from '#shared/clock';
 
 export async function giveUpOnCharge(
   payment: Payment,
@@ -19,7 +20,7 @@ export async function giveUpOnCharge(
   reason: string,
   options: { reverse?: 'now' | 'later' } = {},
 ): Promise<AttemptResult> {
-  const now = new Date();
+  const now = clock.now();
   const { transaction, abandoned } = await giveUpSale(
     {
       transactionId: attemptTransactionId(payment.paymentId, attempt),

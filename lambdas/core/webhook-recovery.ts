@@ -13,6 +13,7 @@ import { eventCursorStore } from '#store/event-cursors';
 import { webhookDeliveryStore } from '#store/webhook-deliveries';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
 import { Batch, deliveryMessage, iso, lostAfterMs } from './webhook-batch';
+import { clock } from '#shared/clock';
 
 /** Events read per replay message. */
 export const REPLAY_PAGE = 100;
@@ -73,7 +74,7 @@ export async function replayPage(m: ReplayMessage, batch: Batch): Promise<void> 
  * message was lost, never sent, or its retry was longer than a queue delay), and its `checkAt`
  * moves on. Bounded: SWEEP_LIMIT per shard and run.
  */
-export async function sweepDue(now: Date = new Date()): Promise<{ enqueued: number }> {
+export async function sweepDue(now: Date = clock.now()): Promise<{ enqueued: number }> {
   const store = webhookDeliveryStore();
   const batch = new Batch(() => now);
   for (const shard of keys.webhookDueShards()) {

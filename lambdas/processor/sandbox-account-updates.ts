@@ -13,6 +13,7 @@ import { maskNumber } from '#domain/cards';
 import { queryDays } from '#shared/day-index';
 import { keys } from '#shared/keys';
 import type { AccountUpdate, NumberedAccount } from './processor';
+import { clock } from '#shared/clock';
 
 type UpdateSpec =
   { kind: 'new_expiry' } | { kind: 'new_number'; number: string } | { kind: 'closed' | 'contact_cardholder' };
@@ -42,7 +43,7 @@ export async function recordAccountUpdate(
   request: NumberedAccount,
   token: string,
   fingerprintOf: (request: NumberedAccount) => string,
-  at = new Date().toISOString(),
+  at = clock.now().toISOString(),
 ): Promise<void> {
   if (request.kind !== 'card') return;
   const spec = ACCOUNT_UPDATER_CARDS[request.number];

@@ -4,7 +4,7 @@
  * by a number of tries or a deadline. (The TypeScript client keeps its own, client/transport.ts:
  * it imports nothing of the service.)
  */
-import { sleep } from './clock';
+import { clock, sleep } from './clock';
 
 export interface BackoffDelays {
   /** The wait after the first failure. */
@@ -52,7 +52,7 @@ export async function withBackoff<T>(
     } catch (error) {
       failures++;
       const spent =
-        failures >= options.attempts || (options.deadline !== undefined && Date.now() > options.deadline);
+        failures >= options.attempts || (options.deadline !== undefined && clock.nowMs() > options.deadline);
       if (spent || !(options.retryable?.(error) ?? true)) throw error;
       options.onRetry?.(error, failures);
       await sleep(backoffDelay(failures, options));

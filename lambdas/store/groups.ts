@@ -27,6 +27,7 @@ import { distinctProfiles, methodUsable, MethodUnavailableError, usePut } from '
 import { outboxPut } from './outbox';
 import { readPage, type Page } from './paging';
 import { paymentItem } from './payments';
+import { clock } from '#shared/clock';
 
 /** A 503 after too many lost races names the group. */
 const GROUP = { resource: 'this group' };
@@ -301,7 +302,7 @@ export class DynamoGroupStore implements GroupStore {
             values: { ':s': summary, ':g': expected },
           },
           group.eventSeq,
-          groupEvent('group.void_or_refund_completed', done, new Date()),
+          groupEvent('group.void_or_refund_completed', done, clock.now()),
         ),
       );
       return written || undefined;

@@ -9,6 +9,7 @@ import { REPORT_ATTRIBUTES, type ReportPayment } from '#domain/reports';
 import { mapLimit } from '#shared/concurrency';
 import { keys } from '#shared/keys';
 import { batchGet, containerStore } from './items';
+import { clock } from '#shared/clock';
 
 /** BatchGets of a page's payors in flight at once (100 payors each). */
 const PAYOR_READS_IN_FLIGHT = 4;
@@ -68,7 +69,7 @@ export class DynamoReportStore implements ReportStore {
       );
       payments.push(...((out.Items ?? []) as ReportPayment[]));
       start = out.LastEvaluatedKey;
-    } while (start && payments.length <= limit && Date.now() < until);
+    } while (start && payments.length <= limit && clock.nowMs() < until);
     if (payments.length > limit) return { payments: payments.slice(0, limit), more: true };
     // Stopped by the clock: the rest is for the next page. (A page that ends exactly at the last
     // payment with its LastEvaluatedKey set is followed by an empty last page.)

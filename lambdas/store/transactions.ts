@@ -21,6 +21,7 @@ import { conditionOutcome, containerStore, isConditionFailure, queryAll, strip }
 import { eventPut } from './events';
 import { sweepEntry } from './sweep-index';
 import { saleUseItem } from './card-history';
+import { clock } from '#shared/clock';
 
 export interface SaleWithRefunds {
   transaction: Transaction;
@@ -353,7 +354,7 @@ export class DynamoTransactionStore implements TransactionStore {
     if (announceFor !== undefined) {
       // A refund of the transactions API: refund.completed or refund.failed, its one event.
       const type = outcome.status === 'Completed' ? 'refund.completed' : 'refund.failed';
-      items.push(eventPut(this.tableName, refundEvent(type, finished, announceFor, new Date())));
+      items.push(eventPut(this.tableName, refundEvent(type, finished, announceFor, clock.now())));
     }
     try {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
