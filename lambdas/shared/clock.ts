@@ -8,6 +8,10 @@
  * The time is an input: a test sets the clock (`useClock`), and everything the service does then
  * happens at that time, the Stripe stand-in's key ages and signatures included (it reads this clock
  * too). A test clock that moves only when slept on makes a backoff, a pace or a deadline exact.
+ *
+ * A timeout (`withTimeout`) is not read from the clock: it bounds a wait on something outside the
+ * code (a processor, a webhook receiver, DNS, a response body), which answers in real time whatever
+ * the clock says, so it always runs on a real timer.
  */
 
 export interface Clock {
@@ -39,3 +43,25 @@ export const useClock = (c: Clock | undefined): void => {
   current = c ?? systemClock;
 };
 
+/**
+ * `work`'s outcome, or `onTimeout()`'s (its value, or what it throws) if `work` has not settled
+ * within `ms` milliseconds of real time: the one timeout of the service. The timer is cleared as
+ * soon as either comes. `work` itself runs on: `onTimeout` stops it where it can (destroys a request).
+ */
+export async function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<T>((resolve, reject) => {
+    timer = setTimeout(() => {
+      try {
+        resolve(onTimeout());
+      } catch (error) {
+        reject(error);
+      }
+    }, ms);
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,5 +1,5 @@
-/** The service's one clock (lambdas/shared/clock.ts) and the test clock that sets it. */
-import { clock, sleep, useClock } from '#shared/clock';
+/** The service's one clock (lambdas/shared/clock.ts), the test clock that sets it, and the one timeout. */
+import { clock, sleep, useClock, withTimeout } from '#shared/clock';
 import { TestClock, useTestClock } from '#support/clock';
 
 afterEach(() => {
@@ -48,5 +48,50 @@ describe('the clock', () => {
     const test = new TestClock(1_000);
     expect([test.nowMs(), test.nowMs()]).toEqual([1_000, 1_000]);
     expect(() => test.set('not a time')).toThrow('not a time: not a time');
+  });
+});
+
+describe('withTimeout', () => {
+  const never = () => new Promise<string>(() => undefined);
+
+  it("answers the work's value or error when it settles in time, and leaves no timer behind", async () => {
+    jest.useFakeTimers();
+    await expect(withTimeout(Promise.resolve('done'), 1_000, () => 'late')).resolves.toBe('done');
+    await expect(withTimeout(Promise.reject(new Error('refused')), 1_000, () => 'late')).rejects.toThrow(
+      'refused',
+    );
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
+  it('answers what onTimeout gives, or throws, once the time is up, and not a moment before', async () => {
+    jest.useFakeTimers();
+    let stopped = false;
+    const answer = withTimeout(never(), 1_000, () => {
+      stopped = true;
+      return 'timeout';
+    });
+    await jest.advanceTimersByTimeAsync(999);
+    expect(stopped).toBe(false);
+    await jest.advanceTimersByTimeAsync(1);
+    await expect(answer).resolves.toBe('timeout');
+
+    const thrown = withTimeout(never(), 500, () => {
+      throw new Error('no answer within 500 ms');
+    });
+    const settled = expect(thrown).rejects.toThrow('no answer within 500 ms');
+    await jest.advanceTimersByTimeAsync(500);
+    await settled;
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
+  it('runs on real timers whatever clock the service reads: a test clock does not expire it', async () => {
+    const test = useTestClock(0);
+    jest.useFakeTimers();
+    const answer = withTimeout(never(), 1_000, () => 'timeout');
+    test.advance(60_000);
+    await sleep(60_000);
+    expect(jest.getTimerCount()).toBe(1);
+    await jest.advanceTimersByTimeAsync(1_000);
+    await expect(answer).resolves.toBe('timeout');
   });
 });
