@@ -18,7 +18,7 @@ import { methodEvent } from '#domain/payors';
 import { paymentProcessor } from '#processor/index';
 import type { AccountUpdate } from '#processor/processor';
 import { logger } from '#shared/logger';
-import { PAYOR, withOptimisticRetry } from '#shared/retry';
+import { PAYOR, withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { accountUpdateStore } from '#store/account-updates';
 import { payorStore } from '#store/payors';
 import { findMerchant } from './merchants';

@@ -24,7 +24,7 @@ import {
 } from '#domain/payors';
 import { BadRequestError, ConflictError } from '#shared/errors';
 import { logger } from '#shared/logger';
-import { PAYOR, withOptimisticRetry } from '#shared/retry';
+import { PAYOR, withOptimisticRetry } from '#shared/optimistic-concurrency';
 import {
   DELETION_SWEEP_AFTER_SECONDS,
   methodDeletionStore,

@@ -16,7 +16,7 @@ import {
 import { formatCents } from '#domain/money';
 import { paymentProcessor } from '#processor/index';
 import { transactionStore } from '#store/transactions';
-import { withOptimisticRetry } from '#shared/retry';
+import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { requireTransaction } from './transactions';
 
 /**

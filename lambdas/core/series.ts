@@ -29,7 +29,7 @@ import { isConflict } from '#shared/ddb';
 import { BadRequestError, SeriesNotFoundError } from '#shared/errors';
 import { newId, occurrenceGroupId } from '#shared/ids';
 import { logger } from '#shared/logger';
-import { MAX_ATTEMPTS, withOptimisticRetry } from '#shared/retry';
+import { MAX_ATTEMPTS, withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { groupStore } from '#store/groups';
 import { conditionOutcome, isConditionFailure } from '#store/items';
 import type { Merchant } from '#store/merchants';

@@ -28,7 +28,7 @@ import { mapLimit } from '#shared/concurrency';
 import { config } from '#shared/config';
 import { BadRequestError, ServiceError, ServiceUnavailableError } from '#shared/errors';
 import { logger } from '#shared/logger';
-import { withOptimisticRetry } from '#shared/retry';
+import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { groupStore } from '#store/groups';
 import { paymentStore } from '#store/payments';
 import { transactionStore } from '#store/transactions';

@@ -7,7 +7,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { cancellationCodes } from '#shared/ddb';
 import { keys } from '#shared/keys';
-import { withOptimisticRetry } from '#shared/retry';
+import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import type { ServiceEvent } from '#domain/events';
 import { parseProfileId } from '#domain/payors';
 import type { OutboxItem } from '#domain/notifications';
