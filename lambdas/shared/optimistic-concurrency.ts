@@ -3,7 +3,7 @@
  * lost race reads again. Every read-modify-write of the service goes through this one loop, so
  * all of them give up the same way: a 503 the client may retry.
  */
-import { sleep } from './clock';
+import { withBackoff, type BackoffDelays } from './backoff';
 import { isConflict } from './ddb';
 import { ServiceUnavailableError } from './errors';
 
@@ -26,32 +26,36 @@ export const tooMuchContention = (resource = 'this resource'): ServiceUnavailabl
   new ServiceUnavailableError(`too many concurrent changes to ${resource}; retry the request`);
 
 /**
- * The pause before attempt `i + 1` after a lost race: none after the first loss (the next read
- * usually wins), then a few milliseconds more each time, jittered so that racers spread out.
+ * The pauses between attempts after a lost race: short (the next read usually wins), growing, and
+ * fully jittered so that racers spread out; ten attempts wait about 0.15 s in all at most.
  */
-const pauseAfterLoss = (i: number): number => Math.round(Math.random() * 10 * i);
+const PAUSES: BackoffDelays = { firstMs: 5, factor: 2, maxMs: 40, jitter: 'full' };
+
+/** What an attempt that lost its race throws inside the loop (never outside it). */
+const LOST_RACE = new Error('lost race');
 
 /**
  * Runs `attempt` until it returns a value; `undefined` means the race was lost and the attempt
  * is repeated. A write conflict (another writer's transaction held the item, which DynamoDB
- * answers without looking at conditions) is a lost race too, repeated after a short jittered
- * pause. Throws the 503 of `tooMuchContention` when the attempts are exhausted (a last conflict
- * propagates, and the HTTP layer answers it 503 as every transient error).
+ * answers without looking at conditions) is a lost race too. Both are repeated through the one
+ * retry loop (backoff.ts) after a short jittered pause. Throws the 503 of `tooMuchContention` when
+ * the attempts are exhausted (a last conflict propagates, and the HTTP layer answers it 503 as
+ * every transient error); any other error at once.
  */
 export async function withOptimisticRetry<T>(
   attempt: () => Promise<T | undefined>,
   { attempts = MAX_ATTEMPTS, resource }: RetryOptions = {},
 ): Promise<T> {
-  for (let i = 0; i < attempts; i++) {
-    if (i > 0) await sleep(pauseAfterLoss(i - 1));
-    let result: T | undefined;
-    try {
-      result = await attempt();
-    } catch (error) {
-      if (!isConflict(error) || i === attempts - 1) throw error;
-      continue;
-    }
-    if (result !== undefined) return result;
+  try {
+    return await withBackoff(
+      async () => {
+        const result = await attempt();
+        if (result === undefined) throw LOST_RACE;
+        return result;
+      },
+      { ...PAUSES, attempts, retryable: (error) => error === LOST_RACE || isConflict(error) },
+    );
+  } catch (error) {
+    throw error === LOST_RACE ? tooMuchContention(resource) : error;
   }
-  throw tooMuchContention(resource);
 }
