@@ -76,6 +76,17 @@ export async function hourlyTick(time: Date | string): Promise<Json> {
   return (await res.json()) as Json;
 }
 
+/** Delivers one run of the due sweep (every minute in the cloud) with this time: its answer. */
+export async function dueSweep(time: Date | string): Promise<Json> {
+  const res = await fetch(`${baseUrl()}/__local/events/due`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ time: typeof time === 'string' ? time : time.toISOString() }),
+  });
+  if (res.status !== 200) throw new Error(`due sweep failed: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Json;
+}
+
 export async function crashAfterSale(paymentIds: string[]): Promise<void> {
   const res = await fetch(`${baseUrl()}/__local/faults`, {
     method: 'POST',
