@@ -162,6 +162,36 @@ export async function waitForOutbox(
   }
 }
 
+/**
+ * Waits until the e-mail pipeline has done all it could for these outbox items, the positive
+ * marker after which "nothing more was sent" means nothing more ever will be: each item is settled
+ * (sent or failed), the runtime's stream reader has handed on every record written before this
+ * call (a record delivered again included: its retries come before it reads on), and its queue
+ * holds no message naming them (a redelivery or a message put back included). A second e-mail
+ * for one of them would be in SES by then (the notifier sends before its message is deleted).
+ */
+export async function waitForDrained(outboxIds: string[], timeoutMs = 30_000): Promise<void> {
+  const since = Date.now();
+  const until = since + timeoutMs;
+  for (;;) {
+    const items = await Promise.all(outboxIds.map((id) => outboxItem(id)));
+    const res = await fetch(`${baseUrl()}/__local/notifications`);
+    if (res.status !== 200) throw new Error(`notifications state: ${res.status} ${await res.text()}`);
+    const state = (await res.json()) as { streamCaughtUpAt: string | null; queued: { outboxId?: string }[] };
+    const unsettled = outboxIds.filter((id, i) => !['sent', 'failed'].includes(items[i]?.status as string));
+    const queued = state.queued.filter((m) => outboxIds.includes(m.outboxId as string));
+    const caughtUp = state.streamCaughtUpAt !== null && Date.parse(state.streamCaughtUpAt) >= since;
+    if (unsettled.length === 0 && queued.length === 0 && caughtUp) return;
+    if (Date.now() > until) {
+      throw new Error(
+        `e-mail pipeline not drained in ${timeoutMs} ms: unsettled ${JSON.stringify(unsettled)}, ` +
+          `queued ${JSON.stringify(queued)}, stream caught up at ${state.streamCaughtUpAt}`,
+      );
+    }
+    await sleep(100);
+  }
+}
+
 /** Every text of an e-mail in one string: subject, text and HTML bodies. */
 export const allTextOf = (email: SesEmail) =>
   [email.subject, email.body.text ?? '', email.body.html ?? ''].join('\n');
