@@ -10,6 +10,7 @@ import { DynamoDBClient, GetItemCommand, type AttributeValue } from '@aws-sdk/cl
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { baseUrl } from '#support/api';
 import { sleep } from '#shared/clock';
+import { mapLimit } from '#shared/concurrency';
 
 export interface SesEmail {
   messageId: string;
@@ -173,13 +174,16 @@ export async function waitForOutbox(
 export async function waitForDrained(outboxIds: string[], timeoutMs = 30_000): Promise<void> {
   const since = Date.now();
   const until = since + timeoutMs;
+  const ids = new Set(outboxIds);
+  // Sent and failed are final: an item once read so is not read again.
+  let unsettled = [...ids];
   for (;;) {
-    const items = await Promise.all(outboxIds.map((id) => outboxItem(id)));
+    const items = await mapLimit(unsettled, 20, (id) => outboxItem(id));
+    unsettled = unsettled.filter((_id, i) => !['sent', 'failed'].includes(items[i]?.status as string));
     const res = await fetch(`${baseUrl()}/__local/notifications`);
     if (res.status !== 200) throw new Error(`notifications state: ${res.status} ${await res.text()}`);
     const state = (await res.json()) as { streamCaughtUpAt: string | null; queued: { outboxId?: string }[] };
-    const unsettled = outboxIds.filter((id, i) => !['sent', 'failed'].includes(items[i]?.status as string));
-    const queued = state.queued.filter((m) => outboxIds.includes(m.outboxId as string));
+    const queued = state.queued.filter((m) => ids.has(m.outboxId as string));
     const caughtUp = state.streamCaughtUpAt !== null && Date.parse(state.streamCaughtUpAt) >= since;
     if (unsettled.length === 0 && queued.length === 0 && caughtUp) return;
     if (Date.now() > until) {
