@@ -65,7 +65,9 @@ describe('withOptimisticRetry', () => {
 
   it('counts the attempts it is given', async () => {
     const attempt = scripted([undefined, undefined, undefined, 'too late']);
-    await expect(withOptimisticRetry(attempt, { attempts: 3 })).rejects.toBeInstanceOf(ServiceUnavailableError);
+    await expect(withOptimisticRetry(attempt, { attempts: 3 })).rejects.toBeInstanceOf(
+      ServiceUnavailableError,
+    );
     expect(attempt).toHaveBeenCalledTimes(3);
   });
 

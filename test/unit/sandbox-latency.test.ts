@@ -91,6 +91,9 @@ describe('SANDBOX_LATENCY_MS', () => {
     const answered = await slow.sale({ ...sale, idempotencyKey: 'k4' });
     expect(answered).toMatchObject({ processedAt: new Date(before + 120).toISOString() });
     const fast = new SandboxProcessor(db, 't', schedule);
-    expect(await paused(() => fast.sale({ ...sale, idempotencyKey: 'k3' }))).toEqual({ slept: [], movedMs: 0 });
+    expect(await paused(() => fast.sale({ ...sale, idempotencyKey: 'k3' }))).toEqual({
+      slept: [],
+      movedMs: 0,
+    });
   });
 });
