@@ -56,20 +56,25 @@ export async function awaitDeliveries(
   const until = Date.now() + ms;
   for (;;) {
     const events = (await readTable(dataDir)).get('event') ?? [];
-    const inTable = new Set(events.map((e) => String(e.id)));
     const written = events
       .filter((e) => String(e.createdAt) >= since && subscribed(String(e.type)))
       .map((e) => String(e.id));
     const arrived = new Set(receiver.received.filter((r) => r.verified).map((r) => r.event.id));
     const missing = written.filter((id) => !arrived.has(id));
     if (missing.length === 0 || Date.now() > until) {
+      // Phantoms are judged on what had arrived before a second read of the table: each of those
+      // was written before it was sent, so before that scan began, and is in it. (Compared with a
+      // read made earlier, an event still being written, a group finishing, that arrived during or
+      // after that read would look like a change that did not happen.)
+      const received = [...receiver.received];
+      const eventsNow = new Set(((await readTable(dataDir)).get('event') ?? []).map((e) => String(e.id)));
       const announced = new Set(
         receiver.received.filter((r) => r.event.type === 'transaction.approved').map((r) => r.event.objectId),
       );
       return {
         written: written.length,
         missing,
-        phantom: [...new Set(receiver.received.map((r) => r.event.id))].filter((id) => !inTable.has(id)),
+        phantom: [...new Set(received.map((r) => r.event.id))].filter((id) => !eventsNow.has(id)),
         unverified: receiver.received.filter((r) => !r.verified).length,
         approvedUnannounced: [...approved].filter((id) => !announced.has(id)),
       };
