@@ -25,6 +25,7 @@ import { admitRetry, historyHours, retryCancelled, slotAt, type PaymentRetry } f
 import type { SavedMethod } from '#domain/payors';
 import { attemptTransactionId } from '#shared/ids';
 import { logger } from '#shared/logger';
+import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { paymentProcessor } from '#processor/index';
 import { cardHistory } from '#store/card-history';
 import { methodStore } from '#store/methods';
@@ -74,12 +75,15 @@ async function whileWaiting(
 ): Promise<Payment> {
   const store = paymentStore();
   let current = payment;
-  for (let i = 0; i < WRITE_ATTEMPTS; i++) {
-    if (current.retry?.status !== 'scheduled' || attemptsOf(current).length !== attempt - 1) return current;
-    if ((await write(current)) === 'ok') return after(current);
-    current = (await store.getPayment(payment.paymentGroupId, payment.paymentId)) ?? current;
-  }
-  throw new Error(`payment ${payment.paymentId}: its retry could not be recorded (it kept changing)`);
+  return withOptimisticRetry(
+    async () => {
+      if (current.retry?.status !== 'scheduled' || attemptsOf(current).length !== attempt - 1) return current;
+      if ((await write(current)) === 'ok') return after(current);
+      current = (await store.getPayment(payment.paymentGroupId, payment.paymentId)) ?? current;
+      return undefined;
+    },
+    { attempts: WRITE_ATTEMPTS, resource: `the retry of payment ${payment.paymentId}` },
+  );
 }
 
 /** Cancels the payment's scheduled retry: nothing is charged. */

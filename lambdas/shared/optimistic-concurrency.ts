@@ -4,7 +4,7 @@
  * payments, series, reversals, webhook endpoints) go through this one loop, so all of them give up
  * the same way: a 503 the client may retry. (A few processing steps still count their own
  * attempts and give up their own way: the group claims, a payment's first answer, a retry round's
- * record, a series' occurrences, a retry's record and a background void-or-refund's start.)
+ * record, a series' occurrences and a background void-or-refund's start.)
  */
 import { withBackoff, type BackoffDelays } from './backoff';
 import { isConflict } from './ddb';
