@@ -1,10 +1,10 @@
 /**
  * Optimistic concurrency: read, compute, write on a condition that the read is still current; a
  * lost race reads again. The read-modify-writes of the routes' changes (payors, methods, groups,
- * payments, series, reversals, webhook endpoints) go through this one loop, so all of them give up
- * the same way: a 503 the client may retry. (A few processing steps still count their own
- * attempts and give up their own way: the group claims, a payment's first answer, a retry round's
- * record, a series' occurrences and a background void-or-refund's start.)
+ * payments, series, reversals and their background start, webhook endpoints) and a scheduled
+ * retry's record go through this one loop, so all of them give up the same way: a 503 the client
+ * may retry. (A few processing steps still count their own attempts and give up their own way:
+ * the group claims, a payment's first answer, a retry round's record, a series' occurrences.)
  */
 import { withBackoff, type BackoffDelays } from './backoff';
 import { isConflict } from './ddb';
