@@ -20,6 +20,7 @@ import {
   type DifferenceKind,
 } from './reconcile-compare';
 import { sweep } from './sweeper';
+import { clock } from '#shared/clock';
 
 export { type Difference, type DifferenceKind };
 
@@ -107,7 +108,7 @@ export async function reconcile(
   options: ReconcileOptions,
   deps: ReconcileDeps = defaultDeps(),
 ): Promise<ReconcileReport> {
-  const now = options.now ?? new Date();
+  const now = options.now ?? clock.now();
   const window = {
     since: options.since,
     until: options.until ?? now.toISOString(),
@@ -118,7 +119,7 @@ export async function reconcile(
   let found = before;
   if (options.heal !== false && before.length > 0) {
     await deps.sweep(now, window.staleMinutes * 60);
-    const after = await differences(deps, { ...window, now: new Date() });
+    const after = await differences(deps, { ...window, now: clock.now() });
     const remaining = new Set(after.map(differenceKey));
     const seen = new Set(before.map(differenceKey));
     found = [
