@@ -304,5 +304,3 @@ export const methodDeletionAcceptedSchema = {
     },
   },
 } as const;
-
-export type DeleteMethodQuery = FromSchema<typeof deleteMethodQuerySchema>;

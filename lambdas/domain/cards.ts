@@ -9,7 +9,7 @@ export type CardType = 'VISA' | 'MASTERCARD' | 'AMEX' | 'DISCOVER';
 /** A bank account a debit goes to (ACH); a notification of change may correct one to the other. */
 export type BankType = 'CHECKING' | 'SAVINGS';
 export type AccountType = CardType | BankType;
-export const CARD_TYPES: readonly CardType[] = ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER'];
+const CARD_TYPES: readonly CardType[] = ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER'];
 export const isBank = (type: AccountType | undefined): type is BankType =>
   type === 'CHECKING' || type === 'SAVINGS';
 export const isCard = (type: AccountType): type is CardType => !isBank(type);

@@ -20,7 +20,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import type { NoticeFollowUp, NoticeOutcomeKind, NoticeRef } from '#domain/notices';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { containerStore, epoch, isConditionFailure, strip } from './items';
 
 /** A notice's mark is kept 400 days: longer than any processor re-sends or lists it. */

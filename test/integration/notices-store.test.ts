@@ -5,6 +5,7 @@
  * from what a run read.
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { processorKeys } from '#domain/processor-keys';
 import type { ProcessorNotice } from '#processor/processor';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
@@ -26,7 +27,7 @@ const notice = (id: string): ProcessorNotice => ({
   objectId: `sbx_${id}`,
   sequence: 2,
   occurredAt: '2030-01-01T10:30:00.000Z',
-  charge: { processorTransactionId: `sbx_${id}`, idempotencyKey: `sale:${id}` },
+  charge: { processorTransactionId: `sbx_${id}`, idempotencyKey: processorKeys.sale(id) },
   clearedAt: '2030-01-01T10:30:00.000Z',
 });
 
