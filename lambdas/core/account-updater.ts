@@ -14,7 +14,7 @@
  */
 import { accountUpdated, makesUnusable, type AccountChange } from '#domain/account-updates';
 import { accountUpdateOutboxId, type OutboxItem } from '#domain/notifications';
-import { methodEvent } from '#domain/payors';
+import { methodEvent, type SavedMethod } from '#domain/payors';
 import { paymentProcessor } from '#processor/index';
 import type { AccountUpdate, ProcessorNotice } from '#processor/processor';
 import { outcome, type NoticeOutcome } from '#domain/notices';
@@ -65,6 +65,34 @@ function changeOf(update: AccountUpdate): AccountChange {
 
 type Applied = 'applied' | 'applied-before' | 'no-method';
 
+/**
+ * The payor's e-mail asking for a new method, the one `method` can no longer be charged (an
+ * account update closed it, or a bank return closed or revoked it: `why`).
+ */
+export async function methodUnusableEmail(
+  outboxId: string,
+  recipient: string,
+  method: SavedMethod,
+  why: { status: 'closed' | 'contact_cardholder' | 'revoked'; returnCode?: string },
+  now: Date,
+): Promise<OutboxItem> {
+  const merchant = await findMerchant(method.merchantId);
+  return {
+    outboxId,
+    kind: 'method-unusable',
+    recipient,
+    status: 'pending',
+    attempts: 0,
+    createdAt: now.toISOString(),
+    data: {
+      merchantName: merchant?.name ?? method.merchantId,
+      maskedAccountNumber: method.maskedAccountNumber,
+      accountType: method.accountType,
+      ...why,
+    },
+  };
+}
+
 /** Applies one update to one method: once, whatever else runs. */
 async function applyToMethod(
   update: AccountUpdate,
@@ -85,24 +113,16 @@ async function applyToMethod(
       found.payor.defaultPaymentMethodId,
       now,
     );
-    let outbox: OutboxItem | undefined;
-    if (makesUnusable(change) && found.payor.email !== undefined) {
-      const merchant = await findMerchant(ref.merchantId);
-      outbox = {
-        outboxId: accountUpdateOutboxId(`${update.updateId}:${ref.savedPaymentMethodId}`),
-        kind: 'method-unusable',
-        recipient: found.payor.email,
-        status: 'pending',
-        attempts: 0,
-        createdAt: now.toISOString(),
-        data: {
-          merchantName: merchant?.name ?? ref.merchantId,
-          maskedAccountNumber: next.maskedAccountNumber,
-          accountType: next.accountType,
-          status: change.kind,
-        },
-      };
-    }
+    const outbox =
+      makesUnusable(change) && found.payor.email !== undefined
+        ? await methodUnusableEmail(
+            accountUpdateOutboxId(`${update.updateId}:${ref.savedPaymentMethodId}`),
+            found.payor.email,
+            next,
+            { status: change.kind },
+            now,
+          )
+        : undefined;
     const outcome = await store.apply(update.updateId, next, event, outbox, now);
     if (outcome === 'changed') return undefined; // read again (and find the mark, if a racer won)
     return outcome === 'ok' ? 'applied' : 'applied-before';

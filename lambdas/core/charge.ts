@@ -44,6 +44,7 @@ export async function charge(
           allowPartial: payment.allowPartial ?? state.allowPartial,
           orderId: payment.orderId,
           paymentId: payment.paymentId,
+          paymentGroupId: payment.paymentGroupId,
           attempt,
           ...(cardUseAt !== undefined && { cardUseAt }),
           missingMethod: 'decline',

@@ -1,14 +1,65 @@
 /**
  * A notice's follow-up work (core/notices.ts): written ahead in the notice's transaction, done
  * right after it, and by the backstop job when a crash came between. Every step is idempotent.
+ *
+ * - `method`: a returned debit's saved method closed (`administrative`) or revoked
+ *   (`unauthorized`), announced (`payment_method.updated`, `payment_method.revoked`) with the
+ *   payor's e-mail, in one transaction under the account updater's per-cause mark
+ *   (store/account-updates.ts: `return:<transactionId>`), so that a repeat changes nothing; a
+ *   method already so (or revoked, which nothing undoes) or deleted is left as it is.
+ * - `refunds`: refunds held until the debit cleared, sent now: not built yet (nothing holds a
+ *   refund yet); it stays written for the backstop until it is.
  */
+import { methodAfterReturn } from '#domain/bank-notices';
 import type { NoticeFollowUp } from '#domain/notices';
+import { accountUpdateOutboxId } from '#domain/notifications';
+import { methodEvent } from '#domain/payors';
 import { logger } from '#shared/logger';
+import { PAYOR, withOptimisticRetry } from '#shared/optimistic-concurrency';
+import { accountUpdateStore } from '#store/account-updates';
 import { noticeStore } from '#store/notices';
+import { payorStore } from '#store/payors';
+import { methodUnusableEmail } from './account-updater';
+
+type MethodWork = Extract<NoticeFollowUp, { kind: 'method' }>;
+
+/** Closes or revokes the method of a returned debit once: what it came to, for the log. */
+async function closeOrRevoke(work: MethodWork, now: Date): Promise<string> {
+  const store = accountUpdateStore();
+  const markId = `return:${work.transactionId}`;
+  return withOptimisticRetry(async () => {
+    if (await store.isApplied(markId, work.savedPaymentMethodId)) return 'done before';
+    const found = await payorStore().find(work.payorId, work.merchantId);
+    const method = found?.methods.find((m) => m.savedPaymentMethodId === work.savedPaymentMethodId);
+    if (!found || !method) return 'method gone';
+    const next = methodAfterReturn(method, work.action, now);
+    if (!next) return `method ${method.status ?? 'active'} already`;
+    const type = work.action === 'revoke' ? 'payment_method.revoked' : 'payment_method.updated';
+    const event = methodEvent(type, next, found.payor.defaultPaymentMethodId, now);
+    const outbox =
+      found.payor.email === undefined
+        ? undefined
+        : await methodUnusableEmail(
+            accountUpdateOutboxId(`${markId}:${work.savedPaymentMethodId}`),
+            found.payor.email,
+            next,
+            { status: work.action === 'revoke' ? 'revoked' : 'closed', returnCode: work.code },
+            now,
+          );
+    const written = await store.apply(markId, next, event, outbox, now);
+    if (written === 'changed') return undefined; // read again
+    return written === 'ok' ? (work.action === 'revoke' ? 'revoked' : 'closed') : 'done before';
+  }, PAYOR);
+}
 
 /** Does one follow-up's work (each kind's steps are idempotent). */
-function perform(work: NoticeFollowUp, _now: Date): Promise<void> {
-  return Promise.reject(new Error(`notice follow-up ${work.kind} is not built yet`));
+async function perform(work: NoticeFollowUp, now: Date): Promise<string> {
+  switch (work.kind) {
+    case 'method':
+      return closeOrRevoke(work, now);
+    case 'refunds':
+      throw new Error('sending refunds held until the debit cleared is not built yet');
+  }
 }
 
 /** Does the notice's follow-up work, if any is left, and removes it: true when there was some. */
@@ -16,8 +67,26 @@ export async function runFollowUp(noticeId: string, now: Date): Promise<boolean>
   const store = noticeStore();
   const item = await store.followUp(noticeId);
   if (!item) return false;
-  await perform(item.work, now);
+  const result = await perform(item.work, now);
   await store.followUpDone(noticeId);
-  logger.info('notice follow-up done', { noticeId, kind: item.work.kind });
+  logger.info('notice follow-up done', { noticeId, kind: item.work.kind, result });
   return true;
+}
+
+/**
+ * The backstop's pass over follow-up work written before `now` and not done (a crash came
+ * between a notice's transaction and its follow-up): each finished, at most `limit`; how many.
+ */
+export async function runDueFollowUps(now: Date, limit: number): Promise<number> {
+  const due = await noticeStore().dueFollowUps(now.toISOString(), limit);
+  let done = 0;
+  for (const item of due) {
+    try {
+      if (await runFollowUp(item.noticeId, now)) done++;
+    } catch (error) {
+      // Left for the next pass; the others go on.
+      logger.error('notice follow-up failed; left for the next pass', { noticeId: item.noticeId, error });
+    }
+  }
+  return done;
 }

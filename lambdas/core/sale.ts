@@ -35,6 +35,8 @@ export interface SaleRequest {
   orderId?: string;
   /** The scheduled payment charged, when the sale comes from a group. */
   paymentId?: string;
+  /** That payment's group (a later notice of the sale finds the payment by it). */
+  paymentGroupId?: string;
   /** Which charge of that payment (absent: the first; 2: its first retry). */
   attempt?: number;
   /**
@@ -100,6 +102,7 @@ function pendingSale(request: SaleRequest, now: Date): Transaction {
     savedPaymentMethodId,
     ...(request.orderId !== undefined && { orderId: request.orderId }),
     ...(request.paymentId !== undefined && { paymentId: request.paymentId }),
+    ...(request.paymentGroupId !== undefined && { paymentGroupId: request.paymentGroupId }),
     ...(request.attempt !== undefined && request.attempt > 1 && { attempt: request.attempt }),
     cardUseAt: request.cardUseAt ?? now.toISOString(),
     processedAt: now.toISOString(),

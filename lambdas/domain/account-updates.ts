@@ -25,7 +25,10 @@ export const makesUnusable = (change: AccountChange): change is { kind: 'closed'
 
 /** The method after the change (its revision and event count one more). */
 export function accountUpdated(method: SavedMethod, change: AccountChange, now: Date): SavedMethod {
-  const status: MethodStatus = makesUnusable(change) ? change.kind : 'active';
+  // A revoked method stays revoked: the payor withdrew the authorization, which no card or
+  // account update gives back (DESIGN section 6).
+  const status: MethodStatus =
+    method.status === 'revoked' ? 'revoked' : makesUnusable(change) ? change.kind : 'active';
   return {
     ...method,
     ...(change.kind === 'new_expiry' && { expiryMonth: change.expiryMonth, expiryYear: change.expiryYear }),

@@ -59,7 +59,10 @@ interface MethodUnusableData {
   merchantName: string;
   maskedAccountNumber: string;
   accountType: string;
-  status: 'closed' | 'contact_cardholder';
+  /** `revoked`, or `closed` with a `returnCode`: a bank returned a debit of it. */
+  status: 'closed' | 'contact_cardholder' | 'revoked';
+  /** The bank's return code (R02...), when a return closed or revoked the method. */
+  returnCode?: string;
 }
 
 /** The outbox id of the e-mail for an account update: one per applied update. */
@@ -223,9 +226,13 @@ function declineNotice(d: DeclineNoticeData): RenderedEmail {
 
 function methodUnusable(d: MethodUnusableData): RenderedEmail {
   const why =
-    d.status === 'closed'
-      ? 'Your card network reports that this account is closed.'
-      : 'Your card issuer asks that you be contacted about this account.';
+    d.status === 'revoked'
+      ? `Your bank returned a debit as not authorized (${d.returnCode ?? 'unauthorized'}), so ${d.merchantName} will not debit this account again.`
+      : d.returnCode !== undefined
+        ? `Your bank returned a debit (${d.returnCode}): the account is closed or could not be found.`
+        : d.status === 'closed'
+          ? 'Your card network reports that this account is closed.'
+          : 'Your card issuer asks that you be contacted about this account.';
   return render(
     `${d.merchantName}: please provide a new payment method`,
     `${why} ${d.merchantName} can no longer charge it for your scheduled payments.`,

@@ -58,6 +58,26 @@ interface TransactionStore {
   ): Promise<Refund>;
 }
 
+/**
+ * The transaction item that gives a Pending refund its outcome (`finished`: the refund as it is
+ * after) and takes it out of the sweep index; it holds only while the refund is Pending.
+ */
+export const refundFinished = (tableName: string, finished: Refund) => ({
+  Update: {
+    TableName: tableName,
+    Key: keys.refund(finished.transactionId, finished.refundId),
+    UpdateExpression: 'SET #status = :s, responseCode = :c, responseMessage = :m REMOVE gsi2pk, gsi2sk',
+    ConditionExpression: '#status = :pending',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':s': finished.status,
+      ':c': finished.responseCode,
+      ':m': finished.responseMessage,
+      ':pending': 'Pending',
+    },
+  },
+});
+
 export class DynamoTransactionStore implements TransactionStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -326,22 +346,7 @@ export class DynamoTransactionStore implements TransactionStore {
     announceFor?: string,
   ): Promise<Refund> {
     const finished: Refund = { ...refund, ...outcome };
-    const refundUpdate = {
-      Update: {
-        TableName: this.tableName,
-        Key: keys.refund(refund.transactionId, refund.refundId),
-        UpdateExpression: 'SET #status = :s, responseCode = :c, responseMessage = :m REMOVE gsi2pk, gsi2sk',
-        ConditionExpression: '#status = :pending',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':s': outcome.status,
-          ':c': outcome.responseCode,
-          ':m': outcome.responseMessage,
-          ':pending': 'Pending',
-        },
-      },
-    };
-    const items: object[] = [refundUpdate];
+    const items: object[] = [refundFinished(this.tableName, finished)];
     if (outcome.status === 'Failed') {
       items.push({
         Update: {

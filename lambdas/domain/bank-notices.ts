@@ -1,0 +1,180 @@
+/**
+ * A bank debit's clearing and return (DESIGN section 6, "Bank debits: clearing, returns,
+ * corrections"; docs/product.md "Returns"): plain rules, no AWS. What a `cleared` or `returned`
+ * notice does to the sale it names, to the scheduled payment that sale charged, and which further
+ * effect it leaves to its follow-up (core/notice-follow-ups.ts).
+ *
+ * - A notice applies only to a final, approved bank debit: none yet, or still Pending, is `held`
+ *   (a processor's webhook can beat its API answer); a void or a refund of it in flight holds it
+ *   too (it is tried again when they are done).
+ * - It never moves a sale back: one older than the last notice applied to the sale, a clearing
+ *   after a return, a second clearing or return, is `stale`: marked, nothing changed.
+ * - A voided or declined sale has no debit to clear or return (`skipped`), nor has a card sale.
+ * - A return cancels the refunds held until the debit cleared (Failed, saying why); after a
+ *   completed refund it is recorded `afterRefund`, for the merchant to settle with the payor.
+ * - Per category: `administrative` closes the method, `unauthorized` revokes it (and suspends its
+ *   series payments), both as the notice's follow-up; `nsf` and `other` leave the method as it is.
+ */
+import type { EventType } from '#contract/events';
+import { isBank } from './cards';
+import type { Payment, PaymentAttempt } from './group-records';
+import { isLate, returnCodeOf, type NoticeFollowUp } from './notices';
+import type { SavedMethod } from './payors';
+import type { AuthResponse } from './processing';
+import type { DebitReturn, Refund, Transaction } from './transactions';
+
+/** The two kinds of a bank debit's notice. */
+type BankNoticeKind = 'cleared' | 'returned';
+
+/** What a bank notice does to its sale, as read: apply it now, or why not. */
+type BankDecision = { outcome: 'apply' } | { outcome: 'held' | 'stale' | 'skipped'; reason: string };
+
+const not = (outcome: 'held' | 'stale' | 'skipped', reason: string): BankDecision => ({ outcome, reason });
+
+/** Whether `kind` at `sequence` applies to the sale as read (with its refunds), and why not. */
+export function bankNoticeDecision(
+  kind: BankNoticeKind,
+  sequence: number,
+  sale: { transaction: Transaction; refunds: readonly Refund[] } | undefined,
+): BankDecision {
+  if (!sale) return not('held', 'no sale is recorded for it yet');
+  const txn = sale.transaction;
+  if (txn.status === 'Pending') return not('held', 'its sale is still Pending');
+  if (isLate(txn.noticeSeq, sequence)) return not('stale', 'older than the last notice applied to its sale');
+  if (txn.status === 'Returned') return not('stale', `its sale was returned already (${txn.return?.code})`);
+  if (txn.status !== 'Approved') return not('skipped', `its sale is ${txn.status}: no debit to ${kind}`);
+  if (!isBank(txn.accountType)) return not('skipped', 'its sale is not a bank debit');
+  if (kind === 'cleared' && txn.cleared === true) return not('stale', 'its sale cleared already');
+  if (txn.voidingAt !== undefined) return not('held', 'a void of its sale is under way');
+  if (kind === 'returned' && sale.refunds.some((r) => r.status === 'Pending' && !r.heldUntilCleared))
+    return not('held', 'a refund of its sale is in flight');
+  return { outcome: 'apply' };
+}
+
+/** The return a `returned` notice records on a sale with these refunds. */
+export function debitReturn(
+  notice: { code: string; reason?: string; returnedAt: string },
+  refunds: readonly Refund[],
+): DebitReturn {
+  const { reason, category } = returnCodeOf(notice.code, notice.reason);
+  return {
+    code: notice.code,
+    reason,
+    category,
+    returnedAt: notice.returnedAt,
+    ...(refunds.some((r) => r.status === 'Completed') && { afterRefund: true as const }),
+  };
+}
+
+/** The refunds a return cancels: those held until the debit cleared and not sent yet. */
+export const refundsCancelledBy = (refunds: readonly Refund[]): Refund[] =>
+  refunds.filter((r) => r.status === 'Pending' && r.heldUntilCleared === true);
+
+/** The response code and message of a held refund cancelled by the debit's return. */
+export const cancelledRefundOutcome = (
+  ret: DebitReturn,
+): Pick<Refund, 'status' | 'responseCode' | 'responseMessage'> => ({
+  status: 'Failed',
+  responseCode: ret.code,
+  responseMessage: `Not sent: the debit was returned (${ret.code}, ${ret.reason}) before it cleared`,
+});
+
+/** The sale after its clearing (the notice's sequence now its last). */
+export const clearedSale = (txn: Transaction, clearedAt: string, sequence: number): Transaction => ({
+  ...txn,
+  cleared: true,
+  clearedAt,
+  noticeSeq: sequence,
+});
+
+/**
+ * The sale after its return: `Returned` with the return; the refunds it cancels no longer count
+ * as refunded (nothing more can be refunded of it anyway).
+ */
+export function returnedSale(
+  txn: Transaction,
+  ret: DebitReturn,
+  sequence: number,
+  cancelled: readonly Refund[],
+): Transaction {
+  const cents = cancelled.reduce((sum, r) => sum + r.amountCents, 0);
+  return {
+    ...txn,
+    status: 'Returned',
+    return: ret,
+    noticeSeq: sequence,
+    refundedCents: txn.refundedCents - cents,
+    refundCount: txn.refundCount - cancelled.length,
+  };
+}
+
+/** The event a bank notice announces: of the payment its sale charged, or of the API's sale. */
+export function bankNoticeEventType(kind: BankNoticeKind, ofPayment: boolean): EventType {
+  if (ofPayment) return kind === 'cleared' ? 'payment.cleared' : 'payment.returned';
+  return kind === 'cleared' ? 'transaction.cleared' : 'transaction.returned';
+}
+
+/**
+ * The payment after its sale `after` cleared or was returned: its `authResponse` when it is that
+ * sale's (a later retry's answer stays), and that sale's attempt. Undefined when the payment shows
+ * neither (nothing of it changes).
+ */
+export function paymentAfterNotice(payment: Payment, after: Transaction, now: Date): Payment | undefined {
+  const id = after.transactionId;
+  const auth = payment.authResponse;
+  const ownsAuth = auth?.transactionId === id;
+  const attempts = payment.attempts;
+  const attemptIndex = attempts?.findIndex((a) => a.transactionId === id) ?? -1;
+  if (!ownsAuth && attemptIndex < 0) return undefined;
+  const next: Payment = { ...payment, lastUpdated: now.toISOString() };
+  if (ownsAuth) next.authResponse = authAfter(auth, after);
+  if (attempts && attemptIndex >= 0) {
+    next.attempts = attempts.map((a, i) => (i === attemptIndex ? attemptAfter(a, after) : a));
+  }
+  return next;
+}
+
+function authAfter(auth: AuthResponse, after: Transaction): AuthResponse {
+  if (after.status === 'Returned') return { ...auth, status: 'Returned', return: { ...after.return! } };
+  return { ...auth, cleared: true, clearedAt: after.clearedAt! };
+}
+
+const attemptAfter = (a: PaymentAttempt, after: Transaction): PaymentAttempt =>
+  after.status === 'Returned' ? { ...a, status: 'Returned', return: { ...after.return! } } : a;
+
+/**
+ * The further effect of a return on the sale's saved method, written ahead with the return and
+ * done after it: `administrative` closes it, `unauthorized` revokes it; the others leave it.
+ */
+export function returnFollowUp(txn: Transaction, ret: DebitReturn): NoticeFollowUp | undefined {
+  if (ret.category !== 'administrative' && ret.category !== 'unauthorized') return undefined;
+  return {
+    kind: 'method',
+    action: ret.category === 'administrative' ? 'close' : 'revoke',
+    merchantId: txn.merchantId,
+    payorId: txn.payorId,
+    savedPaymentMethodId: txn.savedPaymentMethodId,
+    code: ret.code,
+    transactionId: txn.transactionId,
+  };
+}
+
+/**
+ * The saved method after a return's follow-up: `closed` (administrative) or `revoked`
+ * (unauthorized); undefined when it already is (or is revoked, which nothing undoes).
+ */
+export function methodAfterReturn(
+  method: SavedMethod,
+  action: 'close' | 'revoke',
+  now: Date,
+): SavedMethod | undefined {
+  const status = action === 'close' ? 'closed' : 'revoked';
+  if (method.status === 'revoked' || method.status === status) return undefined;
+  return {
+    ...method,
+    status,
+    lastUpdated: now.toISOString(),
+    revision: (method.revision ?? 0) + 1,
+    eventSeq: (method.eventSeq ?? 0) + 1,
+  };
+}

@@ -1,0 +1,138 @@
+/**
+ * A bank debit's clearing or return written once (core/bank-notices.ts, domain/bank-notices.ts):
+ * one transaction holds the notice's mark (store/notices.ts), the sale's new state, the refunds
+ * the return cancels, the payment the sale charged (its authResponse and attempt) and the
+ * event(s) announcing it (store/events.ts), and the notice's follow-up written ahead. Every record
+ * holds only as read: a lost race reads again; a mark already written means another caller
+ * applied the notice.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ServiceEvent } from '#domain/events';
+import type { Payment } from '#domain/groups';
+import type { NoticeFollowUp, NoticeRef } from '#domain/notices';
+import type { Refund, Transaction } from '#domain/transactions';
+import { announcedUpdate, eventPut, writeAnnounced } from './events';
+import { conditionOutcome, containerStore } from './items';
+import { keys } from './keys';
+import { NoticeStore } from './notices';
+import { refundFinished } from './transactions';
+
+/** What a bank notice changes, as the core decided it on what it read. */
+export interface BankNoticeChange {
+  notice: NoticeRef;
+  /** The sale as read, and as it is after. */
+  sale: { previous: Transaction; next: Transaction };
+  /** The sale's event (a sale of the transactions API: its `eventSeq` moves with it). */
+  saleEvent?: ServiceEvent;
+  /** Held refunds the return cancels, each as it is after (Failed). */
+  cancelledRefunds: Refund[];
+  /** Their events (refunds of the transactions API: refund.failed). */
+  refundEvents: ServiceEvent[];
+  /** The payment the sale charged, as read and after, with its event. */
+  payment?: { previous: Payment; next: Payment; event: ServiceEvent };
+  followUp?: NoticeFollowUp;
+}
+
+/** `applied-before`: the notice's mark exists; `changed`: a record changed since it was read. */
+type BankNoticeWrite = 'ok' | 'applied-before' | 'changed';
+
+/** The sale's attributes a notice sets. */
+const SALE_FIELDS = [
+  'status',
+  'cleared',
+  'clearedAt',
+  'return',
+  'noticeSeq',
+  'refundedCents',
+  'refundCount',
+] as const;
+
+class BankNoticeStore {
+  private readonly notices: NoticeStore;
+
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {
+    this.notices = new NoticeStore(db, tableName);
+  }
+
+  /** The sale's Update: the fields the notice sets, if the sale is as read. */
+  private saleChange(previous: Transaction, next: Transaction) {
+    const fields = SALE_FIELDS.filter((f) => next[f] !== undefined && next[f] !== previous[f]);
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Record<string, unknown> = {
+      ':seenStatus': previous.status,
+      ':seenCount': previous.refundCount,
+    };
+    for (const f of fields) {
+      names[`#${f}`] = f;
+      values[`:${f}`] = next[f];
+    }
+    if (previous.noticeSeq !== undefined) values[':seenNotice'] = previous.noticeSeq;
+    return {
+      Key: keys.transaction(previous.transactionId),
+      set: fields.map((f) => `#${f} = :${f}`).join(', '),
+      condition:
+        '#status = :seenStatus AND refundCount = :seenCount AND attribute_not_exists(voidingAt) AND ' +
+        (previous.noticeSeq === undefined ? 'attribute_not_exists(noticeSeq)' : 'noticeSeq = :seenNotice'),
+      names,
+      values,
+    };
+  }
+
+  /** Writes the change in one transaction (item 0 is the mark, item 1 the sale). */
+  async write(change: BankNoticeChange, now: Date): Promise<BankNoticeWrite> {
+    const { previous, next } = change.sale;
+    const sale = this.saleChange(previous, next);
+    const saleItems = change.saleEvent
+      ? announcedUpdate(this.tableName, sale, previous.eventSeq, change.saleEvent)
+      : [
+          {
+            Update: {
+              TableName: this.tableName,
+              Key: sale.Key,
+              UpdateExpression: `SET ${sale.set}`,
+              ConditionExpression: sale.condition,
+              ExpressionAttributeNames: sale.names,
+              ExpressionAttributeValues: sale.values,
+            },
+          },
+        ];
+    const items: object[] = [this.notices.markPut(change.notice, 'applied', now), ...saleItems];
+    for (const refund of change.cancelledRefunds) items.push(refundFinished(this.tableName, refund));
+    for (const event of change.refundEvents) items.push(eventPut(this.tableName, event));
+    if (change.payment) items.push(...this.paymentItems(change.payment));
+    if (change.followUp) items.push(this.notices.followUpPut(change.notice.noticeId, change.followUp, now));
+    try {
+      // Its mark refused: another caller applied the notice.
+      return (await writeAnnounced(this.db, items, 0)) ? 'ok' : 'applied-before';
+    } catch (error) {
+      // Another record refused: it changed since it was read.
+      return conditionOutcome<BankNoticeWrite>(error, [['any', 'changed']]);
+    }
+  }
+
+  /** The payment's authResponse and attempts as after, if it is as read, with its event. */
+  private paymentItems({ previous, next, event }: NonNullable<BankNoticeChange['payment']>): object[] {
+    return announcedUpdate(
+      this.tableName,
+      {
+        Key: keys.payment(previous.paymentGroupId, previous.paymentId),
+        set: `authResponse = :a, lastUpdated = :now${next.attempts ? ', attempts = :attempts' : ''}`,
+        condition: 'lastUpdated = :seen',
+        values: {
+          ':a': next.authResponse,
+          ':now': next.lastUpdated,
+          ':seen': previous.lastUpdated,
+          ...(next.attempts && { ':attempts': next.attempts }),
+        },
+      },
+      previous.eventSeq,
+      event,
+    );
+  }
+}
+
+/** The container's store, on the configured table (made on first use). */
+export const bankNoticeStore: () => BankNoticeStore = /* @__PURE__ */ containerStore(BankNoticeStore);

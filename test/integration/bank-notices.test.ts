@@ -1,0 +1,277 @@
+/**
+ * A bank debit's clearing and return against DynamoDB Local (core/bank-notices.ts through
+ * core/notices.ts, the one way in for every notice): a return applied once however often it
+ * arrives; 8 callers at once with the same notice, one effect and every answer a success; a notice
+ * that beats its sale held, then applied when tried again after the sale exists; a crash between
+ * the notice's transaction and its follow-up, finished by the next pass over the follow-ups.
+ */
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { runDueFollowUps } from '#core/notice-follow-ups';
+import { applyNotice, receiveNotices, retryHeldNotices } from '#core/notices';
+import type { ServiceEvent } from '#domain/events';
+import { attemptOf, type Payment } from '#domain/groups';
+import type { AuthResponse } from '#domain/processing';
+import type { Transaction } from '#domain/transactions';
+import { processorKeys } from '#domain/processor-keys';
+import type { ProcessorNotice } from '#processor/processor';
+import { reloadConfigForTests } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { attemptTransactionId, newId } from '#shared/ids';
+import { eventStore } from '#store/events';
+import { noticeStore } from '#store/notices';
+import { paymentItem, paymentStore } from '#store/payments';
+import { DynamoPayorStore, payorStore } from '#store/payors';
+import { DynamoTransactionStore, transactionStore } from '#store/transactions';
+import { CrashError, injectCrash, removeCrashes } from '#support/ddb-faults';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { makePayor, payment as paymentRecord } from '#support/fixtures/index';
+
+const MID = '32350000001';
+const T0 = new Date('2031-03-02T10:00:00.000Z');
+const later = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
+
+let table: TestTable;
+beforeAll(async () => {
+  table = await createTestTable();
+  Object.assign(process.env, { TABLE_NAME: table.tableName, SERVICE_STAGE: 'dev' });
+  reloadConfigForTests();
+});
+afterEach(() => removeCrashes());
+afterAll(() => table.drop());
+
+/** A stored payor with a CHECKING account (its e-mail set): its ids. */
+async function checkingPayor(): Promise<{ payorId: string; methodId: string; profileId: string }> {
+  const { payor, method } = makePayor(MID, { email: 'payor@example.com' });
+  const checking = { ...method, accountType: 'CHECKING' as const, maskedAccountNumber: '********6789' };
+  delete checking.expiryMonth;
+  delete checking.expiryYear;
+  await new DynamoPayorStore(table.db, table.tableName).create(payor, checking);
+  return {
+    payorId: payor.payorId,
+    methodId: checking.savedPaymentMethodId,
+    profileId: `${payor.payorId}/${checking.savedPaymentMethodId}`,
+  };
+}
+
+/** An approved, uncleared debit of $25 on the profile (of a scheduled payment, with `paymentOf`). */
+function debit(profileId: string, transactionId: string, paymentOf?: Payment): Transaction {
+  const [payorId, savedPaymentMethodId] = profileId.split('/') as [string, string];
+  return {
+    transactionId,
+    merchantId: MID,
+    type: 'sale',
+    status: 'Approved',
+    responseCode: '00',
+    responseMessage: 'Approved',
+    amountCents: 2500,
+    approvedCents: 2500,
+    isDuplicate: false,
+    profileId,
+    payorId,
+    savedPaymentMethodId,
+    accountType: 'CHECKING',
+    maskedAccountNumber: '********6789',
+    processedAt: T0.toISOString(),
+    settlesAt: later(3600).toISOString(),
+    refundedCents: 0,
+    refundCount: 0,
+    cleared: false,
+    ...(paymentOf && { paymentId: paymentOf.paymentId, paymentGroupId: paymentOf.paymentGroupId }),
+  };
+}
+
+/** A sale of the transactions API, recorded as the sale path records it (announced). */
+async function apiSale(profileId: string): Promise<Transaction> {
+  return new DynamoTransactionStore(table.db, table.tableName).recordSale(debit(profileId, newId()));
+}
+
+/** A scheduled payment answered Approved by its first charge, and that sale. */
+async function paidPayment(profileId: string): Promise<{ payment: Payment; sale: Transaction }> {
+  const paymentId = newId();
+  const sale = debit(profileId, attemptTransactionId(paymentId, 1));
+  const auth = {
+    status: 'Approved',
+    responseCode: '00',
+    responseMessage: 'Approved',
+    isDuplicate: false,
+    amount: 25,
+    approvedAmount: 25,
+    processedAt: T0.toISOString(),
+    transactionId: sale.transactionId,
+    accountType: 'CHECKING',
+    maskedAccountNumber: '********6789',
+  } as AuthResponse;
+  const payment = paymentRecord({
+    paymentId,
+    paymentGroupId: newId(),
+    merchantId: MID,
+    profileId,
+    amountCents: 2500,
+    authResponse: auth,
+    attempts: [attemptOf(1, auth)],
+    eventSeq: 1,
+    lastUpdated: T0.toISOString(),
+  });
+  await table.db.send(new PutCommand({ TableName: table.tableName, Item: paymentItem(payment) }));
+  const recorded = await new DynamoTransactionStore(table.db, table.tableName).recordSale(
+    debit(profileId, sale.transactionId, payment),
+  );
+  return { payment, sale: recorded };
+}
+
+const returned = (
+  sale: Transaction,
+  code: string,
+  key = processorKeys.sale(sale.transactionId),
+): ProcessorNotice => ({
+  noticeId: `ntc_${newId()}`,
+  kind: 'returned',
+  merchantId: MID,
+  objectId: `sbx_${sale.transactionId}`,
+  sequence: 2,
+  occurredAt: later(60).toISOString(),
+  charge: { processorTransactionId: `sbx_${sale.transactionId}`, idempotencyKey: key },
+  code,
+  returnedAt: later(60).toISOString(),
+});
+
+/** The merchant's events about one object (all pages). */
+async function eventsOf(objectId: string): Promise<ServiceEvent[]> {
+  return (await eventStore().page(MID, { objectId }, 100)).events;
+}
+const typesOf = async (objectId: string) => (await eventsOf(objectId)).map((e) => e.type).sort();
+
+const methodOf = async (payorId: string, methodId: string) =>
+  (await payorStore().find(payorId, MID))!.methods.find((m) => m.savedPaymentMethodId === methodId)!;
+
+test('a return is applied once, however often it arrives: one change, one event', async () => {
+  const { profileId } = await checkingPayor();
+  const sale = await apiSale(profileId);
+  const notice = returned(sale, 'R01');
+
+  expect((await applyNotice(notice, later(70))).outcome).toBe('applied');
+  expect((await applyNotice(notice, later(80))).outcome).toBe('applied_before');
+  const again = await receiveNotices([notice, notice, notice], 'backstop', later(90));
+  expect(again).toMatchObject({ applied: 0, applied_before: 3, held: 0, stale: 0, skipped: 0 });
+
+  const stored = (await transactionStore().find(sale.transactionId))!.transaction;
+  expect(stored).toMatchObject({
+    status: 'Returned',
+    return: {
+      code: 'R01',
+      reason: 'Insufficient funds',
+      category: 'nsf',
+      returnedAt: notice.kind === 'returned' && notice.returnedAt,
+    },
+    noticeSeq: 2,
+    eventSeq: 2,
+  });
+  expect(await typesOf(sale.transactionId)).toEqual(['transaction.approved', 'transaction.returned']);
+  const [event] = (await eventsOf(sale.transactionId)).filter((e) => e.type === 'transaction.returned');
+  expect(event).toMatchObject({ sequence: 2, data: { status: 'Returned', availableRefundAmount: 0 } });
+
+  // A late clearing after the return never moves the sale back: stale, marked, nothing changed.
+  const clearing: ProcessorNotice = {
+    ...notice,
+    noticeId: `ntc_${newId()}`,
+    kind: 'cleared',
+    sequence: 3,
+    clearedAt: later(100).toISOString(),
+  } as ProcessorNotice;
+  expect((await applyNotice(clearing, later(110))).outcome).toBe('stale');
+  expect((await applyNotice(clearing, later(120))).outcome).toBe('applied_before');
+  expect((await transactionStore().find(sale.transactionId))!.transaction).toMatchObject({
+    status: 'Returned',
+    cleared: false,
+  });
+});
+
+test('8 callers at once with the same unauthorized return: one effect, every answer a success', async () => {
+  const { payorId, methodId, profileId } = await checkingPayor();
+  const { payment, sale } = await paidPayment(profileId);
+  const notice = returned(sale, 'R10', processorKeys.payment(payment.paymentId));
+
+  const answers = await Promise.all(
+    Array.from({ length: 8 }, (_, i) => receiveNotices([notice], i % 2 ? 'webhook' : 'backstop', later(70))),
+  );
+  // Every caller's notice applied, by it or by another: none held, none failed.
+  for (const counts of answers) {
+    expect(counts.held + counts.skipped + counts.stale + counts.givenUp).toBe(0);
+    expect(counts.applied + counts.applied_before).toBe(1);
+  }
+  expect(answers.reduce((n, c) => n + c.applied, 0)).toBe(1);
+
+  // The sale, the payment's authResponse and its attempt Returned, announced once.
+  expect((await transactionStore().find(sale.transactionId))!.transaction.status).toBe('Returned');
+  const after = (await paymentStore().getPayment(payment.paymentGroupId, payment.paymentId))!;
+  expect(after.authResponse).toMatchObject({
+    status: 'Returned',
+    return: { code: 'R10', category: 'unauthorized' },
+  });
+  expect(after.attempts).toMatchObject([{ status: 'Returned', return: { code: 'R10' } }]);
+  expect(after.eventSeq).toBe(2);
+  expect(await typesOf(payment.paymentId)).toEqual(['payment.returned']);
+  // A scheduled payment's sale is announced by its payment, not as a transaction.
+  expect(await typesOf(sale.transactionId)).toEqual([]);
+
+  // The follow-up revoked the method once, announced once; none is left.
+  expect((await methodOf(payorId, methodId)).status).toBe('revoked');
+  expect(await typesOf(methodId)).toEqual(['payment_method.revoked']);
+  expect(await noticeStore().followUp(notice.noticeId)).toBeUndefined();
+});
+
+test('a notice before its sale is held, then applied when tried again after the sale exists', async () => {
+  const { profileId } = await checkingPayor();
+  const sale = debit(profileId, newId());
+  const notice = returned(sale, 'R01');
+
+  expect(await receiveNotices([notice], 'webhook', later(10))).toMatchObject({ held: 1, applied: 0 });
+  expect(await noticeStore().held(notice.noticeId)).toMatchObject({
+    tries: 1,
+    reason: 'no sale is recorded for it yet',
+  });
+  expect(await noticeStore().isMarked(notice.noticeId)).toBe(false);
+
+  // Tried again before the sale exists: still held, one more try.
+  expect(await retryHeldNotices(later(60), 10)).toMatchObject({ held: 1 });
+  expect(await noticeStore().held(notice.noticeId)).toMatchObject({ tries: 2 });
+
+  await new DynamoTransactionStore(table.db, table.tableName).recordSale(sale);
+  expect(await retryHeldNotices(later(600), 10)).toMatchObject({ applied: 1, held: 0 });
+  expect(await noticeStore().held(notice.noticeId)).toBeUndefined();
+  expect((await transactionStore().find(sale.transactionId))!.transaction).toMatchObject({
+    status: 'Returned',
+    return: { code: 'R01' },
+  });
+  expect(await retryHeldNotices(later(7200), 10)).toMatchObject({ applied: 0, applied_before: 0, held: 0 });
+});
+
+test('a crash between the notice’s transaction and its follow-up: the next pass finishes the follow-up, once', async () => {
+  const { payorId, methodId, profileId } = await checkingPayor();
+  const sale = await apiSale(profileId);
+  const notice = returned(sale, 'R02');
+  const isNoticeTransaction = (input: Record<string, unknown>) =>
+    JSON.stringify(input.TransactItems).includes(`NOTICE#${notice.noticeId}`);
+  const crash = injectCrash(ddb(), 'TransactWriteItemsCommand', 'after', isNoticeTransaction, { dies: true });
+  await expect(applyNotice(notice, later(70))).rejects.toBeInstanceOf(CrashError);
+  expect(crash.crashed).toBe(1);
+  crash.remove(); // the restart
+
+  // The transaction held: the sale Returned, its event, the mark and the follow-up written ahead;
+  // the method not closed yet.
+  expect((await transactionStore().find(sale.transactionId))!.transaction.status).toBe('Returned');
+  expect(await noticeStore().isMarked(notice.noticeId)).toBe(true);
+  expect(await noticeStore().followUp(notice.noticeId)).toMatchObject({
+    work: { kind: 'method', action: 'close', savedPaymentMethodId: methodId, code: 'R02' },
+  });
+  expect((await methodOf(payorId, methodId)).status ?? 'active').toBe('active');
+
+  // The notice again (a webhook's repeat) is met as applied before; the next pass does the work.
+  expect((await applyNotice(notice, later(80))).outcome).toBe('applied_before');
+  expect(await runDueFollowUps(later(90), 10)).toBeGreaterThanOrEqual(1);
+  expect(await noticeStore().followUp(notice.noticeId)).toBeUndefined();
+  expect((await methodOf(payorId, methodId)).status).toBe('closed');
+  expect(await typesOf(methodId)).toEqual(['payment_method.updated']);
+  expect(await runDueFollowUps(later(100), 10)).toBe(0);
+  expect(await typesOf(methodId)).toEqual(['payment_method.updated']);
+});

@@ -1,0 +1,262 @@
+/**
+ * The rules of a bank debit's clearing and return (lambdas/domain/bank-notices.ts; DESIGN section
+ * 6): when a notice applies, is held, is stale or is skipped; what a return records on the sale,
+ * its payment's authResponse and attempt; which held refunds it cancels; what each category
+ * leaves to the follow-up; a revoked method stays revoked.
+ */
+import { accountUpdated } from '#domain/account-updates';
+import {
+  bankNoticeDecision,
+  bankNoticeEventType,
+  cancelledRefundOutcome,
+  clearedSale,
+  debitReturn,
+  methodAfterReturn,
+  paymentAfterNotice,
+  refundsCancelledBy,
+  returnedSale,
+  returnFollowUp,
+} from '#domain/bank-notices';
+import { attemptOf } from '#domain/groups';
+import { renderEmail } from '#domain/notifications';
+import type { Refund, Transaction } from '#domain/transactions';
+import { answer, payment, savedChecking, transaction } from '#support/fixtures/index';
+
+const NOW = new Date('2026-05-14T10:00:00.000Z');
+const debit = (over: Partial<Transaction> = {}): Transaction =>
+  transaction({ accountType: 'CHECKING', maskedAccountNumber: '********6789', cleared: false, ...over });
+const refund = (over: Partial<Refund> = {}): Refund => ({
+  refundId: 'r1',
+  transactionId: debit().transactionId,
+  amountCents: 500,
+  status: 'Completed',
+  date: '2026-05-11T00:00:00.000Z',
+  ...over,
+});
+const sale = (txn: Transaction, refunds: Refund[] = []) => ({ transaction: txn, refunds });
+const R01 = { code: 'R01', returnedAt: '2026-05-13T10:30:00.000Z' };
+
+describe('when a bank notice applies', () => {
+  it('a notice whose sale does not exist yet is held', () => {
+    expect(bankNoticeDecision('returned', 1, undefined)).toMatchObject({ outcome: 'held' });
+  });
+
+  it('a notice whose sale is still Pending is held', () => {
+    expect(bankNoticeDecision('cleared', 1, sale(debit({ status: 'Pending' })))).toMatchObject({
+      outcome: 'held',
+    });
+  });
+
+  it('an approved bank debit takes its clearing and its return', () => {
+    expect(bankNoticeDecision('cleared', 1, sale(debit()))).toEqual({ outcome: 'apply' });
+    expect(bankNoticeDecision('returned', 1, sale(debit()))).toEqual({ outcome: 'apply' });
+  });
+
+  it('a returned debit that cleared before is returned all the same (unauthorized, late)', () => {
+    const cleared = clearedSale(debit(), '2026-05-12T10:30:00.000Z', 2);
+    expect(bankNoticeDecision('returned', 3, sale(cleared))).toEqual({ outcome: 'apply' });
+  });
+
+  it('a late notice never moves a record back: a clearing after the return is stale', () => {
+    const returned = returnedSale(debit(), debitReturn(R01, []), 3, []);
+    expect(bankNoticeDecision('cleared', 4, sale(returned))).toMatchObject({ outcome: 'stale' });
+  });
+
+  it('a notice older than the last applied to its sale is stale', () => {
+    const cleared = clearedSale(debit(), '2026-05-12T10:30:00.000Z', 5);
+    expect(bankNoticeDecision('returned', 4, sale(cleared))).toMatchObject({ outcome: 'stale' });
+  });
+
+  it('a second clearing is stale', () => {
+    const cleared = clearedSale(debit(), '2026-05-12T10:30:00.000Z', 2);
+    expect(bankNoticeDecision('cleared', 3, sale(cleared))).toMatchObject({ outcome: 'stale' });
+  });
+
+  it('a voided or declined sale, or a card sale, has no debit to clear or return: skipped', () => {
+    expect(bankNoticeDecision('returned', 1, sale(debit({ status: 'Voided' })))).toMatchObject({
+      outcome: 'skipped',
+    });
+    expect(bankNoticeDecision('returned', 1, sale(debit({ status: 'Declined' })))).toMatchObject({
+      outcome: 'skipped',
+    });
+    expect(bankNoticeDecision('cleared', 1, sale(transaction()))).toMatchObject({ outcome: 'skipped' });
+  });
+
+  it('a void under way, or a refund in flight (not held), holds a return until it is done', () => {
+    expect(bankNoticeDecision('returned', 1, sale(debit({ voidingAt: NOW.toISOString() })))).toMatchObject({
+      outcome: 'held',
+    });
+    expect(bankNoticeDecision('returned', 1, sale(debit(), [refund({ status: 'Pending' })]))).toMatchObject({
+      outcome: 'held',
+    });
+    expect(
+      bankNoticeDecision(
+        'returned',
+        1,
+        sale(debit(), [refund({ status: 'Pending', heldUntilCleared: true })]),
+      ),
+    ).toEqual({ outcome: 'apply' });
+  });
+});
+
+describe('what a return records', () => {
+  it('the sale is Returned with its code, Nacha reason and category, and the notice is its last', () => {
+    const ret = debitReturn(R01, []);
+    expect(ret).toEqual({
+      code: 'R01',
+      reason: 'Insufficient funds',
+      category: 'nsf',
+      returnedAt: R01.returnedAt,
+    });
+    expect(returnedSale(debit(), ret, 3, [])).toMatchObject({
+      status: 'Returned',
+      return: ret,
+      noticeSeq: 3,
+    });
+  });
+
+  it('a return after a completed refund is recorded afterRefund', () => {
+    expect(debitReturn(R01, [refund()])).toMatchObject({ afterRefund: true });
+    expect(debitReturn(R01, [refund({ status: 'Failed' })])).not.toHaveProperty('afterRefund');
+  });
+
+  it('a return cancels the refunds held until the debit cleared, saying why, and frees their amount', () => {
+    const held = refund({ refundId: 'held', status: 'Pending', heldUntilCleared: true });
+    const refunds = [refund(), held, refund({ refundId: 'f', status: 'Failed' })];
+    expect(refundsCancelledBy(refunds)).toEqual([held]);
+    const ret = debitReturn(R01, refunds);
+    expect(cancelledRefundOutcome(ret)).toEqual({
+      status: 'Failed',
+      responseCode: 'R01',
+      responseMessage: 'Not sent: the debit was returned (R01, Insufficient funds) before it cleared',
+    });
+    const after = returnedSale(debit({ refundedCents: 1000, refundCount: 2 }), ret, 1, [held]);
+    expect(after).toMatchObject({ refundedCents: 500, refundCount: 1 });
+  });
+
+  it('the payment its sale charged: its authResponse and that attempt become Returned; a later answer stays', () => {
+    const txn = debit({ transactionId: 't1', paymentId: 'p1', paymentGroupId: 'g1' });
+    const auth = { ...answer('Approved', 19.99, 19.99), transactionId: 't1' };
+    const paid = payment({ authResponse: auth, attempts: [attemptOf(1, auth)] });
+    const ret = debitReturn(R01, []);
+    const after = paymentAfterNotice(paid, returnedSale(txn, ret, 1, []), NOW)!;
+    expect(after.authResponse).toMatchObject({ status: 'Returned', return: ret, transactionId: 't1' });
+    expect(after.attempts).toEqual([{ ...attemptOf(1, auth), status: 'Returned', return: ret }]);
+    expect(after.lastUpdated).toBe(NOW.toISOString());
+
+    // The returned sale is an earlier attempt: the retry's answer stays the payment's.
+    const retry = { ...answer('Approved', 19.99, 19.99), transactionId: 't2' };
+    const retried = payment({ authResponse: retry, attempts: [attemptOf(1, auth), attemptOf(2, retry)] });
+    const later = paymentAfterNotice(retried, returnedSale(txn, ret, 1, []), NOW)!;
+    expect(later.authResponse).toBe(retry);
+    expect(later.attempts!.map((a) => a.status)).toEqual(['Returned', 'Approved']);
+
+    // A payment that shows nothing of the sale does not change.
+    expect(paymentAfterNotice(payment(), returnedSale(txn, ret, 1, []), NOW)).toBeUndefined();
+  });
+
+  it('a clearing sets cleared and clearedAt on the sale and on its payment’s authResponse', () => {
+    const txn = debit({ transactionId: 't1', paymentId: 'p1' });
+    const next = clearedSale(txn, '2026-05-12T10:30:00.000Z', 2);
+    expect(next).toMatchObject({ cleared: true, clearedAt: '2026-05-12T10:30:00.000Z', noticeSeq: 2 });
+    const auth = { ...answer('Approved', 19.99, 19.99), transactionId: 't1' };
+    const after = paymentAfterNotice(
+      payment({ authResponse: auth, attempts: [attemptOf(1, auth)] }),
+      next,
+      NOW,
+    )!;
+    expect(after.authResponse).toMatchObject({
+      status: 'Approved',
+      cleared: true,
+      clearedAt: next.clearedAt,
+    });
+    expect(after.attempts![0]!.status).toBe('Approved');
+  });
+
+  it('the events: payment.* for a scheduled payment’s sale, transaction.* for a sale of the API', () => {
+    expect(bankNoticeEventType('cleared', true)).toBe('payment.cleared');
+    expect(bankNoticeEventType('returned', true)).toBe('payment.returned');
+    expect(bankNoticeEventType('cleared', false)).toBe('transaction.cleared');
+    expect(bankNoticeEventType('returned', false)).toBe('transaction.returned');
+  });
+});
+
+describe('what each return category leaves to the follow-up', () => {
+  const txn = debit({ payorId: 'payor1', savedPaymentMethodId: 'method1' });
+  it.each([
+    ['R02', 'close'],
+    ['R03', 'close'],
+    ['R04', 'close'],
+    ['R05', 'revoke'],
+    ['R07', 'revoke'],
+    ['R10', 'revoke'],
+    ['R29', 'revoke'],
+  ])('%s: the method is %sd', (code, action) => {
+    expect(returnFollowUp(txn, debitReturn({ code, returnedAt: NOW.toISOString() }, []))).toEqual({
+      kind: 'method',
+      action,
+      merchantId: txn.merchantId,
+      payorId: 'payor1',
+      savedPaymentMethodId: 'method1',
+      code,
+      transactionId: txn.transactionId,
+    });
+  });
+
+  it.each(['R01', 'R09', 'R08', 'R16'])('%s (nsf or other) leaves the method as it is', (code) => {
+    expect(returnFollowUp(txn, debitReturn({ code, returnedAt: NOW.toISOString() }, []))).toBeUndefined();
+  });
+});
+
+describe('the method after a return', () => {
+  it('administrative closes it, unauthorized revokes it, each counting a revision and an event', () => {
+    const method = savedChecking({ revision: 1, eventSeq: 2 });
+    expect(methodAfterReturn(method, 'close', NOW)).toMatchObject({
+      status: 'closed',
+      revision: 2,
+      eventSeq: 3,
+    });
+    expect(methodAfterReturn(method, 'revoke', NOW)).toMatchObject({
+      status: 'revoked',
+      revision: 2,
+      eventSeq: 3,
+    });
+  });
+
+  it('a repeat changes nothing, and a revoked method is never closed back', () => {
+    expect(methodAfterReturn(savedChecking({ status: 'closed' }), 'close', NOW)).toBeUndefined();
+    expect(methodAfterReturn(savedChecking({ status: 'revoked' }), 'revoke', NOW)).toBeUndefined();
+    expect(methodAfterReturn(savedChecking({ status: 'revoked' }), 'close', NOW)).toBeUndefined();
+    expect(methodAfterReturn(savedChecking({ status: 'closed' }), 'revoke', NOW)).toMatchObject({
+      status: 'revoked',
+    });
+  });
+
+  it('no account update undoes a revocation', () => {
+    const revoked = savedChecking({ status: 'revoked' });
+    expect(
+      accountUpdated(revoked, { kind: 'new_expiry', expiryMonth: 1, expiryYear: 2031 }, NOW).status,
+    ).toBe('revoked');
+  });
+
+  it('the payor’s e-mail says why: a return closed the account, or revoked the authorization', () => {
+    const mail = (status: 'closed' | 'revoked', returnCode: string) =>
+      renderEmail({
+        outboxId: 'x',
+        kind: 'method-unusable',
+        recipient: 'a@example.com',
+        status: 'pending',
+        attempts: 0,
+        createdAt: NOW.toISOString(),
+        data: {
+          merchantName: 'Acme',
+          maskedAccountNumber: '****6789',
+          accountType: 'CHECKING',
+          status,
+          returnCode,
+        },
+      }).text;
+    expect(mail('closed', 'R02')).toContain('Your bank returned a debit (R02)');
+    expect(mail('revoked', 'R10')).toContain('not authorized (R10)');
+  });
+});
