@@ -3,14 +3,16 @@
  * right after it, and by the backstop job when a crash came between. Every step is idempotent.
  *
  * - `method`: a returned debit's saved method closed (`administrative`) or revoked
- *   (`unauthorized`), announced (`payment_method.updated`, `payment_method.revoked`) with the
+ *   (`unauthorized`: and its payments in every series suspended, `authorization_revoked`, each
+ *   series at its revision read with `series.updated`), announced (`payment_method.updated`, `payment_method.revoked`) with the
  *   payor's e-mail, in one transaction under the account updater's per-cause mark
  *   (store/account-updates.ts: `return:<transactionId>`), so that a repeat changes nothing; a
  *   method already so (or revoked, which nothing undoes) or deleted is left as it is.
  * - `refunds`: refunds held until the debit cleared, sent now: not built yet (nothing holds a
  *   refund yet); it stays written for the backstop until it is.
  */
-import { methodAfterReturn } from '#domain/bank-notices';
+import { methodAfterReturn, seriesSuspension } from '#domain/bank-notices';
+import { seriesEvent } from '#domain/series-view';
 import type { NoticeFollowUp } from '#domain/notices';
 import { accountUpdateOutboxId } from '#domain/notifications';
 import { methodEvent } from '#domain/payors';
@@ -19,6 +21,7 @@ import { PAYOR, withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { accountUpdateStore } from '#store/account-updates';
 import { noticeStore } from '#store/notices';
 import { payorStore } from '#store/payors';
+import { seriesStore } from '#store/series';
 import { methodUnusableEmail } from './account-updater';
 
 type MethodWork = Extract<NoticeFollowUp, { kind: 'method' }>;
@@ -52,11 +55,45 @@ async function closeOrRevoke(work: MethodWork, now: Date): Promise<string> {
   }, PAYOR);
 }
 
+/**
+ * A revoked method's payments in every series suspended (the series go on for their other
+ * payments), each series in writes at its revision read, announced by `series.updated`: how many.
+ */
+async function suspendSeriesPayments(methodId: string, now: Date): Promise<number> {
+  const store = seriesStore();
+  const seriesIds = [...new Set((await store.usesOfMethod(methodId)).map((u) => u.seriesId))];
+  let suspended = 0;
+  for (const seriesId of seriesIds) {
+    for (;;) {
+      const written = await withOptimisticRetry(
+        async () => {
+          const series = await store.get(seriesId);
+          const change = series && seriesSuspension(series, await store.payments(seriesId), methodId, now);
+          if (!change) return 0;
+          const event = seriesEvent('series.updated', change.next, now);
+          return (await store.suspendPayments(change.next, series, change.suspend, event))
+            ? change.suspend.length
+            : undefined;
+        },
+        { resource: 'this series' },
+      );
+      if (written === 0) break;
+      suspended += written;
+    }
+  }
+  return suspended;
+}
+
 /** Does one follow-up's work (each kind's steps are idempotent). */
 async function perform(work: NoticeFollowUp, now: Date): Promise<string> {
   switch (work.kind) {
-    case 'method':
-      return closeOrRevoke(work, now);
+    case 'method': {
+      const result = await closeOrRevoke(work, now);
+      if (work.action !== 'revoke') return result;
+      // Also after a crash between the revocation and the series: the suspension is idempotent.
+      const suspended = await suspendSeriesPayments(work.savedPaymentMethodId, now);
+      return `${result}; ${suspended} series payments suspended`;
+    }
     case 'refunds':
       throw new Error('sending refunds held until the debit cleared is not built yet');
   }

@@ -351,7 +351,8 @@ async function createOccurrence(
     series.merchantId,
     payments.map((p) => p.profileId),
   );
-  const kept = payments.filter((_, i) => saved[i]);
+  // A payment suspended (its method revoked) is left out until it is given a new method.
+  const kept = payments.filter((p, i) => saved[i] && p.status !== 'suspended');
   const paymentGroupId = occurrenceGroupId(series.seriesId, slot.occurrence);
   const next = advanced(series, createdEntry(slot, paymentGroupId, payments.length - kept.length, now));
   const completes = justCompleted(series, next);

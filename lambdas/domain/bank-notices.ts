@@ -19,7 +19,9 @@ import type { EventType } from '#contract/events';
 import { isBank } from './cards';
 import type { Payment, PaymentAttempt } from './group-records';
 import { isLate, returnCodeOf, type NoticeFollowUp } from './notices';
-import type { SavedMethod } from './payors';
+import { nextSequence } from './events';
+import { parseProfileId, type SavedMethod } from './payors';
+import type { Series, SeriesPayment } from './series';
 import type { AuthResponse } from './processing';
 import type { DebitReturn, Refund, Transaction } from './transactions';
 
@@ -176,5 +178,34 @@ export function methodAfterReturn(
     lastUpdated: now.toISOString(),
     revision: (method.revision ?? 0) + 1,
     eventSeq: (method.eventSeq ?? 0) + 1,
+  };
+}
+
+/** A series' payments suspended in one write at most (a transaction holds the series, its event and these). */
+export const SUSPEND_BATCH = 90;
+
+/**
+ * What a revocation does to a series: its payments that name the revoked method and are not
+ * suspended yet (the next write's, at most SUSPEND_BATCH), and the series after that write (one
+ * revision and one `series.updated` more). Undefined when none is left.
+ */
+export function seriesSuspension(
+  series: Series,
+  payments: readonly SeriesPayment[],
+  methodId: string,
+  now: Date,
+): { next: Series; suspend: SeriesPayment[] } | undefined {
+  const suspend = payments
+    .filter((p) => p.status !== 'suspended' && parseProfileId(p.profileId).savedPaymentMethodId === methodId)
+    .slice(0, SUSPEND_BATCH);
+  if (suspend.length === 0) return undefined;
+  return {
+    suspend,
+    next: {
+      ...series,
+      revision: series.revision + 1,
+      eventSeq: nextSequence(series.eventSeq),
+      lastUpdated: now.toISOString(),
+    },
   };
 }

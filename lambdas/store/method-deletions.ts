@@ -233,8 +233,10 @@ export class MethodDeletionStore {
           Update: {
             TableName: this.tableName,
             Key: keys.seriesPayment(seriesId, payment.index),
-            UpdateExpression: 'SET profileId = :to',
+            // A payment suspended (its method revoked) is active again on its new method.
+            UpdateExpression: 'SET profileId = :to REMOVE #status, suspendedReason',
             ConditionExpression: 'profileId = :from',
+            ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: { ':to': to, ':from': payment.profileId },
           },
         },

@@ -13,6 +13,7 @@ import { parseProfileId } from '#domain/payors';
 import type { SeriesPayment } from '#domain/series';
 import { keys } from './keys';
 import { batchGet, type Item, strip } from './items';
+import { readAll } from './paging';
 
 /** What a series use names: the series and its payment's position and method. */
 type SeriesUse = Pick<SeriesPayment, 'index' | 'profileId'>;
@@ -117,4 +118,22 @@ export async function pendingSeriesUses(
     }
   }
   return { uses, settled };
+}
+
+/**
+ * The payments of series that still name the method (pendingSeriesUses), read without pruning:
+ * for a change of the method that carries no deletion mark (a revocation suspends them).
+ */
+export async function seriesUsesOf(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  methodId: string,
+): Promise<PendingSeriesUse[]> {
+  const read = await readAll(db, {
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :series)',
+    ExpressionAttributeValues: { ':pk': keys.methodUses(methodId), ':series': 'SERIES#' },
+    ConsistentRead: true,
+  });
+  return (await pendingSeriesUses(db, tableName, methodId, read)).uses;
 }

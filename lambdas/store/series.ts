@@ -20,7 +20,7 @@ import { cancellationCodes } from '#shared/ddb';
 import { keys } from './keys';
 import { eventPut } from './events';
 import { conditionOutcome, containerStore, strip, type Item } from './items';
-import { seriesUseItem } from './method-series-uses';
+import { seriesUseItem, seriesUsesOf, type PendingSeriesUse } from './method-series-uses';
 import { distinctProfiles, methodUsable, MethodUnavailableError, unavailableMethods } from './method-uses';
 import { readAll, readPage, type Page } from './paging';
 import { CREATING, createWrittenAhead, discardCreate } from './write-ahead';
@@ -102,6 +102,19 @@ interface SeriesStore {
   paymentsFrom(seriesId: string, from: number, limit: number): Promise<SeriesPayment[]>;
   /** Writes `next` if the series is still at `previous`'s revision, with its event; false otherwise. */
   write(next: Series, previous: Series, event?: ServiceEvent): Promise<boolean>;
+  /** The payments of active, paused or still-creating series that name the method. */
+  usesOfMethod(methodId: string): Promise<PendingSeriesUse[]>;
+  /**
+   * Suspends these payments of the series (their method revoked) with the series' write (`next`,
+   * at `previous`'s revision) and its event, each payment only if it still names the method it
+   * was read with and is not suspended; false when anything changed since read.
+   */
+  suspendPayments(
+    next: Series,
+    previous: Series,
+    payments: readonly SeriesPayment[],
+    event: ServiceEvent,
+  ): Promise<boolean>;
   list(merchantId: string, filter: SeriesFilter): Promise<Series[]>;
   page(merchantId: string, filter: SeriesFilter, page: Page): Promise<{ items: Series[]; total: number }>;
   /**
@@ -219,6 +232,45 @@ export class DynamoSeriesStore implements SeriesStore {
       return true;
     } catch (error) {
       return conditionOutcome(error, [[0, false]]);
+    }
+  }
+
+  usesOfMethod(methodId: string): Promise<PendingSeriesUse[]> {
+    return seriesUsesOf(this.db, this.tableName, methodId);
+  }
+
+  async suspendPayments(
+    next: Series,
+    previous: Series,
+    payments: readonly SeriesPayment[],
+    event: ServiceEvent,
+  ): Promise<boolean> {
+    const suspensions = payments.map((p) => ({
+      Update: {
+        TableName: this.tableName,
+        Key: keys.seriesPayment(next.seriesId, p.index),
+        UpdateExpression: 'SET #status = :suspended, suspendedReason = :reason',
+        ConditionExpression: 'profileId = :profile AND attribute_not_exists(#status)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':suspended': 'suspended',
+          ':reason': 'authorization_revoked',
+          ':profile': p.profileId,
+        },
+      },
+    }));
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            ...seriesWriteItems(this.tableName, next, previous, event),
+            ...suspensions,
+          ] as never,
+        }),
+      );
+      return true;
+    } catch (error) {
+      return conditionOutcome(error, [['any', false]]);
     }
   }
 

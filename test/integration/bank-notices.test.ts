@@ -6,7 +6,10 @@
  * the notice's transaction and its follow-up, finished by the next pass over the follow-ups.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { deleteMethod } from '#core/method-deletion';
 import { runDueFollowUps } from '#core/notice-follow-ups';
+import { addMethod } from '#core/payors';
+import { createDueOccurrences, createSeries } from '#core/series';
 import { applyNotice, receiveNotices, retryHeldNotices } from '#core/notices';
 import type { ServiceEvent } from '#domain/events';
 import { attemptOf, type Payment } from '#domain/groups';
@@ -18,15 +21,19 @@ import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { attemptTransactionId, newId } from '#shared/ids';
 import { eventStore } from '#store/events';
+import { MerchantRegistry, type Merchant } from '#store/merchants';
 import { noticeStore } from '#store/notices';
 import { paymentItem, paymentStore } from '#store/payments';
 import { DynamoPayorStore, payorStore } from '#store/payors';
+import { seriesStore } from '#store/series';
 import { DynamoTransactionStore, transactionStore } from '#store/transactions';
 import { CrashError, injectCrash, removeCrashes } from '#support/ddb-faults';
 import { createTestTable, type TestTable } from '#support/ddb';
-import { makePayor, payment as paymentRecord } from '#support/fixtures/index';
+import { makeMethod, makePayor, payment as paymentRecord } from '#support/fixtures/index';
+import { storedProfile } from '#support/sales';
 
-const MID = '32350000001';
+const MERCHANT: Merchant = { merchantId: '32350000001', shortId: '23500001', name: 'Springfield Elementary' };
+const MID = MERCHANT.merchantId;
 const T0 = new Date('2031-03-02T10:00:00.000Z');
 const later = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 
@@ -35,6 +42,7 @@ beforeAll(async () => {
   table = await createTestTable();
   Object.assign(process.env, { TABLE_NAME: table.tableName, SERVICE_STAGE: 'dev' });
   reloadConfigForTests();
+  await new MerchantRegistry(table.db, table.tableName).register(MERCHANT);
 });
 afterEach(() => removeCrashes());
 afterAll(() => table.drop());
@@ -189,6 +197,23 @@ test('a return is applied once, however often it arrives: one change, one event'
 test('8 callers at once with the same unauthorized return: one effect, every answer a success', async () => {
   const { payorId, methodId, profileId } = await checkingPayor();
   const { payment, sale } = await paidPayment(profileId);
+  // A series charging the method twice, and another payor's card once.
+  const other = await storedProfile(table, MID);
+  const series = await createSeries(
+    {
+      timeZone: 'America/New_York',
+      localHour: 12,
+      startDate: new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10),
+      frequency: 'weekly',
+      interval: 1,
+      count: 3,
+      noticeDays: 0,
+      locationId: 1,
+      payments: [profileId, other, profileId].map((p, i) => ({ profileId: p, amount: 10 + i })),
+    },
+    MERCHANT,
+    new Date(),
+  );
   const notice = returned(sale, 'R10', processorKeys.payment(payment.paymentId));
 
   const answers = await Promise.all(
@@ -218,6 +243,38 @@ test('8 callers at once with the same unauthorized return: one effect, every ans
   expect((await methodOf(payorId, methodId)).status).toBe('revoked');
   expect(await typesOf(methodId)).toEqual(['payment_method.revoked']);
   expect(await noticeStore().followUp(notice.noticeId)).toBeUndefined();
+
+  // Its payments in the series suspended, in one announced write; the other payor's goes on.
+  const payments = await seriesStore().payments(series.seriesId);
+  expect(payments.map((p) => p.status ?? 'active')).toEqual(['suspended', 'active', 'suspended']);
+  expect(payments[0]).toMatchObject({ suspendedReason: 'authorization_revoked' });
+  expect(await seriesStore().get(series.seriesId)).toMatchObject({
+    status: 'active',
+    revision: series.revision + 1,
+  });
+  expect(await typesOf(series.seriesId)).toEqual(['series.created', 'series.updated']);
+
+  // The next occurrence's group leaves the suspended payments out; the series goes on.
+  const report = await createDueOccurrences({
+    horizon: new Date(Date.now() + 30 * 86_400_000),
+    deadline: Date.now() + 60_000,
+  });
+  const created = report.created.find((c) => c.seriesId === series.seriesId)!;
+  const charged = await paymentStore().paymentsAfterId(created.paymentGroupId, null, 10);
+  expect(charged.map((p) => p.profileId)).toEqual([other]);
+
+  // Given a new method (the revoked one deleted with replaceWith), they are active again.
+  const replacement = makeMethod(payorId, MID);
+  await addMethod(replacement, false, new Date());
+  await deleteMethod(payorId, methodId, MID, replacement.savedPaymentMethodId, new Date());
+  const moved = await seriesStore().payments(series.seriesId);
+  const replaced = `${payorId}/${replacement.savedPaymentMethodId}`;
+  expect(moved.map((p) => [p.profileId, p.status ?? 'active'])).toEqual([
+    [replaced, 'active'],
+    [other, 'active'],
+    [replaced, 'active'],
+  ]);
+  expect(moved[0]).not.toHaveProperty('suspendedReason');
 });
 
 test('a notice before its sale is held, then applied when tried again after the sale exists', async () => {

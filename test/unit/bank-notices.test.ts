@@ -12,6 +12,8 @@ import {
   clearedSale,
   debitReturn,
   methodAfterReturn,
+  seriesSuspension,
+  SUSPEND_BATCH,
   paymentAfterNotice,
   refundsCancelledBy,
   returnedSale,
@@ -258,5 +260,44 @@ describe('the method after a return', () => {
       }).text;
     expect(mail('closed', 'R02')).toContain('Your bank returned a debit (R02)');
     expect(mail('revoked', 'R10')).toContain('not authorized (R10)');
+  });
+});
+
+describe('a revocation suspends the method’s series payments', () => {
+  const series = { seriesId: 's1', merchantId: 'm', revision: 4, eventSeq: 2, status: 'active' } as never;
+  const pay = (index: number, profileId: string, status?: 'suspended') => ({
+    index,
+    profileId,
+    amountCents: 100,
+    sendEmailReceipt: false,
+    sendPaymentScheduledNotification: false,
+    ...(status && { status }),
+  });
+
+  it('only its payments not suspended yet, in one write at the next revision with one more event', () => {
+    const change = seriesSuspension(
+      series,
+      [pay(0, 'p/revoked'), pay(1, 'p/other'), pay(2, 'p/revoked', 'suspended'), pay(3, 'p/revoked')],
+      'revoked',
+      NOW,
+    )!;
+    expect(change.suspend.map((p) => p.index)).toEqual([0, 3]);
+    expect(change.next).toMatchObject({
+      revision: 5,
+      eventSeq: 3,
+      lastUpdated: NOW.toISOString(),
+      status: 'active',
+    });
+  });
+
+  it('none left: nothing to write (a repeat changes nothing)', () => {
+    expect(
+      seriesSuspension(series, [pay(0, 'p/revoked', 'suspended'), pay(1, 'p/other')], 'revoked', NOW),
+    ).toBeUndefined();
+  });
+
+  it('a write holds at most SUSPEND_BATCH payments (a transaction’s room); the rest go in the next', () => {
+    const many = Array.from({ length: SUSPEND_BATCH + 5 }, (_, i) => pay(i, 'p/revoked'));
+    expect(seriesSuspension(series, many, 'revoked', NOW)!.suspend).toHaveLength(SUSPEND_BATCH);
   });
 });
