@@ -11,7 +11,10 @@
  * - `refunds`: refunds held until the debit cleared, sent now: not built yet (nothing holds a
  *   refund yet); it stays written for the backstop until it is.
  */
-import { methodAfterReturn, seriesSuspension } from '#domain/bank-notices';
+import { isDeepStrictEqual } from 'node:util';
+import { methodAfterReturn, nsfAsDecline, seriesSuspension } from '#domain/bank-notices';
+import { nextSequence } from '#domain/events';
+import { attemptsOf, paymentEvent, type Payment } from '#domain/groups';
 import { seriesEvent } from '#domain/series-view';
 import type { NoticeFollowUp } from '#domain/notices';
 import { accountUpdateOutboxId } from '#domain/notifications';
@@ -22,6 +25,12 @@ import { accountUpdateStore } from '#store/account-updates';
 import { noticeStore } from '#store/notices';
 import { payorStore } from '#store/payors';
 import { seriesStore } from '#store/series';
+import { claimStore } from '#store/claims';
+import { paymentStore } from '#store/payments';
+import { retryRoundStore } from '#store/retry-rounds';
+import { transactionStore } from '#store/transactions';
+import { retryDecision } from './attempts';
+import { groupRetryPolicy } from './processing-run';
 import { methodUnusableEmail } from './account-updater';
 
 type MethodWork = Extract<NoticeFollowUp, { kind: 'method' }>;
@@ -84,6 +93,54 @@ async function suspendSeriesPayments(methodId: string, now: Date): Promise<numbe
   return suspended;
 }
 
+type RetryWork = Extract<NoticeFollowUp, { kind: 'retry' }>;
+
+/**
+ * The payment of a debit returned for insufficient funds, retried as after a `51` decline: its
+ * retry decided by its group's policy and Nacha's limit (core/attempts.ts retryDecision), written
+ * with its event (`payment.retry_scheduled`, or `payment.updated` saying why not) and, when
+ * scheduled, its group brought back to wait for a round. Once: a repeat finds it decided.
+ */
+async function retryAfterReturn(work: RetryWork, now: Date): Promise<string> {
+  return withOptimisticRetry(
+    async () => {
+      const payment = await paymentStore().getPayment(work.paymentGroupId, work.paymentId);
+      const group = await claimStore().read(work.paymentGroupId);
+      if (!payment || payment.deleted || group?.status !== 'processed') return 'payment or group gone';
+      const attempts = attemptsOf(payment);
+      const last = attempts[attempts.length - 1];
+      const auth = payment.authResponse;
+      if (last?.transactionId !== work.transactionId || auth?.status !== 'Returned' || !auth.return)
+        return 'a later attempt answered';
+      // A round charging now: its end is read again by the next pass.
+      if (group.retryBound !== undefined) throw new Error('a retry round of the group is running');
+      const txn = (await transactionStore().find(work.transactionId))?.transaction;
+      const retry = await retryDecision(
+        payment,
+        { auth: nsfAsDecline(auth, auth.return.returnedAt), ...(txn && { txn }) },
+        attempts.length,
+        { merchantId: work.merchantId, retryPolicy: await groupRetryPolicy(group) },
+      );
+      if (!retry || isDeepStrictEqual(retry, payment.retry)) return 'decided before';
+      const next: Payment = {
+        ...payment,
+        retry,
+        lastUpdated: now.toISOString(),
+        eventSeq: nextSequence(payment.eventSeq),
+      };
+      const type = retry.status === 'scheduled' ? 'payment.retry_scheduled' : 'payment.updated';
+      const written = await retryRoundStore().retryAfterReturn(
+        payment,
+        next,
+        group,
+        paymentEvent(type, next, now),
+      );
+      return written ? `retry ${retry.status}` : undefined;
+    },
+    { resource: 'this payment' },
+  );
+}
+
 /** Does one follow-up's work (each kind's steps are idempotent). */
 async function perform(work: NoticeFollowUp, now: Date): Promise<string> {
   switch (work.kind) {
@@ -94,6 +151,8 @@ async function perform(work: NoticeFollowUp, now: Date): Promise<string> {
       const suspended = await suspendSeriesPayments(work.savedPaymentMethodId, now);
       return `${result}; ${suspended} series payments suspended`;
     }
+    case 'retry':
+      return retryAfterReturn(work, now);
     case 'refunds':
       throw new Error('sending refunds held until the debit cleared is not built yet');
   }

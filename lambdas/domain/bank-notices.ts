@@ -146,9 +146,20 @@ const attemptAfter = (a: PaymentAttempt, after: Transaction): PaymentAttempt =>
 
 /**
  * The further effect of a return on the sale's saved method, written ahead with the return and
- * done after it: `administrative` closes it, `unauthorized` revokes it; the others leave it.
+ * done after it: `administrative` closes it, `unauthorized` revokes it; the others leave it. An
+ * `nsf` return of a scheduled payment's debit has the payment retried instead.
  */
 export function returnFollowUp(txn: Transaction, ret: DebitReturn): NoticeFollowUp | undefined {
+  if (ret.category === 'nsf') {
+    if (txn.paymentId === undefined || txn.paymentGroupId === undefined) return undefined;
+    return {
+      kind: 'retry',
+      merchantId: txn.merchantId,
+      paymentGroupId: txn.paymentGroupId,
+      paymentId: txn.paymentId,
+      transactionId: txn.transactionId,
+    };
+  }
   if (ret.category !== 'administrative' && ret.category !== 'unauthorized') return undefined;
   return {
     kind: 'method',
@@ -209,3 +220,15 @@ export function seriesSuspension(
     },
   };
 }
+
+/**
+ * An `nsf` return as the retry rules see it (DESIGN section 6): a `51` decline (category 2)
+ * answered when the debit was returned, so that the retry counts from then.
+ */
+export const nsfAsDecline = (auth: AuthResponse, returnedAt: string): AuthResponse => ({
+  ...auth,
+  status: 'Declined',
+  responseCode: '51',
+  declineCategory: '2',
+  processedAt: returnedAt,
+});

@@ -112,7 +112,8 @@ export interface NoticeRef {
  * idempotent; what a crash leaves, the backstop job finishes):
  * - `method`: the saved method of the returned debit closed (`administrative`) or revoked
  *   (`unauthorized`: and that method's payments in every series suspended), its payor e-mailed;
- * - `refunds`: refunds held until the debit cleared, now sent.
+ * - `refunds`: refunds held until the debit cleared, now sent;
+ * - `retry`: the payment of a debit returned for insufficient funds retried as after a decline.
  */
 export type NoticeFollowUp =
   | {
@@ -125,4 +126,6 @@ export type NoticeFollowUp =
       code: string;
       transactionId: string;
     }
-  | { kind: 'refunds'; merchantId: string; transactionId: string; refundIds: string[] };
+  | { kind: 'refunds'; merchantId: string; transactionId: string; refundIds: string[] }
+  /** `nsf`: the returned debit's payment retried as after a `51` decline (its group's policy, Nacha's limit). */
+  | { kind: 'retry'; merchantId: string; paymentGroupId: string; paymentId: string; transactionId: string };

@@ -267,19 +267,18 @@ export class DynamoClaimStore implements ClaimStore {
     if (group?.status !== 'processed' || !group.due || group.awaitingRetry) return;
     // The run ends: the group waits for its next retry round in the due index, or leaves it.
     const run = runEnd(groupId, group.retrySlot ?? null, true);
+    const seen = roundAsRead(group.retrySlot);
     await this.update({
       Key: keys.group(groupId),
       UpdateExpression: `SET receiptsQueuedAt = :at${run.set}${run.remove ? ` REMOVE ${run.remove}` : ''}`,
-      ConditionExpression:
-        '#status = :processed AND begins_with(gsi2pk, :due) AND attribute_not_exists(retryBound) AND ' +
-        (group.retrySlot === undefined ? 'attribute_not_exists(retrySlot)' : 'retrySlot = :slot'),
+      ConditionExpression: `#status = :processed AND begins_with(gsi2pk, :due) AND ${seen.condition}`,
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
         ':processed': 'processed',
         ':due': 'DUE#',
         ':at': at,
         ...run.values,
-        ...(group.retrySlot !== undefined && { ':slot': group.retrySlot }),
+        ...seen.values,
       },
     }).catch(ignoreConditionFailure);
   }
@@ -325,6 +324,22 @@ export function runEnd(
     values[':retrySort'] = keys.dueSort(nextRetry, groupId);
   }
   return { set, ...(removed.length > 0 && { remove: removed.join(', ') }), values };
+}
+
+/**
+ * The condition that no retry round of a processed group runs and its next round's slot is still
+ * `retrySlot` as read (absent: none), with its values.
+ */
+export function roundAsRead(retrySlot: string | undefined): {
+  condition: string;
+  values: Record<string, string>;
+} {
+  return retrySlot === undefined
+    ? { condition: 'attribute_not_exists(retryBound) AND attribute_not_exists(retrySlot)', values: {} }
+    : {
+        condition: 'attribute_not_exists(retryBound) AND retrySlot = :seenSlot',
+        values: { ':seenSlot': retrySlot },
+      };
 }
 
 /** The slot a claimed group sorts by in the due index: its own, or the claim's hour when earlier. */

@@ -10,13 +10,14 @@
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { executionName } from '#contract/processing';
 import { nextSequence } from '#domain/events';
-import { currentSlot, groupEvent, type Group } from '#domain/groups';
+import { currentSlot, groupEvent, type Group, type Payment } from '#domain/groups';
+import { slotAt } from '#domain/retries';
 import type { ProcessingSummary } from '#domain/processing';
 import type { ServiceEvent } from '#domain/events';
 import { keys } from './keys';
-import { runEnd, type ClaimedGroup, claimStore } from './claims';
+import { roundAsRead, runEnd, type ClaimedGroup, claimStore } from './claims';
 import { announcedUpdate, writeAnnounced } from './events';
-import { containerStore, isConditionFailure, strip } from './items';
+import { conditionOutcome, containerStore, isConditionFailure, strip } from './items';
 import { readAll } from './paging';
 
 /** Lost races (a change announced between read and write) before a round's completion gives up. */
@@ -52,6 +53,19 @@ interface RetryRoundStore {
    * Query of its groups).
    */
   withRetries(merchantId: string): Promise<Group[]>;
+  /**
+   * A processed payment's retry decided after its debit was returned (`next`: the payment with
+   * it, announced by `event`), if the payment is as read; a scheduled one also brings its group
+   * back to wait for a round at the earlier of its slot and the group's (when its run has ended;
+   * while its receipts are queued, the slot alone, which ReceiptsQueued then waits at). Holds only
+   * while no round of the group runs and its slot is as read; false otherwise.
+   */
+  retryAfterReturn(
+    previous: Payment,
+    next: Payment,
+    group: ClaimedGroup,
+    event: ServiceEvent,
+  ): Promise<boolean>;
 }
 
 const ignoreConditionFailure = (error: unknown): void => {
@@ -198,6 +212,49 @@ class DynamoRetryRoundStore implements RetryRoundStore {
         event,
       ),
     );
+  }
+
+  async retryAfterReturn(
+    previous: Payment,
+    next: Payment,
+    group: ClaimedGroup,
+    event: ServiceEvent,
+  ): Promise<boolean> {
+    const items = announcedUpdate(
+      this.tableName,
+      {
+        Key: keys.payment(previous.paymentGroupId, previous.paymentId),
+        set: '#retry = :r, lastUpdated = :now',
+        condition: 'lastUpdated = :seen',
+        names: { '#retry': 'retry' },
+        values: { ':r': next.retry, ':now': next.lastUpdated, ':seen': previous.lastUpdated },
+      },
+      previous.eventSeq,
+      event,
+    );
+    const nextAttemptAt = next.retry?.status === 'scheduled' ? next.retry.nextAttemptAt : undefined;
+    if (nextAttemptAt !== undefined) {
+      const ours = slotAt(nextAttemptAt);
+      const slot = group.retrySlot !== undefined && group.retrySlot < ours ? group.retrySlot : ours;
+      // Receipts still queued (in the due index, not waiting): ReceiptsQueued ends the run at the slot.
+      const run = runEnd(group.paymentGroupId, slot, !(group.due && !group.awaitingRetry));
+      const seen = roundAsRead(group.retrySlot);
+      items.push({
+        Update: {
+          TableName: this.tableName,
+          Key: keys.group(group.paymentGroupId),
+          UpdateExpression: `SET ${run.set.slice(2)} ADD processingSummary.retriesScheduled :one`,
+          ConditionExpression: `#status = :processed AND ${seen.condition}`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':processed': 'processed', ':one': 1, ...run.values, ...seen.values },
+        },
+      });
+    }
+    try {
+      return await writeAnnounced(this.db, items);
+    } catch (error) {
+      return conditionOutcome(error, [['any', false]]);
+    }
   }
 
   async withRetries(merchantId: string): Promise<Group[]> {

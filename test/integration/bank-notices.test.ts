@@ -13,14 +13,16 @@ import { createDueOccurrences, createSeries } from '#core/series';
 import { applyNotice, receiveNotices, retryHeldNotices } from '#core/notices';
 import type { ServiceEvent } from '#domain/events';
 import { attemptOf, type Payment } from '#domain/groups';
-import type { AuthResponse } from '#domain/processing';
+import { emptyTotals, type AuthResponse } from '#domain/processing';
 import type { Transaction } from '#domain/transactions';
 import { processorKeys } from '#domain/processor-keys';
 import type { ProcessorNotice } from '#processor/processor';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { attemptTransactionId, newId } from '#shared/ids';
+import { claimStore } from '#store/claims';
 import { eventStore } from '#store/events';
+import { groupItem } from '#store/groups';
 import { MerchantRegistry, type Merchant } from '#store/merchants';
 import { noticeStore } from '#store/notices';
 import { paymentItem, paymentStore } from '#store/payments';
@@ -29,7 +31,12 @@ import { seriesStore } from '#store/series';
 import { DynamoTransactionStore, transactionStore } from '#store/transactions';
 import { CrashError, injectCrash, removeCrashes } from '#support/ddb-faults';
 import { createTestTable, type TestTable } from '#support/ddb';
-import { makeMethod, makePayor, payment as paymentRecord } from '#support/fixtures/index';
+import {
+  group as groupRecord,
+  makeMethod,
+  makePayor,
+  payment as paymentRecord,
+} from '#support/fixtures/index';
 import { storedProfile } from '#support/sales';
 
 const MERCHANT: Merchant = { merchantId: '32350000001', shortId: '23500001', name: 'Springfield Elementary' };
@@ -94,7 +101,10 @@ async function apiSale(profileId: string): Promise<Transaction> {
 }
 
 /** A scheduled payment answered Approved by its first charge, and that sale. */
-async function paidPayment(profileId: string): Promise<{ payment: Payment; sale: Transaction }> {
+async function paidPayment(
+  profileId: string,
+  paymentGroupId = newId(),
+): Promise<{ payment: Payment; sale: Transaction }> {
   const paymentId = newId();
   const sale = debit(profileId, attemptTransactionId(paymentId, 1));
   const auth = {
@@ -111,7 +121,7 @@ async function paidPayment(profileId: string): Promise<{ payment: Payment; sale:
   } as AuthResponse;
   const payment = paymentRecord({
     paymentId,
-    paymentGroupId: newId(),
+    paymentGroupId,
     merchantId: MID,
     profileId,
     amountCents: 2500,
@@ -331,4 +341,59 @@ test('a crash between the notice’s transaction and its follow-up: the next pas
   expect(await typesOf(methodId)).toEqual(['payment_method.updated']);
   expect(await runDueFollowUps(later(100), 10)).toBe(0);
   expect(await typesOf(methodId)).toEqual(['payment_method.updated']);
+});
+
+test('an nsf return of a scheduled payment counts as a 51 decline: retried by its group’s policy, the group waits for the round', async () => {
+  const { payorId, methodId, profileId } = await checkingPayor();
+  const paymentGroupId = newId();
+  const group = groupRecord({
+    paymentGroupId,
+    merchantId: MID,
+    status: 'processed',
+    retryPolicy: { maxRetries: 2, intervalHours: 24 },
+    processingSummary: { ...emptyTotals(), approved: 1, processedAt: T0.toISOString() },
+  });
+  await table.db.send(new PutCommand({ TableName: table.tableName, Item: groupItem(group) }));
+  const { payment, sale } = await paidPayment(profileId, paymentGroupId);
+  const notice = returned(sale, 'R01', processorKeys.payment(payment.paymentId));
+
+  expect(await receiveNotices([notice, notice], 'webhook', later(70))).toMatchObject({
+    applied: 1,
+    applied_before: 1,
+  });
+  const after = (await paymentStore().getPayment(paymentGroupId, payment.paymentId))!;
+  // Counted from the return (its returnedAt), at the first hourly slot 24 hours after it.
+  expect(after.retry).toEqual({ status: 'scheduled', nextAttemptAt: '2031-03-03T11:00:00.000Z' });
+  expect(after.authResponse).toMatchObject({ status: 'Returned', return: { code: 'R01', category: 'nsf' } });
+  expect(await typesOf(payment.paymentId)).toEqual(['payment.retry_scheduled', 'payment.returned']);
+  const waiting = await claimStore().read(paymentGroupId);
+  expect(waiting).toMatchObject({ retrySlot: '2031-03-03T11', awaitingRetry: true, due: true });
+  expect(waiting!.processingSummary!.retriesScheduled).toBe(1);
+  // The method stays as it is.
+  expect((await methodOf(payorId, methodId)).status ?? 'active').toBe('active');
+  // A repeat of the follow-up (a crash before its removal) changes nothing.
+  await table.db.send(
+    new PutCommand({
+      TableName: table.tableName,
+      Item: {
+        pk: `NOTICE#${notice.noticeId}`,
+        sk: 'FOLLOWUP',
+        gsi2pk: 'NOTICEFX',
+        gsi2sk: `${later(70).toISOString()}#${notice.noticeId}`,
+        entity: 'notice-follow-up',
+        noticeId: notice.noticeId,
+        work: {
+          kind: 'retry',
+          merchantId: MID,
+          paymentGroupId,
+          paymentId: payment.paymentId,
+          transactionId: sale.transactionId,
+        },
+        dueAt: later(70).toISOString(),
+      },
+    }),
+  );
+  expect(await runDueFollowUps(later(200), 10)).toBeGreaterThanOrEqual(1);
+  expect(await typesOf(payment.paymentId)).toEqual(['payment.retry_scheduled', 'payment.returned']);
+  expect((await claimStore().read(paymentGroupId))!.processingSummary!.retriesScheduled).toBe(1);
 });

@@ -12,6 +12,7 @@ import {
   clearedSale,
   debitReturn,
   methodAfterReturn,
+  nsfAsDecline,
   seriesSuspension,
   SUSPEND_BATCH,
   paymentAfterNotice,
@@ -207,6 +208,32 @@ describe('what each return category leaves to the follow-up', () => {
 
   it.each(['R01', 'R09', 'R08', 'R16'])('%s (nsf or other) leaves the method as it is', (code) => {
     expect(returnFollowUp(txn, debitReturn({ code, returnedAt: NOW.toISOString() }, []))).toBeUndefined();
+  });
+});
+
+describe('an nsf return counts as a 51 decline for the retry rules', () => {
+  it('a scheduled payment’s debit returned R01 or R09 is retried (the follow-up), an API sale’s is not', () => {
+    const paid = debit({ paymentId: 'p1', paymentGroupId: 'g1' });
+    for (const code of ['R01', 'R09'])
+      expect(returnFollowUp(paid, debitReturn({ code, returnedAt: NOW.toISOString() }, []))).toEqual({
+        kind: 'retry',
+        merchantId: paid.merchantId,
+        paymentGroupId: 'g1',
+        paymentId: 'p1',
+        transactionId: paid.transactionId,
+      });
+    expect(returnFollowUp(debit(), debitReturn(R01, []))).toBeUndefined();
+  });
+
+  it('as the decision reads it: Declined 51, category 2, answered when the debit was returned', () => {
+    const auth = { ...answer('Approved', 19.99, 19.99), transactionId: 't1' };
+    expect(nsfAsDecline(auth, R01.returnedAt)).toMatchObject({
+      status: 'Declined',
+      responseCode: '51',
+      declineCategory: '2',
+      processedAt: R01.returnedAt,
+      transactionId: 't1',
+    });
   });
 });
 
