@@ -9,6 +9,7 @@ const HANDLER_FOLDERS = [
   'methods',
   'transactions',
   'processing',
+  'triggers',
   'notifications',
   'void-or-refund',
   'events',

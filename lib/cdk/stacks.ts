@@ -48,7 +48,7 @@ export const API_AREA_STACKS: Readonly<Record<string, NestedStackId>> = {
   payors: 'ApiPayors',
   methods: 'ApiPayors',
   transactions: 'ApiTransactions',
-  processing: 'ApiProcessing',
+  triggers: 'ApiProcessing',
   webhooks: 'ApiWebhooks',
   events: 'ApiWebhooks',
   settings: 'ApiSettings',

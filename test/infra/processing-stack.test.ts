@@ -434,9 +434,9 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
         : 'let the trigger functions start executions of the state machine, and only that',
       () => {
         expect([...TRIGGER_HANDLERS].sort()).toEqual([
-          'processing/trigger-group',
-          'processing/trigger-merchant',
-          'processing/trigger-retries',
+          'triggers/process-group',
+          'triggers/process-merchant',
+          'triggers/retry-merchant',
         ]);
         for (const handler of NON_PROD_HANDLERS) {
           const id = functionIdOf(template, stage, handler);

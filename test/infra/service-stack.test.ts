@@ -93,7 +93,7 @@ const TRIGGER_HANDLERS = [...new Set(routes.filter((r) => r.nonProdOnly).map((r)
  * (test/infra/read-only-gets.test.ts).
  */
 const PROCESSOR_HANDLERS = [
-  'processing/settle-now',
+  'triggers/settle-now',
   'transactions/create-sale',
   'transactions/void-transaction',
   'transactions/refund-transaction',
@@ -429,7 +429,7 @@ describe.each([
         // Outside prod the trigger endpoints start executions: they, and only they, get the ARN
         // (their code reads it; settle-now's, on the same test routes, does not: issue 22, item 5).
         const startsExecutions = stage !== 'prod' && readsSetting(handler, 'stateMachineArn');
-        if (TRIGGER_HANDLERS.includes(handler) && handler !== 'processing/settle-now')
+        if (TRIGGER_HANDLERS.includes(handler) && handler !== 'triggers/settle-now')
           expect([handler, startsExecutions]).toEqual([handler, stage !== 'prod']);
         // The handlers that call the processor, and only they, name it.
         const callsProcessor = PROCESSOR_HANDLERS.includes(handler);
