@@ -10,6 +10,7 @@ const HANDLER_FOLDERS = [
   'transactions',
   'processing',
   'triggers',
+  'scheduled',
   'notifications',
   'void-or-refund',
   'events',

@@ -175,7 +175,7 @@ export const PROCESSING_CONCURRENCY: Readonly<Record<Stage, Readonly<Record<stri
 };
 
 /** The hourly EventBridge rule's target. */
-export const SCHEDULER_HANDLER = 'processing/schedule-tick';
+export const SCHEDULER_HANDLER = 'scheduled/supervise-processing';
 
 /** How long the hourly tick's function may run (its Lambda timeout). */
 export const SCHEDULER_TIMEOUT_SECONDS = 300;
@@ -199,13 +199,13 @@ export const START_RATE = 150;
  * LOCAL_DUE_SWEEP_SECONDS) it starts the pending groups of the current and earlier slots, so that
  * a group created in, or moved into, the current hour after its tick waits no longer than that.
  */
-export const DUE_SWEEP_HANDLER = 'processing/start-due';
+export const DUE_SWEEP_HANDLER = 'scheduled/start-due-groups';
 /** The due sweep's schedule and its function's timeout (within the minute, so two never overlap). */
 export const DUE_SWEEP_INTERVAL_SECONDS = 60;
 export const DUE_SWEEP_TIMEOUT_SECONDS = 50;
 
 /** The sweeper's EventBridge rule target (every SWEEP_INTERVAL_MINUTES): settles stale Pending work. */
-export const SWEEPER_HANDLER = 'processing/sweep';
+export const SWEEPER_HANDLER = 'scheduled/settle-stale-work';
 export const SWEEP_INTERVAL_MINUTES = 5;
 /**
  * How long one sweep starts work: its function's timeout leaves room after it for the last items
@@ -219,7 +219,7 @@ export const SWEEP_TIMEOUT_SECONDS = 300;
  * the log line holding its report, which the unhealed-differences metric filter matches.
  */
 export const RECONCILIATION = {
-  handler: 'processing/reconcile',
+  handler: 'scheduled/reconcile',
   reportMessage: 'reconciliation report',
 } as const;
 

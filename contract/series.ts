@@ -35,10 +35,9 @@ export const NEXT_OCCURRENCES_SHOWN = 3;
 /**
  * The daily job that creates the groups of the occurrences whose turn comes before its next run
  * (EventBridge, every day at DAILY_SCHEDULE UTC; locally a timer and `POST /__local/events/daily`).
- * It lands in the nested stack of its handler folder (`series`, lib/cdk/stacks.ts).
  */
 export const SERIES_JOB = {
-  handler: 'series/create-occurrences',
+  handler: 'scheduled/create-series-occurrences',
   /** cron fields (UTC) of the daily rule: clear of the hourly tick at :00 and of reconciliation at 02:15. */
   schedule: { minute: '20', hour: '0' },
   /** How far ahead of the run an occurrence's creation time may lie (until the next daily run). */

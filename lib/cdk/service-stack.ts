@@ -13,7 +13,6 @@ import { ServiceTable } from './table';
 import { ServiceProcessing } from './processing';
 import { ServiceSweeper } from './sweeper';
 import { ServiceAccountUpdater } from './account-updater';
-import { ACCOUNT_UPDATER_JOB } from '../../contract/account-updater';
 import { ServiceNotifications } from './notifications';
 import { ServiceReconciliation } from './reconciliation';
 import { ServiceSeries } from './series';
@@ -23,7 +22,6 @@ import { ServiceWebhooks } from './webhooks';
 import { addNagSuppressions } from './nag';
 import { apiStackOf, NestedStacks } from './stacks';
 import { SETTLEMENT_PERIOD_CONTEXT } from './processor';
-import { SERIES_JOB } from '../../contract/series';
 import { bindStateMachineIfUsed } from './access';
 import { ServiceWaf } from './waf';
 import { IdempotencyHashKey } from './idempotency-key';
@@ -147,19 +145,19 @@ export class ServiceStack extends Stack {
       alarmTopic: this.processing.alarmTopic,
       functionScope: nested.of('ScheduledFunctions'),
     });
-    // The daily series job, in the nested stack of its handler folder (`series`: ApiSeries).
+    // The daily series job, in the nested stack of the series routes.
     this.series = new ServiceSeries(this, 'Series', {
       stage,
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,
-      functionScope: nested.of(apiStackOf(SERIES_JOB.handler)),
+      functionScope: nested.of('ApiSeries'),
     });
-    // The daily account updater, in the nested stack of its handler folder (`methods`: ApiPayors).
+    // The daily account updater, in the nested stack of the method routes.
     new ServiceAccountUpdater(this, 'AccountUpdater', {
       stage,
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,
-      functionScope: nested.of(apiStackOf(ACCOUNT_UPDATER_JOB.handler)),
+      functionScope: nested.of('ApiPayors'),
     });
     this.voidOrRefund = new ServiceVoidOrRefund(this, 'VoidOrRefund', {
       stage,

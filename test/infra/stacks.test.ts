@@ -145,7 +145,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s stacks', (stage) =
       [NOTIFIER_HANDLER, 'NotificationFunctions'],
       [WEBHOOK_DELIVERY_HANDLER, 'WebhookFunctions'],
       [WEBHOOK_SWEEP_HANDLER, 'WebhookFunctions'],
-      // The daily series job sits with the series routes: the nested stack of its handler folder.
+      // The daily series job sits with the series routes.
       [SERIES_JOB.handler, 'ApiSeries'],
       // The daily account updater sits with the method routes (`methods`: ApiPayors).
       [ACCOUNT_UPDATER_JOB.handler, 'ApiPayors'],

@@ -12,7 +12,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import type { CreateSeriesInput } from '#contract/schemas/series';
-import type { TickResult } from '#lambdas/processing/schedule-tick';
+import type { TickResult } from '#lambdas/scheduled/supervise-processing';
 import { listEvents } from '#core/events';
 import { sweepAbandonedCreates } from '#core/groups';
 import { cancelSeries, createDueOccurrences, createSeries, updateSeries } from '#core/series';
@@ -234,7 +234,7 @@ describe('at once', () => {
 
 describe('the hourly tick', () => {
   test('creates the group of an occurrence due before the next tick, which the daily job missed', async () => {
-    const { handler } = await import('#lambdas/processing/schedule-tick');
+    const { handler } = await import('#lambdas/scheduled/supervise-processing');
     const tick = handler as unknown as (event: { time: string }, context: Context) => Promise<TickResult>;
     const context = {
       functionName: 'tick',
