@@ -138,6 +138,7 @@ export class ServiceStack extends Stack {
       forwarder: this.notifications.forwarder,
       queueKey: this.keys.queues,
       functionScope: nested.of('WebhookFunctions'),
+      scheduledScope: nested.of('ScheduledFunctions'),
     });
     this.reconciliation = new ServiceReconciliation(this, 'Reconciliation', {
       stage,
@@ -145,19 +146,18 @@ export class ServiceStack extends Stack {
       alarmTopic: this.processing.alarmTopic,
       functionScope: nested.of('ScheduledFunctions'),
     });
-    // The daily series job, in the nested stack of the series routes.
+    // The daily series job and the account updater: scheduled jobs, with the others.
     this.series = new ServiceSeries(this, 'Series', {
       stage,
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,
-      functionScope: nested.of('ApiSeries'),
+      functionScope: nested.of('ScheduledFunctions'),
     });
-    // The daily account updater, in the nested stack of the method routes.
     new ServiceAccountUpdater(this, 'AccountUpdater', {
       stage,
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,
-      functionScope: nested.of('ApiPayors'),
+      functionScope: nested.of('ScheduledFunctions'),
     });
     this.voidOrRefund = new ServiceVoidOrRefund(this, 'VoidOrRefund', {
       stage,

@@ -55,11 +55,16 @@ export interface ServiceWebhooksProps {
    */
   readonly concurrency?: number;
   /**
-   * Where the delivery and sweep functions go (a nested stack of the stage); the key, the queues
+   * Where the delivery function goes (a nested stack of the stage); the key, the queues, the rule
    * and the alarms stay in this construct's stack.
    * @default - this construct
    */
   readonly functionScope?: Construct;
+  /**
+   * Where the scheduled recovery of lost deliveries goes (the stage's scheduled jobs' stack).
+   * @default - functionScope
+   */
+  readonly scheduledScope?: Construct;
 }
 
 const DELIVERY_TIMEOUT_SECONDS = 60;
@@ -139,12 +144,16 @@ export class ServiceWebhooks extends Construct {
       }),
     );
 
-    this.sweeper = new ServiceFunction(functionScope, handlerSlug(WEBHOOK_SWEEP_HANDLER), {
-      handler: WEBHOOK_SWEEP_HANDLER,
-      stage,
-      timeout: Duration.seconds(60),
-      environment: queueUrl,
-    }).fn;
+    this.sweeper = new ServiceFunction(
+      props.scheduledScope ?? functionScope,
+      handlerSlug(WEBHOOK_SWEEP_HANDLER),
+      {
+        handler: WEBHOOK_SWEEP_HANDLER,
+        stage,
+        timeout: Duration.seconds(60),
+        environment: queueUrl,
+      },
+    ).fn;
     bindTable(this.sweeper, table, WEBHOOK_SWEEP_HANDLER);
     grantSendMessages(this.queue, this.sweeper);
     new events.Rule(this, 'SweepEvery', {

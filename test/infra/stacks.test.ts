@@ -144,11 +144,9 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s stacks', (stage) =
       [OUTBOX_FORWARDER_HANDLER, 'NotificationFunctions'],
       [NOTIFIER_HANDLER, 'NotificationFunctions'],
       [WEBHOOK_DELIVERY_HANDLER, 'WebhookFunctions'],
-      [WEBHOOK_SWEEP_HANDLER, 'WebhookFunctions'],
-      // The daily series job sits with the series routes.
-      [SERIES_JOB.handler, 'ApiSeries'],
-      // The daily account updater sits with the method routes (`methods`: ApiPayors).
-      [ACCOUNT_UPDATER_JOB.handler, 'ApiPayors'],
+      ...[WEBHOOK_SWEEP_HANDLER, SERIES_JOB.handler, ACCOUNT_UPDATER_JOB.handler].map(
+        (h): [string, NestedStackId] => [h, 'ScheduledFunctions'],
+      ),
     ];
     expect(expected.map(([h]) => [h, where.get(functionName(stage, h))])).toEqual(expected);
     expect(where.size).toBe(expected.length);
