@@ -181,7 +181,7 @@ export const SCHEDULER_HANDLER = 'scheduled/supervise-processing';
 export const SCHEDULER_TIMEOUT_SECONDS = 300;
 
 /**
- * Pending groups a starter (the tick, the due sweep, a trigger) claims and starts at once: a
+ * Pending groups a starter (the tick, the due start, a trigger) claims and starts at once: a
  * claim, a StartExecution and the record of its ARN each.
  */
 export const START_CONCURRENCY = 8;
@@ -189,20 +189,20 @@ export const START_CONCURRENCY = 8;
 /**
  * StartExecution calls a second one starter container makes at most (core/processing.ts): Step
  * Functions' bucket refills at 300 a second (1,300 at once) in the large Regions, so the tick and a
- * due sweep starting at once stay within its refill; a throttled call is retried by the SDK
- * (4 tries), and a start that still fails releases its claim for the next due sweep.
+ * due start starting at once stay within its refill; a throttled call is retried by the SDK
+ * (4 tries), and a start that still fails releases its claim for the next due start.
  */
 export const START_RATE = 150;
 
 /**
- * The due sweep (docs/decisions.md, "The current hour"): every minute (EventBridge; locally every
+ * The due start (docs/decisions.md, "The current hour"): every minute (EventBridge; locally every
  * LOCAL_DUE_SWEEP_SECONDS) it starts the pending groups of the current and earlier slots, so that
  * a group created in, or moved into, the current hour after its tick waits no longer than that.
  */
-export const DUE_SWEEP_HANDLER = 'scheduled/start-due-groups';
-/** The due sweep's schedule and its function's timeout (within the minute, so two never overlap). */
-export const DUE_SWEEP_INTERVAL_SECONDS = 60;
-export const DUE_SWEEP_TIMEOUT_SECONDS = 50;
+export const DUE_START_HANDLER = 'scheduled/start-due-groups';
+/** The due start's schedule and its function's timeout (within the minute, so two never overlap). */
+export const DUE_START_INTERVAL_SECONDS = 60;
+export const DUE_START_TIMEOUT_SECONDS = 50;
 
 /** The sweeper's EventBridge rule target (every SWEEP_INTERVAL_MINUTES): settles stale Pending work. */
 export const SWEEPER_HANDLER = 'scheduled/settle-stale-work';

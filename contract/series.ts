@@ -52,8 +52,8 @@ export const SERIES_JOB = {
 
 /**
  * The hourly tick creates the occurrences due before its next run (a missed daily run caught up),
- * and the every-minute due sweep those already due (an occurrence the create request left to it,
+ * and the every-minute due start those already due (an occurrence the create request left to it,
  * a cancel a crash left half-done): each with a time budget of its own (seconds).
  */
 export const TICK_SERIES_BUDGET_SECONDS = 60;
-export const DUE_SWEEP_SERIES_BUDGET_SECONDS = 20;
+export const DUE_START_SERIES_BUDGET_SECONDS = 20;

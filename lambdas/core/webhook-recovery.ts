@@ -1,6 +1,6 @@
 /**
  * Webhook recovery (docs/decisions.md "Webhooks"): a replay sends an endpoint the merchant's events
- * since a time again, page by page; the sweep enqueues every pending delivery whose message is
+ * since a time again, page by page; the recovery enqueues every pending delivery whose message is
  * lost, was never sent, or waits longer than a queue delay.
  */
 import { eventEnabled } from '#domain/events';
@@ -16,8 +16,8 @@ import { Batch, deliveryMessage, iso, lostAfterMs } from './webhook-batch';
 
 /** Events read per replay message. */
 export const REPLAY_PAGE = 100;
-/** Deliveries the sweep re-enqueues per shard and run. */
-export const SWEEP_LIMIT = 1000;
+/** Deliveries the recovery re-enqueues per shard and run. */
+export const RECOVERY_LIMIT = 1000;
 
 /** One page of a replay, oldest event first; the next page is the next message. */
 export async function replayPage(m: ReplayMessage, batch: Batch): Promise<void> {
@@ -69,22 +69,22 @@ export async function replayPage(m: ReplayMessage, batch: Batch): Promise<void> 
 }
 
 /**
- * The webhook sweep: every pending delivery whose `checkAt` has passed gets a new message (its
+ * The webhook recovery: every pending delivery whose `checkAt` has passed gets a new message (its
  * message was lost, never sent, or its retry was longer than a queue delay), and its `checkAt`
- * moves on. Bounded: SWEEP_LIMIT per shard and run.
+ * moves on. Bounded: RECOVERY_LIMIT per shard and run.
  */
-export async function sweepDue(now: Date = new Date()): Promise<{ enqueued: number }> {
+export async function recoverDeliveries(now: Date = new Date()): Promise<{ enqueued: number }> {
   const store = webhookDeliveryStore();
   const batch = new Batch(() => now);
   for (const shard of keys.webhookDueShards()) {
-    const due = await store.due(shard, now, SWEEP_LIMIT);
+    const due = await store.due(shard, now, RECOVERY_LIMIT);
     await mapLimit(due, 16, async (d) => {
       if (await store.touch(d, iso(now.getTime() + lostAfterMs()))) batch.enqueue(deliveryMessage(d));
     });
   }
   const failed = await webhookQueue().send(batch.messages);
   if (failed.length > 0)
-    logger.warn('webhook sweep: messages not enqueued; the next sweep tries again', {
+    logger.warn('webhook recovery: messages not enqueued; the next run tries again', {
       failed: failed.length,
     });
   return { enqueued: batch.messages.length - failed.length };

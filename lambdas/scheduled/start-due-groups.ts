@@ -1,5 +1,5 @@
 /**
- * The due sweep (EventBridge every minute; locally a timer): starts every pending group of the
+ * The due start (EventBridge every minute; locally a timer): starts every pending group of the
  * event's slot and earlier ones, through the same claim as the hourly tick (which also supervises
  * claimed groups; this one only starts). Why: a group created in, or moved into, the current UTC
  * hour after that hour's tick must not wait for the next tick (docs/decisions.md, "The current
@@ -8,7 +8,7 @@
  * Query per due-index shard. It also creates the series occurrences already due (core/series.ts).
  */
 import type { ScheduledEvent } from 'aws-lambda';
-import { DUE_SWEEP_SERIES_BUDGET_SECONDS } from '#contract/series';
+import { DUE_START_SERIES_BUDGET_SECONDS } from '#contract/series';
 import { dueGroups, startPendingGroups, type StartOutcome } from '#core/processing';
 import { createDueOccurrences, type CreationReport } from '#core/series';
 import { startDueRetryRounds } from '#core/retry-rounds';
@@ -27,12 +27,12 @@ export const handler = taskHandler(
     const due = await dueGroups(slot);
     const now = new Date();
     const started = [...(await startPendingGroups(due, now)), ...(await startDueRetryRounds(due, slot, now))];
-    if (started.length > 0) logger.info('due sweep started groups', { slot, started: started.length });
+    if (started.length > 0) logger.info('due start started groups', { slot, started: started.length });
     // Series occurrences already due: those a create request left (its budget), cancels a crash
     // left half-done. Cheap when there are none: one Query of the series' due index.
     const series = await createDueOccurrences({
       horizon: time,
-      deadline: Date.now() + DUE_SWEEP_SERIES_BUDGET_SECONDS * 1000,
+      deadline: Date.now() + DUE_START_SERIES_BUDGET_SECONDS * 1000,
     });
     return { slot, started, series };
   },

@@ -81,7 +81,7 @@ export const handler = taskHandler(async (event: Pick<ScheduledEvent, 'time'>): 
   ).filter((o): o is StartOutcome => o !== undefined);
   // The series' occurrences due before the next tick: a daily job that did not run is caught up
   // here (after the starts, which are this hour's own work). A group of this hour made here is
-  // started by the due sweep within a minute.
+  // started by the due start within a minute.
   const series = await createDueOccurrences({
     horizon: new Date(time.getTime() + 3_600_000),
     deadline: Date.now() + TICK_SERIES_BUDGET_SECONDS * 1000,

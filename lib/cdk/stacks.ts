@@ -31,7 +31,7 @@ export const NESTED_STACKS = {
   ProcessingFunctions: 'the task functions of the group processing state machine',
   VoidOrRefundFunctions: 'the task functions of the background void-or-refund state machine',
   ScheduledFunctions:
-    'the functions EventBridge runs on a schedule: the hourly scheduler, the due sweep, the sweeper, the reconciliation, the webhook sweep, the daily series job and the account updater',
+    'the functions EventBridge runs on a schedule: the hourly scheduler, the due start, the sweeper, the reconciliation, the webhook recovery, the daily series job and the account updater',
   NotificationFunctions: 'the stream forwarder and the notifier of the e-mails',
   WebhookFunctions: 'the delivery function of the webhooks',
 } as const;

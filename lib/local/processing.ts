@@ -12,7 +12,7 @@ import {
   processGroupTasks,
   settlementClock,
   SCHEDULER_HANDLER,
-  DUE_SWEEP_HANDLER,
+  DUE_START_HANDLER,
   type TaskBinding,
   VOID_OR_REFUND_DEFINITION,
   voidOrRefundTasks,
@@ -94,20 +94,20 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
     ? everyHour(tick, 'hourly tick')
     : undefined;
 
-  // The due sweep, like the cloud's every-minute rule: LOCAL_DUE_SWEEP_SECONDS (default 30, so a
+  // The due start, like the cloud's every-minute rule: LOCAL_DUE_SWEEP_SECONDS (default 30, so a
   // group of the current hour starts within 60 s without a tick; 0 turns it off).
-  const dueSweep = await load(DUE_SWEEP_HANDLER);
+  const dueStart = await load(DUE_START_HANDLER);
   const dueEvery = Number(process.env.LOCAL_DUE_SWEEP_SECONDS ?? '30');
   const dueTimer =
     Number.isFinite(dueEvery) && dueEvery > 0
       ? setInterval(() => {
           const time = new Date().toISOString();
-          invokeAs('DueSweep', 50_000, (context) =>
-            dueSweep(
+          invokeAs('DueStart', 50_000, (context) =>
+            dueStart(
               { id: 'local', 'detail-type': 'Scheduled Event', source: 'aws.events', time, detail: {} },
               context,
             ),
-          ).catch((error: unknown) => console.error('local due sweep failed', error));
+          ).catch((error: unknown) => console.error('local due start failed', error));
         }, dueEvery * 1000)
       : undefined;
   dueTimer?.unref();

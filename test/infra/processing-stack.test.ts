@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { ServiceStack } from '#lib/cdk/service-stack';
 import {
-  DUE_SWEEP_HANDLER,
+  DUE_START_HANDLER,
   PROCESS_GROUP_DEFINITION,
   PROCESSING_CONCURRENCY,
   processGroupTasks,
@@ -270,7 +270,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
   });
 
   describe('functions', () => {
-    it('has one function per Task in the processing functions stack, and the scheduler and the due sweep with the scheduled functions', () => {
+    it('has one function per Task in the processing functions stack, and the scheduler and the due start with the scheduled functions', () => {
       // The machine's tasks and the functions that start it are in two stacks: the machine (in
       // the stage stack) waits for its tasks' stack, and the starters' stack waits for the machine.
       const namesIn = (id: string): unknown[] => {
@@ -284,7 +284,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
         processGroupTasks.map((t) => functionName(stage, t.handler)).sort(),
       );
       expect(namesIn('ScheduledFunctions')).toEqual(
-        expect.arrayContaining([SCHEDULER_HANDLER, DUE_SWEEP_HANDLER].map((h) => functionName(stage, h))),
+        expect.arrayContaining([SCHEDULER_HANDLER, DUE_START_HANDLER].map((h) => functionName(stage, h))),
       );
     });
 
@@ -363,11 +363,11 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
   });
 
   describe('hourly schedule', () => {
-    it('the current hour: invokes the due sweep every minute, which may start executions and nothing else on Step Functions', () => {
-      const dueSweepId = functionIdOf(template, stage, DUE_SWEEP_HANDLER);
+    it('the current hour: invokes the due start every minute, which may start executions and nothing else on Step Functions', () => {
+      const dueStartId = functionIdOf(template, stage, DUE_START_HANDLER);
       const rules = Object.values(resourcesOf(template, 'AWS::Events::Rule')).filter((r) =>
         ((props(r).Targets ?? []) as { Arn: unknown }[]).some(
-          (t) => flatten(t.Arn) === `\${${dueSweepId}.Arn}`,
+          (t) => flatten(t.Arn) === `\${${dueStartId}.Arn}`,
         ),
       );
       expect(rules).toHaveLength(1);
@@ -375,11 +375,11 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
       const targets = props(rules[0]!).Targets as Record<string, unknown>[];
       for (const key of ['Input', 'InputPath', 'InputTransformer'])
         expect(targets[0]).not.toHaveProperty(key);
-      expect(props(fn(dueSweepId)).Environment).toMatchObject({
+      expect(props(fn(dueStartId)).Environment).toMatchObject({
         Variables: { STATE_MACHINE_ARN: { Ref: stateMachineId } },
       });
-      expectTableReadWrite(dueSweepId);
-      expect(stateGrants(dueSweepId)).toEqual(startExecutionOnly());
+      expectTableReadWrite(dueStartId);
+      expect(stateGrants(dueStartId)).toEqual(startExecutionOnly());
     });
 
     it('invokes the scheduler, with the scheduled event itself, at minute 0 of every hour', () => {
@@ -453,7 +453,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
       },
     );
 
-    it(`leaves Step Functions permissions to the scheduler, the due sweep${prod ? '' : ' and the triggers'} alone`, () => {
+    it(`leaves Step Functions permissions to the scheduler, the due start${prod ? '' : ' and the triggers'} alone`, () => {
       const holders = Object.entries(resourcesOf(template, 'AWS::IAM::Policy'))
         .filter(([, p]) =>
           (props(p).PolicyDocument as { Statement: Statement[] }).Statement.some(
@@ -463,7 +463,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
           ),
         )
         .flatMap(([, p]) => (props(p).Roles as { Ref: string }[]).map((r) => r.Ref));
-      const expected = [SCHEDULER_HANDLER, DUE_SWEEP_HANDLER, ...(prod ? [] : TRIGGER_HANDLERS)].map((h) =>
+      const expected = [SCHEDULER_HANDLER, DUE_START_HANDLER, ...(prod ? [] : TRIGGER_HANDLERS)].map((h) =>
         roleIdOf(fn(functionIdOf(template, stage, h))),
       );
       expect(holders.sort()).toEqual(expected.sort());
