@@ -1,110 +1,13 @@
 /**
- * State machine task EmitReceipts (after the settlement cut-off): one receipt outbox item per
- * approved payment whose `sendEmailReceipt` is true as the payment stands now (PUT could change it
- * until processing began) and whose sale is not voided. The item id `receipt:<paymentId>` makes a
- * retried page, or a re-drive of a processed group whose earlier execution closed before its
- * receipts were all queued (issue 13, defect 9), queue only the receipts not queued yet.
- *
- * Fanned out like processing (issue 25, defect 8): the state machine's Map (QueueReceipts) runs one
- * iteration per receipt range of the group (its key ranges, up to PROCESS_FAN_OUT at once), each
- * paging through its range with this task, one page (RECEIPTS_PAGE_SIZE) per invocation, the
- * page's receipts RECEIPTS_CONCURRENCY at once; ReceiptsQueued takes the group out of the due index
- * once every range is done. Queuing one receipt after another took about 20 ms each in the cloud
- * (a sale read and an outbox write): 100,000 receipts in about 33 minutes.
- *
- * An execution started before the fan-out (a deploy mid-run) still calls this task with the whole
- * group's state (no `receiptRange`): it pages through the whole group, and its last page takes the
- * group out of the due index, as before.
+ * State machine task EmitReceipts (after the settlement cut-off): one page of the group's receipts
+ * (of its receipt range, or of the whole group for an execution started before the fan-out)
+ * queued in the outbox (core/receipts.ts).
  */
-import { RECEIPTS_CONCURRENCY } from '#contract/processing';
-import type { Payment } from '#domain/groups';
-import type { ProcessingState, ReceiptRange } from '#domain/processing';
-import { parseProfileId } from '#domain/payors';
-import { mapLimit } from '#shared/concurrency';
-import { config } from '#shared/config';
+import { queueReceiptsPage, type ReceiptInput } from '#core/receipts';
 import { logger } from '#shared/logger';
-import { findMerchant } from '#core/merchants';
 import { taskHandler } from '#shared/task';
-import { paymentsInRange, queueReceipt, receiptsQueued } from '#core/processing-run';
-import { emailsOf } from '#core/payors';
-import { findTransaction } from '#core/transactions';
-
-/** What an execution started before the fan-out passes: the whole group's state. */
-export interface ReceiptState extends ProcessingState {
-  receiptsQueued?: number;
-}
-
-type ReceiptInput = ReceiptRange | ReceiptState;
-
-const isRange = (input: ReceiptInput): input is ReceiptRange =>
-  typeof (input as Partial<ReceiptRange>).receiptRange === 'number';
-
-/** Queues the receipts due among `payments`, RECEIPTS_CONCURRENCY at once; how many were new. */
-async function queueReceipts(merchantId: string, payments: Payment[]): Promise<number> {
-  const due = payments.filter(
-    (p) => !p.deleted && p.sendEmailReceipt && p.authResponse?.status === 'Approved',
-  );
-  if (due.length === 0) return 0;
-  const merchant = await findMerchant(merchantId);
-  const emails = await emailsOf(
-    due.map((p) => parseProfileId(p.profileId).payorId),
-    merchantId,
-  );
-  const now = new Date();
-  const written = await mapLimit(due, RECEIPTS_CONCURRENCY, async (payment) => {
-    const email = emails.get(parseProfileId(payment.profileId).payorId);
-    const auth = payment.authResponse;
-    const transactionId = auth?.status === 'Approved' ? auth.transactionId : undefined;
-    if (!email || !transactionId) return false;
-    const found = await findTransaction(transactionId);
-    if (!found || found.transaction.status !== 'Approved') return false; // voided before settlement: no receipt
-    const txn = found.transaction;
-    return queueReceipt({
-      outboxId: `receipt:${payment.paymentId}`,
-      kind: 'receipt',
-      recipient: email,
-      status: 'pending',
-      attempts: 0,
-      createdAt: now.toISOString(),
-      paymentGroupId: payment.paymentGroupId,
-      data: {
-        merchantName: merchant?.name ?? merchantId,
-        amountCents: txn.amountCents,
-        approvedCents: txn.approvedCents,
-        maskedAccountNumber: txn.maskedAccountNumber ?? '',
-        accountType: txn.accountType ?? '',
-        transactionId: txn.transactionId,
-        date: txn.processedAt.slice(0, 10),
-        paymentId: payment.paymentId,
-        ...(payment.orderId !== undefined && { orderId: payment.orderId }),
-      },
-    });
-  });
-  return written.filter(Boolean).length;
-}
 
 export const handler = taskHandler(async (input: ReceiptInput): Promise<ReceiptInput> => {
   logger.appendKeys({ paymentGroupId: input.paymentGroupId, merchantId: input.merchantId });
-  const upTo = isRange(input) ? input.upTo : null;
-  const { payments, cursor } = await paymentsInRange(
-    input.paymentGroupId,
-    input.receiptCursor,
-    upTo,
-    config().receiptsPageSize,
-  );
-  const queued = await queueReceipts(input.merchantId, payments);
-  logger.info('receipts queued', {
-    queued,
-    page: payments.length,
-    ...(isRange(input) && { range: input.receiptRange }),
-  });
-  // The whole group's loop (an execution started before the fan-out): its last page takes the group
-  // out of the due index. A range leaves that to ReceiptsQueued, after every range is done.
-  if (!isRange(input) && cursor === null) await receiptsQueued(input.paymentGroupId, new Date());
-  return {
-    ...input,
-    receiptCursor: cursor,
-    receiptsDone: cursor === null,
-    receiptsQueued: (input.receiptsQueued ?? 0) + queued,
-  };
+  return queueReceiptsPage(input);
 });

@@ -1,50 +1,9 @@
 /**
  * The scheduled sweeper (EventBridge rule every 5 minutes; locally a timer and
- * `POST /__local/events/sweep`): settles stale Pending sales, Pending refunds, reserved voids and
- * due reversals (core/sweeper.ts), and removes group creates abandoned half-way (a `creating`
- * group older than a few minutes, with its payments and notices: core/groups.ts), and finishes or
- * undoes saved-method deletions whose request died (core/method-deletion.ts). Its report is
- * logged and returned. Each run reads a bounded page of work and starts none after its budget
- * (SWEEP_BUDGET_SECONDS), so it ends within its timeout however large a backlog is.
+ * `POST /__local/events/sweep`): settles stale work of every kind within a bounded run
+ * (core/stale-work.ts). Its report is logged there and returned.
  */
-import { SWEEP_BUDGET_SECONDS } from '#contract/processing';
-import { sweepAbandonedCreates } from '#core/groups';
-import { sweepDeletions, type DeletionSweepEntry } from '#core/method-deletion';
-import { STALE_AFTER_SECONDS, sweep, type SweepReport } from '#core/sweeper';
-import { logger } from '#shared/logger';
+import { settleStaleWork, type SweepEvent, type SweepResult } from '#core/stale-work';
 import { taskHandler } from '#shared/task';
 
-export interface SweepEvent {
-  /** The scheduled event's time; the sweep goes by the wall clock when absent. */
-  time?: string;
-  /** Default STALE_AFTER_SECONDS. */
-  olderThanSeconds?: number;
-}
-
-export interface SweepResult extends SweepReport {
-  /** Ids of the groups whose abandoned create was removed. */
-  abandonedCreates: string[];
-  /** Method (and payor) deletions taken over: finished (`deleted`), still `moving`, or `undone`. */
-  deletions: DeletionSweepEntry[];
-}
-
-export const handler = taskHandler(async (event: SweepEvent): Promise<SweepResult> => {
-  const now = new Date();
-  // Bounded work: no item is started after the budget; what is left waits for the next sweep.
-  const deadline = now.getTime() + SWEEP_BUDGET_SECONDS * 1000;
-  const report = await sweep(now, {
-    olderThanSeconds: event.olderThanSeconds ?? STALE_AFTER_SECONDS,
-    deadline,
-  });
-  if (report.unsettled.length > 0) logger.warn('sweep left work unsettled', { unsettled: report.unsettled });
-  if (report.deferred > 0) logger.warn('sweep left work for the next run', { deferred: report.deferred });
-  const abandonedCreates = await sweepAbandonedCreates(now, deadline);
-  if (abandonedCreates.length > 0) logger.warn('abandoned group creates removed', { abandonedCreates });
-  // A deletion is taken over a minute after it began (its own default) unless the caller says.
-  const deletions = await sweepDeletions(now, {
-    deadline,
-    ...(event.olderThanSeconds !== undefined && { olderThanSeconds: event.olderThanSeconds }),
-  });
-  if (deletions.length > 0) logger.warn('method deletions taken over', { deletions });
-  return { ...report, abandonedCreates, deletions };
-});
+export const handler = taskHandler(async (event: SweepEvent): Promise<SweepResult> => settleStaleWork(event));

@@ -12,7 +12,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import type { CreateSeriesInput } from '#contract/schemas/series';
-import type { TickResult } from '#lambdas/scheduled/supervise-processing';
+import type { TickResult } from '#core/scheduled-starts';
 import { listEvents } from '#core/events';
 import { sweepAbandonedCreates } from '#core/groups';
 import { cancelSeries, createDueOccurrences, createSeries, updateSeries } from '#core/series';
