@@ -8,7 +8,7 @@ const HANDLER_FOLDERS = [
   'payors',
   'methods',
   'transactions',
-  'processing',
+  'process-group',
   'triggers',
   'scheduled',
   'notifications',

@@ -23,18 +23,18 @@ export interface TaskBinding {
 }
 
 export const processGroupTasks: readonly TaskBinding[] = [
-  { state: 'BeginGroup', substitution: 'BeginGroupFunctionArn', handler: 'processing/begin-group' },
+  { state: 'BeginGroup', substitution: 'BeginGroupFunctionArn', handler: 'process-group/begin-group' },
   // A group's first batch: AuthorizeBatch's code in a function of its own (its own reserved concurrency).
   {
     state: 'AuthorizeFirstBatch',
     substitution: 'AuthorizeFirstBatchFunctionArn',
-    handler: 'processing/authorize-first-batch',
+    handler: 'process-group/authorize-first-batch',
     callsProcessor: true,
   },
   {
     state: 'AuthorizeBatch',
     substitution: 'AuthorizeBatchFunctionArn',
-    handler: 'processing/authorize-batch',
+    handler: 'process-group/authorize-batch',
     callsProcessor: true,
   },
   // Leaves its reversals to the sweeper, but loads the adapter (core/sale.ts), which checks
@@ -42,22 +42,22 @@ export const processGroupTasks: readonly TaskBinding[] = [
   {
     state: 'FailBatch',
     substitution: 'FailBatchFunctionArn',
-    handler: 'processing/fail-batch',
+    handler: 'process-group/fail-batch',
     callsProcessor: true,
   },
-  { state: 'CompleteGroup', substitution: 'CompleteGroupFunctionArn', handler: 'processing/complete-group' },
+  { state: 'CompleteGroup', substitution: 'CompleteGroupFunctionArn', handler: 'process-group/complete-group' },
   // Invoked outside production only (see settlementClock): reads the group and the test clock's mark.
   {
     state: 'CheckSettlement',
     substitution: 'CheckSettlementFunctionArn',
-    handler: 'processing/check-settlement',
+    handler: 'process-group/check-settlement',
   },
   // One page of one receipt range per invocation (QueueReceipts runs the ranges at once).
-  { state: 'EmitReceipts', substitution: 'EmitReceiptsFunctionArn', handler: 'processing/emit-receipts' },
+  { state: 'EmitReceipts', substitution: 'EmitReceiptsFunctionArn', handler: 'process-group/emit-receipts' },
   {
     state: 'ReceiptsQueued',
     substitution: 'ReceiptsQueuedFunctionArn',
-    handler: 'processing/receipts-queued',
+    handler: 'process-group/receipts-queued',
   },
 ];
 
@@ -153,24 +153,24 @@ export const BATCH_RATE_WAIT_SECONDS = 90;
  */
 export const PROCESSING_CONCURRENCY: Readonly<Record<Stage, Readonly<Record<string, number>>>> = {
   prod: {
-    'processing/begin-group': 20,
-    'processing/authorize-first-batch': 100,
-    'processing/authorize-batch': 300,
-    'processing/fail-batch': 10,
-    'processing/complete-group': 10,
-    'processing/check-settlement': 5,
-    'processing/emit-receipts': 50,
-    'processing/receipts-queued': 5,
+    'process-group/begin-group': 20,
+    'process-group/authorize-first-batch': 100,
+    'process-group/authorize-batch': 300,
+    'process-group/fail-batch': 10,
+    'process-group/complete-group': 10,
+    'process-group/check-settlement': 5,
+    'process-group/emit-receipts': 50,
+    'process-group/receipts-queued': 5,
   },
   dev: {
-    'processing/begin-group': 5,
-    'processing/authorize-first-batch': 10,
-    'processing/authorize-batch': 50,
-    'processing/fail-batch': 2,
-    'processing/complete-group': 2,
-    'processing/check-settlement': 2,
-    'processing/emit-receipts': 10,
-    'processing/receipts-queued': 2,
+    'process-group/begin-group': 5,
+    'process-group/authorize-first-batch': 10,
+    'process-group/authorize-batch': 50,
+    'process-group/fail-batch': 2,
+    'process-group/complete-group': 2,
+    'process-group/check-settlement': 2,
+    'process-group/emit-receipts': 10,
+    'process-group/receipts-queued': 2,
   },
 };
 

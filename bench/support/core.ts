@@ -62,9 +62,9 @@ async function load(runtime: BenchRuntime, settlementSeconds: number): Promise<L
     SETTLEMENT_OFFSET_SECONDS: '0',
   });
   const [begin, authorize, complete, store, ddbModule, http] = await Promise.all([
-    import('../../lambdas/processing/begin-group'),
-    import('../../lambdas/processing/authorize-batch'),
-    import('../../lambdas/processing/complete-group'),
+    import('../../lambdas/process-group/begin-group'),
+    import('../../lambdas/process-group/authorize-batch'),
+    import('../../lambdas/process-group/complete-group'),
     import('../../lambdas/store/claims'),
     import('../../lambdas/shared/ddb'),
     import('../../lib/local/http-server'),

@@ -1,7 +1,7 @@
 /**
  * What an execution of the processing state machine (statemachines/process-group.asl.json) does to
  * its claimed group around the batches (core/batches.ts), for the task handlers in
- * lambdas/processing/: the claim read and the key ranges (BeginGroup, `beginGroup`), the summary
+ * lambdas/process-group/: the claim read and the key ranges (BeginGroup, `beginGroup`), the summary
  * (CompleteGroup, `completeRun`) and the receipts (EmitReceipts, ReceiptsQueued). Nothing here calls the processor.
  */
 import type { Group } from '#domain/groups';

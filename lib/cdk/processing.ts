@@ -64,12 +64,12 @@ export interface ServiceProcessingProps {
  * (docs/operating.md "The busiest slot").
  */
 const TASK_SETTINGS: Record<string, { timeout: Duration; memorySize: number }> = {
-  'processing/begin-group': { timeout: Duration.minutes(2), memorySize: 512 },
-  'processing/authorize-first-batch': { timeout: Duration.minutes(2), memorySize: 1024 },
-  'processing/authorize-batch': { timeout: Duration.minutes(2), memorySize: 1024 },
-  'processing/fail-batch': { timeout: Duration.minutes(2), memorySize: 512 },
+  'process-group/begin-group': { timeout: Duration.minutes(2), memorySize: 512 },
+  'process-group/authorize-first-batch': { timeout: Duration.minutes(2), memorySize: 1024 },
+  'process-group/authorize-batch': { timeout: Duration.minutes(2), memorySize: 1024 },
+  'process-group/fail-batch': { timeout: Duration.minutes(2), memorySize: 512 },
   // One page of receipts (RECEIPTS_PAGE_SIZE, 500), 16 at once: about 32 rounds of two table calls.
-  'processing/emit-receipts': { timeout: Duration.minutes(2), memorySize: 512 },
+  'process-group/emit-receipts': { timeout: Duration.minutes(2), memorySize: 512 },
 };
 
 export class ServiceProcessing extends TaskStateMachine {

@@ -194,7 +194,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
     });
 
     it('gives BeginGroup time to count through a group of 100,000 payments to cut its ranges', () => {
-      expect(props(fn(taskIds.get('processing/begin-group')!)).Timeout).toBeGreaterThanOrEqual(120);
+      expect(props(fn(taskIds.get('process-group/begin-group')!)).Timeout).toBeGreaterThanOrEqual(120);
     });
 
     it('substitutes each Task resource with the ARN of its own handler function, and the stage’s settlement clock', () => {
@@ -316,7 +316,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
           .filter((a) => a.startsWith('dynamodb:'));
         expect([task.handler, actions.sort()]).toEqual([task.handler, actionsUsed(task.handler, 'dynamodb')]);
         expect(props(fn(id)).Environment).toMatchObject({ Variables: { TABLE_NAME: { Ref: tableId } } });
-        if (task.handler === 'processing/check-settlement')
+        if (task.handler === 'process-group/check-settlement')
           expect(actions.filter((a) => /Put|Update|Delete|Write/.test(a))).toEqual([]);
         expect(beyondTable(id)).toEqual([]);
         expect(Object.keys((props(fn(id)).Environment as { Variables: object }).Variables)).not.toContain(
@@ -340,9 +340,9 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
       // AuthorizeBatch charges; FailBatch records give-ups whose reversals the sweeper makes, and
       // loads the adapter (lambdas/core/sale.ts). The others only read and write the table.
       const calling = [
-        'processing/authorize-first-batch',
-        'processing/authorize-batch',
-        'processing/fail-batch',
+        'process-group/authorize-first-batch',
+        'process-group/authorize-batch',
+        'process-group/fail-batch',
       ];
       for (const [handler, id] of taskIds) {
         const variables = (props(fn(id)).Environment as { Variables: Record<string, unknown> }).Variables;

@@ -67,7 +67,7 @@ beforeAll(async () => {
   groups = new DynamoGroupStore(table.db, table.tableName);
   claims = new DynamoClaimStore(table.db, table.tableName);
   tick = (await import('#lambdas/scheduled/supervise-processing')).handler as unknown as typeof tick;
-  begin = (await import('#lambdas/processing/begin-group')).handler as unknown as typeof begin;
+  begin = (await import('#lambdas/process-group/begin-group')).handler as unknown as typeof begin;
   ({ startProcessing } = await import('#core/processing'));
   startExecution = (await import('#shared/sfn')).startExecution as unknown as jest.Mock;
 });

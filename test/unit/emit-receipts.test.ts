@@ -5,7 +5,7 @@ import { emptyTotals, type ReceiptRange } from '#domain/processing';
 import type { Transaction } from '#domain/transactions';
 import { paymentItem } from '#store/payments';
 import type { ReceiptState } from '#core/receipts';
-import { handler } from '#lambdas/processing/emit-receipts';
+import { handler } from '#lambdas/process-group/emit-receipts';
 import {
   awsError,
   ddbMock,
