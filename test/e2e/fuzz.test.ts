@@ -65,9 +65,11 @@ function errorBodyProblem(answer: Answer): string | undefined {
   const keysOk =
     b !== null &&
     typeof b === 'object' &&
-    // A 409 of a method (or payor) still in use lists the payments (DESIGN section 5).
+    // A 409 of a method (or payor) still in use lists the payments and the series (DESIGN sections 5, 6).
     Object.keys(b).every(
-      (k) => ['message', 'responseCode', 'errors'].includes(k) || (k === 'payments' && answer.status === 409),
+      (k) =>
+        ['message', 'responseCode', 'errors'].includes(k) ||
+        ((k === 'payments' || k === 'series') && answer.status === 409),
     );
   if (!keysOk || typeof b.message !== 'string' || b.responseCode !== answer.status)
     return `error body is not {message, responseCode: ${answer.status}}: ${answer.text.slice(0, 200)}`;

@@ -14,8 +14,8 @@ import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launche
 import { newEvent, type ServiceEvent } from '#domain/events';
 import { eventItem } from '#store/events';
 import { sleep } from '#shared/concurrency';
-import { keys } from '#shared/keys';
 import { call, MID, OTHER, OTHER_MID, tokenFor } from '#support/api';
+import { idempotencyRecordKey } from '#support/idempotency-records';
 import { closeLocalTable, localTable } from '#support/notifications';
 import { delivered, startReceiver, type Receiver } from '#support/webhook-receiver';
 import { randomUUID } from 'node:crypto';
@@ -198,7 +198,7 @@ describe('endpoints', () => {
       ['request', rotateKey],
     ] as const) {
       const { Item } = await doc.send(
-        new GetCommand({ TableName: tableName, Key: keys.idempotency(MID, scope, key) }),
+        new GetCommand({ TableName: tableName, Key: idempotencyRecordKey(MID, scope, key) }),
       );
       expect(Item).toBeDefined();
       expect(JSON.stringify(Item)).not.toMatch(/whsec_|sealedSecret/);
