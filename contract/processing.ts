@@ -45,7 +45,11 @@ export const processGroupTasks: readonly TaskBinding[] = [
     handler: 'process-group/fail-batch',
     callsProcessor: true,
   },
-  { state: 'CompleteGroup', substitution: 'CompleteGroupFunctionArn', handler: 'process-group/complete-group' },
+  {
+    state: 'CompleteGroup',
+    substitution: 'CompleteGroupFunctionArn',
+    handler: 'process-group/complete-group',
+  },
   // Invoked outside production only (see settlementClock): reads the group and the test clock's mark.
   {
     state: 'CheckSettlement',
