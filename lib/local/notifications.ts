@@ -23,7 +23,7 @@ import {
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { NOTIFIER_HANDLER, OUTBOX_FORWARDER_HANDLER } from '../../contract/processing';
 import type { DeadLetter } from './dead-letters';
-import { invokeAs } from './http-server';
+import { invokeAs, type LocalRoute } from './http-server';
 import { backoffDelay } from '../../lambdas/shared/backoff';
 import { sleep } from '../../lambdas/shared/concurrency';
 
@@ -258,7 +258,23 @@ export async function startLocalNotifications(
   useOutboxQueue(queue);
   const reader = startStreamReader(tableName, forwarder.handler, deadLetters, durableDir);
   const poller = startQueuePoller(queue, notifier.handler, localQueueOptions(), deadLetters);
+  // Local-only, for the tests of a duplicate delivery: a message handed to the notifier several
+  // times at once, and the messages still on the queue (a copy put back for later among them).
+  const redeliver: LocalRoute = async (_req, body) => {
+    const { message, times } = JSON.parse(body || '{}') as { message?: unknown; times?: unknown };
+    if (typeof message !== 'object' || message === null || !Number.isInteger(times) || (times as number) < 1)
+      return { status: 400, body: { message: 'body: {"message": {...}, "times": <1 or more>}' } };
+    return { status: 200, body: await poller.redeliver(message as never, times as number) };
+  };
+  const routes: [string, LocalRoute][] = [
+    ['POST /__local/notifications/redeliver', redeliver],
+    [
+      'GET /__local/notifications/queue',
+      async () => ({ status: 200, body: queue.bodies().map((b) => JSON.parse(b) as unknown) }),
+    ],
+  ];
   return {
+    routes,
     async stop() {
       await reader.stop();
       await poller.stop();

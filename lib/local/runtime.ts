@@ -167,6 +167,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       // The local SES store on the API's own address, so that one variable reaches everything.
       ['GET /__local/emails', sesStore(`http://127.0.0.1:${sesPort}`)],
       ...webhooks.routes,
+      ...notifications.routes,
       ...docsRoutes(stage, url),
       rootRoute(url),
     ]);
