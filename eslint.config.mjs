@@ -42,7 +42,8 @@ const aliases = (...folders) => String.raw`^#(${folders.join('|')})/`;
 /**
  * The layers of lambdas/, from the top: each may import the ones below it, never one above (nor,
  * for handler folders, a sibling module: they hold handlers only). store/ and processor/ are
- * adapters side by side that do not import each other; domain/ is rules without AWS.
+ * adapters side by side: store/ never imports processor/, and processor/ only the table's day
+ * index (the sandbox's ledger is listed by time through it); domain/ is rules without AWS.
  */
 const LAYERS = [
   {
@@ -58,7 +59,16 @@ const LAYERS = [
       },
     ],
   },
-  { folders: ['core'], forbidden: [] },
+  {
+    folders: ['core'],
+    forbidden: [
+      {
+        regex: String.raw`^#store/keys$`,
+        message:
+          "The table's keys are store/'s own: core/ asks a store (its functions and positions), never builds a key.",
+      },
+    ],
+  },
   {
     folders: ['store'],
     forbidden: [
@@ -72,8 +82,11 @@ const LAYERS = [
     folders: ['processor'],
     forbidden: [
       {
-        regex: aliases('core', 'store'),
-        message: 'processor/ imports only domain/, generated/, shared/ and the contract.',
+        // One exception: the sandbox keeps its ledger in the table, listed by time through the
+        // table's day index (store/day-index.ts, which imports nothing of the service's stores).
+        regex: String.raw`^#core/|^#store/(?!day-index$)`,
+        message:
+          'processor/ imports only domain/, generated/, shared/, the contract and the day index (#store/day-index).',
       },
     ],
   },

@@ -33,7 +33,7 @@ const PAYORS = 25;
 const RUN_LIMIT_MS = 18 * 60_000;
 const POLL_MS = 500;
 
-export interface DeliveryResult {
+interface DeliveryResult {
   payments: number;
   /** Events of the processing that reached the receiver with a 2xx (distinct webhook-ids). */
   events: number;

@@ -8,7 +8,7 @@
  */
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { loadavg } from 'node:os';
-import { keys } from '../../lambdas/shared/keys';
+import { keys } from '../../lambdas/store/keys';
 import { mapLimit, sleep } from '../../lambdas/shared/concurrency';
 import { rangePlan } from '../../lambdas/domain/processing';
 import type { ServiceSettings } from '../peak/inputs';

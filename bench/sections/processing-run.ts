@@ -46,7 +46,7 @@ export interface GroupView {
   };
 }
 
-export interface ExecutionView {
+interface ExecutionView {
   executionArn: string;
   status: string;
   output?: string;

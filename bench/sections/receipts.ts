@@ -33,7 +33,7 @@ const RECEIPT_STATES = new Set(['EmitReceipts', 'QueueReceipts', 'ReceiptsQueued
 /** DynamoDB's round trip in the Region (5-10 ms), added to every call of the second run. */
 const DDB_LATENCY_MS = 10;
 
-export interface ReceiptsRun {
+interface ReceiptsRun {
   /** Added to every DynamoDB call of the run (0: DynamoDB Local as it is). */
   ddbLatencyMs: number;
   payments: number;
@@ -49,7 +49,7 @@ export interface ReceiptsRun {
   secondsFor100k: number;
 }
 
-export interface ReceiptsResult {
+interface ReceiptsResult {
   runs: ReceiptsRun[];
   /** When, and on which code, this section ran (`--only=receipts` leaves the others' results). */
   measuredAt: string;

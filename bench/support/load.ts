@@ -9,7 +9,7 @@ import { cpuSampler, type CpuUsage } from './cpu';
 /** One operation; resolves to an error description, or undefined when it succeeded. */
 export type Operation = (worker: number, seq: number) => Promise<string | undefined>;
 
-export interface SliceOptions {
+interface SliceOptions {
   concurrency: number;
   /** Load before the measured window starts (not recorded). */
   rampMs: number;

@@ -18,7 +18,7 @@ const money = (n: number | undefined) => (n ?? 0).toFixed(2);
 export const readable = (iso: string | undefined): string =>
   iso ? `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC` : '';
 
-export interface Outcomes {
+interface Outcomes {
   total: number;
   answered: number;
   approved: number;

@@ -24,9 +24,9 @@ import { payorStore } from '#store/payors';
 import { findMerchant } from './merchants';
 
 /** The first run reads this far back. */
-export const FIRST_RUN_DAYS = 30;
+const FIRST_RUN_DAYS = 30;
 /** Each run reads again this far before its cursor: updates the processor recorded late. */
-export const OVERLAP_MS = 3_600_000;
+const OVERLAP_MS = 3_600_000;
 
 export interface AccountUpdaterReport {
   since: string;

@@ -56,7 +56,7 @@ export async function explainGroupRejection(groupId: string, merchantId: string)
 }
 
 /** How a group is created besides its request. */
-export interface GroupCreateOptions {
+interface GroupCreateOptions {
   /** The group's id when it is derived (a series' occurrence: ids.ts occurrenceGroupId); a new one otherwise. */
   groupId?: string;
   /**

@@ -27,7 +27,7 @@ const COMMIT_GRACE_MS = 5 * 60 * 1000;
 const THROTTLE_HOLD_MS = 250;
 
 /** Done with the item, or the message to put back on the queue (with its delay). */
-export type Outcome = { done: true } | { done: false; retry: OutboxMessage; delaySeconds: number };
+type Outcome = { done: true } | { done: false; retry: OutboxMessage; delaySeconds: number };
 const DONE: Outcome = { done: true };
 
 let pacer: Pacer | undefined;

@@ -49,7 +49,7 @@ export async function groupReport(
 export type ReportFormat = 'csv' | 'xlsx';
 
 /** A page of the report as a file, how many rows it holds, and the cursor of the next page, if any. */
-export type ReportPage = ({ format: 'csv'; text: string } | { format: 'xlsx'; bytes: Buffer }) & {
+type ReportPage = ({ format: 'csv'; text: string } | { format: 'xlsx'; bytes: Buffer }) & {
   rows: number;
   next?: string;
 };

@@ -57,7 +57,7 @@ const nextAttempt = (payment: Payment): number => attemptsOf(payment).length + 1
  * A method a retry may charge: present, and not closed or waiting for the cardholder (the card
  * lifecycle's `status`; a method without one is active).
  */
-export const methodUsable = (method: Pick<SavedMethod, 'savedPaymentMethodId'> & { status?: string }) =>
+const methodUsable = (method: Pick<SavedMethod, 'savedPaymentMethodId'> & { status?: string }) =>
   method.status === undefined || method.status === 'active';
 
 /**

@@ -55,7 +55,7 @@ export interface SaleRequest {
 }
 
 /** docs/product.md#duplicate-check: 5 minutes by default; DUPLICATE_WINDOW_SECONDS overrides it. */
-export const duplicateWindowSeconds = (): number => config().duplicateWindowSeconds;
+const duplicateWindowSeconds = (): number => config().duplicateWindowSeconds;
 
 /** The response message of a sale whose processor call was reversed for want of an answer. */
 export const REVERSED_MESSAGE = 'Processor did not answer; the authorization was reversed';

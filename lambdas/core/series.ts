@@ -33,6 +33,7 @@ import { MAX_ATTEMPTS, withOptimisticRetry } from '#shared/retry';
 import { groupStore } from '#store/groups';
 import { conditionOutcome, isConditionFailure } from '#store/items';
 import type { Merchant } from '#store/merchants';
+import { READ_LIMITS } from '#store/read-limits';
 import { seriesStore, seriesWriteItems } from '#store/series';
 import { createGroup, deleteGroup } from './groups';
 import { findMerchant } from './merchants';
@@ -66,7 +67,7 @@ export interface CreationReport {
   failed: number;
 }
 
-export const emptyReport = (): CreationReport => ({
+const emptyReport = (): CreationReport => ({
   created: [],
   skipped: 0,
   canceled: 0,
@@ -76,7 +77,7 @@ export const emptyReport = (): CreationReport => ({
 });
 
 /** Bounds of one run of occurrence creation. */
-export interface CreationLimits {
+interface CreationLimits {
   /** Only occurrences whose group is due to be created before this time. */
   horizon: Date;
   /** No group is started after this (epoch ms). */
@@ -234,7 +235,7 @@ async function finishCancel(series: Series, now: Date): Promise<void> {
  */
 export async function createDueOccurrences(limits: CreationLimits): Promise<CreationReport> {
   const report = emptyReport();
-  const ids = await seriesStore().due(limits.horizon.toISOString(), DUE_READ_LIMIT);
+  const ids = await seriesStore().due(limits.horizon.toISOString(), READ_LIMITS.seriesDue);
   const merchants = merchantLookup();
   for (const [i, seriesId] of ids.entries()) {
     if (Date.now() > limits.deadline) {
@@ -253,9 +254,6 @@ export async function createDueOccurrences(limits: CreationLimits): Promise<Crea
   }
   return report;
 }
-
-/** Series read from the due index per run: far more than one run's budget creates. */
-const DUE_READ_LIMIT = 1000;
 
 type MerchantLookup = (merchantId: string) => Promise<Merchant | undefined>;
 

@@ -7,8 +7,9 @@
  */
 import { failedAuthResponse, saleAuthResponse } from '#domain/processing';
 import type { Payment } from '#domain/groups';
+import { processorKeys } from '#domain/processor-keys';
 import { transactionView } from '#domain/transactions';
-import { attemptProcessorKey, attemptTransactionId } from '#shared/ids';
+import { attemptTransactionId } from '#shared/ids';
 import type { AttemptResult } from './attempts';
 import { giveUpSale } from './sale';
 
@@ -23,7 +24,7 @@ export async function giveUpOnCharge(
   const { transaction, abandoned } = await giveUpSale(
     {
       transactionId: attemptTransactionId(payment.paymentId, attempt),
-      processorKey: attemptProcessorKey(payment.paymentId, attempt),
+      processorKey: processorKeys.payment(payment.paymentId, attempt),
       merchantId,
       profileId: payment.profileId,
       amountCents: payment.amountCents,

@@ -48,14 +48,14 @@ const CONCURRENCY = 64;
 
 /** `refund_scheduled`: inside the void margin; its refund is sent right after the cut-off. */
 export type Outcome = 'voided' | 'refunded' | 'refund_scheduled' | 'skipped' | 'failed';
-export interface PaymentOutcome {
+interface PaymentOutcome {
   paymentId: string;
   outcome: Outcome;
   response?: VoidOrRefundResponse;
   reason?: string;
 }
 
-export interface GroupReversal {
+interface GroupReversal {
   group: Group;
   outcomes: PaymentOutcome[];
 }

@@ -22,7 +22,7 @@ export interface ServiceEvent<D = unknown> {
 }
 
 /** What a change announces; the store adds the id and the time. */
-export interface EventSpec<D = unknown> {
+interface EventSpec<D = unknown> {
   type: EventType;
   merchantId: string;
   objectId: string;
@@ -31,7 +31,7 @@ export interface EventSpec<D = unknown> {
 }
 
 /** `evt_` + a UUIDv7 without dashes: unique, and sorting by creation time. */
-export const newEventId = (): string => `${EVENT_ID_PREFIX}${newId().replace(/-/g, '')}`;
+const newEventId = (): string => `${EVENT_ID_PREFIX}${newId().replace(/-/g, '')}`;
 
 /**
  * The event of `spec`, made when its change is written: `now` is the change's time, but an attempt

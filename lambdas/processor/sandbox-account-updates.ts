@@ -10,9 +10,9 @@
 import { createHash } from 'node:crypto';
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { maskNumber } from '#domain/cards';
-import { queryDays } from '#shared/day-index';
-import { keys } from '#shared/keys';
+import { queryDays } from '#store/day-index';
 import type { AccountUpdate, NumberedAccount } from './processor';
+import { ACCOUNT_UPDATE_DAYS, sandboxKeys } from './sandbox-keys';
 
 type UpdateSpec =
   { kind: 'new_expiry' } | { kind: 'new_number'; number: string } | { kind: 'closed' | 'contact_cardholder' };
@@ -29,8 +29,6 @@ export const ACCOUNT_UPDATER_CARDS: Readonly<Record<string, UpdateSpec>> = {
 
 /** How many years a renewed or replaced test card's expiry moves. */
 const RENEWAL_YEARS = 3;
-
-const updateKey = (token: string) => ({ pk: `SANDBOX#AU#${token}`, sk: 'UPDATE' });
 
 /**
  * Records the update for a newly vaulted test card (no-op for other numbers). `fingerprintOf`
@@ -67,8 +65,8 @@ export async function recordAccountUpdate(
     new PutCommand({
       TableName: tableName,
       Item: {
-        ...updateKey(token),
-        ...keys.dayIndex('SANDBOXAU', at, updateId),
+        ...sandboxKeys.accountUpdate(token),
+        ...sandboxKeys.accountUpdateDay(updateId, at),
         entity: 'sandbox-account-update',
         update,
       },
@@ -83,7 +81,7 @@ export async function listAccountUpdates(
   since: string,
   until: string,
 ): Promise<AccountUpdate[]> {
-  const items = await queryDays(db, tableName, 'SANDBOXAU', { since, until });
+  const items = await queryDays(db, tableName, ACCOUNT_UPDATE_DAYS, { since, until });
   return items
     .map((item) => item.update as AccountUpdate)
     .filter((update) => update.at >= since && update.at < until);

@@ -1,17 +1,17 @@
 /**
  * The deterministic sandbox processor (docs/product.md#sandbox-processor). Outcomes follow the
  * test-card table. Like a real acquirer it keeps its own ledger, keyed by idempotency key, in
- * the service table (`SANDBOX#<key>` items): a repeated key replays the recorded result and
- * charges nothing (the ledger's `calls` counter shows the replay). The card number never
- * reaches the ledger: tokenization turns it into the card's behaviour profile plus a random id.
- * Each entry is also on a day index (GSI1 `SANDBOX#DAY#<yyyy-mm-dd>` / `<time>#<kind>#<key>`),
- * from which `listActivity` answers as an acquirer's activity report would.
+ * the service table (`SANDBOX#<kind>#<key>` items, its own keys: sandbox-keys.ts): a repeated key
+ * replays the recorded result and charges nothing (the ledger's `calls` counter shows the
+ * replay). The card number never reaches the ledger: tokenization turns it into the card's
+ * behaviour profile plus a random id. Each entry is also on a day index (GSI1
+ * `SANDBOX#DAY#<yyyy-mm-dd>#<shard>` / `<time>#<kind>#<key>`, store/day-index.ts), from which
+ * `listActivity` answers as an acquirer's activity report would.
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DECLINE_CODES } from '#domain/declines';
-import { queryDays } from '#shared/day-index';
-import { keys } from '#shared/keys';
+import { queryDays } from '#store/day-index';
 import { listAccountUpdates, recordAccountUpdate } from './sandbox-account-updates';
 import type {
   AccountUpdate,
@@ -29,6 +29,7 @@ import type {
 import { BadRequestError } from '#shared/errors';
 import { sleep } from '#shared/concurrency';
 import { nextCutoff, type SettlementSchedule } from './cut-offs';
+import { LEDGER_DAYS, sandboxKeys, type LedgerKind } from './sandbox-keys';
 
 /**
  * Test cards: number → behaviour profile (a decline code, `p5000` partial up to 50.00). Every one
@@ -95,9 +96,7 @@ export function sandboxProfile(request: NumberedAccount): string {
   return SANDBOX_CARDS[request.number] ?? 'ok';
 }
 
-export { nextCutoff, type SettlementSchedule } from './cut-offs';
-
-type LedgerKind = 'SALE' | 'VOID' | 'REFUND';
+export { nextCutoff } from './cut-offs';
 
 /** What a ledger entry keeps of its request besides the key: what the activity report shows. */
 interface LedgerRequest {
@@ -109,8 +108,8 @@ interface LedgerRequest {
 /** A ledger item's attributes: its keys, its day-index entry, the request and the result. */
 function ledgerItem(kind: LedgerKind, key: string, request: LedgerRequest, result: object, at: string) {
   return {
-    ...keys.sandboxLedger(kind, key),
-    ...keys.dayIndex('SANDBOX', at, `${kind}#${key}`),
+    ...sandboxKeys.ledger(kind, key),
+    ...sandboxKeys.ledgerDay(kind, key, at),
     entity: 'sandbox-ledger',
     kind,
     idempotencyKey: key,
@@ -154,7 +153,7 @@ export class SandboxProcessor implements PaymentProcessor {
    * card): the first key to claim the token's mark is; a repeat of that key still is.
    */
   private async firstSaleOf(token: string, key: string): Promise<boolean> {
-    const Key = { pk: `SANDBOX#FIRST#${token}`, sk: 'LEDGER' };
+    const Key = sandboxKeys.firstSale(token);
     try {
       await this.db.send(
         new PutCommand({
@@ -189,7 +188,7 @@ export class SandboxProcessor implements PaymentProcessor {
     const { Item } = await this.db.send(
       new GetCommand({
         TableName: this.tableName,
-        Key: keys.sandboxLedger(kind, idempotencyKey),
+        Key: sandboxKeys.ledger(kind, idempotencyKey),
         ConsistentRead: true,
       }),
     );
@@ -203,7 +202,7 @@ export class SandboxProcessor implements PaymentProcessor {
     request: LedgerRequest,
     decide: () => T | Promise<T>,
   ): Promise<T> {
-    const Key = keys.sandboxLedger(kind, key);
+    const Key = sandboxKeys.ledger(kind, key);
     const result = await decide();
     try {
       await this.db.send(
@@ -325,7 +324,7 @@ export class SandboxProcessor implements PaymentProcessor {
   /** The ledger's entries by time, from the day index (every partition of each day of the window). */
   async listActivity(since: string, until: string = new Date().toISOString()): Promise<ProcessorActivity[]> {
     // Sort keys are `<time>#…`: BETWEEN takes `since` itself and stops before `until`.
-    const items = await queryDays(this.db, this.tableName, 'SANDBOX', { since, until });
+    const items = await queryDays(this.db, this.tableName, LEDGER_DAYS, { since, until });
     return items.map(activityOf);
   }
 }

@@ -27,7 +27,7 @@ export function backoffDelay(
   return jitter === 'half' ? full / 2 + (random() * full) / 2 : full;
 }
 
-export interface BackoffOptions extends BackoffDelays {
+interface BackoffOptions extends BackoffDelays {
   /** Tries in all, the first included. */
   attempts: number;
   /** No try starts after this time (milliseconds since the epoch). */

@@ -13,7 +13,7 @@ import { ServiceUnavailableError } from './errors';
  */
 export const MAX_ATTEMPTS = 10;
 
-export interface RetryOptions {
+interface RetryOptions {
   attempts?: number;
   /** What changed under us, as the 503 names it ("this resource", "this payor"). */
   resource?: string;
@@ -22,7 +22,7 @@ export interface RetryOptions {
 /** Payor and saved-method changes: the 503 names the payor. */
 export const PAYOR: RetryOptions = { resource: 'this payor' };
 
-export const tooMuchContention = (resource = 'this resource'): ServiceUnavailableError =>
+const tooMuchContention = (resource = 'this resource'): ServiceUnavailableError =>
   new ServiceUnavailableError(`too many concurrent changes to ${resource}; retry the request`);
 
 /**

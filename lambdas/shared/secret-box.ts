@@ -18,9 +18,9 @@ import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { needed } from './config';
 import { tracer } from './tracer';
 
-export type SecretContext = Record<string, string>;
+type SecretContext = Record<string, string>;
 
-export interface SecretBox {
+interface SecretBox {
   seal(plain: string, context: SecretContext): Promise<string>;
   open(sealed: string, context: SecretContext): Promise<string>;
 }
@@ -87,7 +87,7 @@ export class FileSecretBox implements SecretBox {
 }
 
 /** The box WEBHOOK_SECRET_KEY names. */
-export function secretBoxOf(setting: string): SecretBox {
+function secretBoxOf(setting: string): SecretBox {
   if (setting.startsWith('kms:')) return new KmsSecretBox(setting.slice(4));
   if (setting.startsWith('file:')) return new FileSecretBox(setting.slice(5));
   throw new Error('WEBHOOK_SECRET_KEY must be kms:<key id> or file:<path>');
@@ -116,8 +116,3 @@ class CachingBox implements SecretBox {
 let box: SecretBox | undefined;
 
 export const secretBox = (): SecretBox => (box ??= new CachingBox(secretBoxOf(needed('webhookSecretKey'))));
-
-/** Test hook: use this box. */
-export const useSecretBox = (b: SecretBox | undefined): void => {
-  box = b;
-};

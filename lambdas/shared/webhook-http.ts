@@ -8,7 +8,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 
-export interface WebhookPost {
+interface WebhookPost {
   url: URL;
   /** The checked address to connect to. */
   address: string;

@@ -1,6 +1,6 @@
 /**
- * Helpers shared by the stores: stripping key attributes, paging through a Query, batch reads and
- * writes.
+ * Helpers shared by the stores: stripping key attributes, batch reads and writes (paging is
+ * paging.ts).
  */
 import {
   BatchGetCommand,
@@ -35,9 +35,6 @@ export function strip<T>(item: Item): T {
   }
   return copy as T;
 }
-
-/** Every item a Query matches, page after page (shared/ddb.ts: the day index reads with it too). */
-export { queryAll } from '#shared/ddb';
 
 /** Idempotency records and duplicate guards outlive their use by a day (TTL). */
 export const RECORD_TTL_SECONDS = 24 * 3600;

@@ -14,7 +14,8 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
+import { readAll } from './paging';
 
 export interface Merchant {
   /** The 11-digit MID records hold. */
@@ -143,29 +144,22 @@ export class MerchantRegistry {
   async auditTrail(since: string, until: string): Promise<AuditRecord[]> {
     const records: AuditRecord[] = [];
     for (const month of monthsBetween(since, until)) {
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await this.db.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-            ExpressionAttributeValues: { ':pk': keys.auditMonth(month), ':from': since, ':to': `${until}~` },
-            ConsistentRead: true,
-            ExclusiveStartKey,
-          }),
-        );
-        for (const i of page.Items ?? [])
-          records.push({
-            at: i.at,
-            actor: i.actor,
-            action: i.action,
-            clientId: i.clientId,
-            merchantId: i.merchantId,
-            mid: i.mid,
-            auditId: i.auditId,
-          });
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey !== undefined);
+      const items = await readAll(this.db, {
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': keys.auditMonth(month), ':from': since, ':to': `${until}~` },
+        ConsistentRead: true,
+      });
+      for (const i of items)
+        records.push({
+          at: i.at,
+          actor: i.actor,
+          action: i.action,
+          clientId: i.clientId,
+          merchantId: i.merchantId,
+          mid: i.mid,
+          auditId: i.auditId,
+        } as AuditRecord);
     }
     return records;
   }

@@ -15,9 +15,10 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { refundEvent, transactionEvent, type Refund, type Transaction } from '#domain/transactions';
-import { conditionOutcome, containerStore, isConditionFailure, queryAll, strip } from './items';
+import { conditionOutcome, containerStore, isConditionFailure, strip } from './items';
+import { readAll } from './paging';
 import { eventPut } from './events';
 import { sweepEntry } from './sweep-index';
 import { saleUseItem } from './card-history';
@@ -27,7 +28,7 @@ export interface SaleWithRefunds {
   refunds: Refund[];
 }
 
-export interface TransactionStore {
+interface TransactionStore {
   /** Writes a sale once; the stored one when it exists. */
   recordSale(txn: Transaction): Promise<Transaction>;
   /** Writes a Pending sale (with its sweep entry) once; the stored one when it exists. */
@@ -147,7 +148,7 @@ export class DynamoTransactionStore implements TransactionStore {
   }
 
   async find(transactionId: string): Promise<{ transaction: Transaction; refunds: Refund[] } | undefined> {
-    const items = await queryAll(this.db, {
+    const items = await readAll(this.db, {
       TableName: this.tableName,
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': keys.transaction(transactionId).pk },

@@ -20,9 +20,10 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { noticeOutboxId } from '#domain/notifications';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { logger } from '#shared/logger';
-import { batchWriteAll, conditionOutcome, isConditionFailure, type Item, queryAll } from './items';
+import { batchWriteAll, conditionOutcome, isConditionFailure, type Item } from './items';
+import { readAll } from './paging';
 import { seriesUseKey } from './method-series-uses';
 import { useKey } from './method-uses';
 
@@ -37,7 +38,7 @@ const INDEX_KEYS = ['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk'] as const;
 type Key = { pk: string; sk: string };
 
 /** What a written-ahead create writes. */
-export interface WrittenAhead {
+interface WrittenAhead {
   /** The container item as committed: its key, `status`, `dateCreated` and index keys included. */
   committed: Item;
   /** The container's id, for the sweep's index and its log. */
@@ -208,7 +209,7 @@ export async function sweepAbandonedCreates(
   deadline = Number.POSITIVE_INFINITY,
 ): Promise<string[]> {
   const before = new Date(now.getTime() - ABANDONED_CREATE_MS).toISOString();
-  const stuck = await queryAll(db, {
+  const stuck = await readAll(db, {
     TableName: tableName,
     IndexName: 'gsi2',
     KeyConditionExpression: 'gsi2pk = :creating AND gsi2sk < :before',
@@ -243,7 +244,7 @@ export async function discardCreate(
   );
   if (Item?.status !== CREATING) return;
   const attempt = Item.createAttempt as string | undefined;
-  const payments = await queryAll(db, {
+  const payments = await readAll(db, {
     TableName: tableName,
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :payment)',
     ExpressionAttributeValues: { ':pk': container.pk, ':payment': keys.paymentPrefix },

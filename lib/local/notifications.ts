@@ -95,7 +95,7 @@ function checkpoints(file: string | undefined) {
  * Reads the table's stream and invokes `handler`; `stop()` ends the loop. With `dataDir`, the
  * reader's place is kept there across restarts.
  */
-export function startStreamReader(
+function startStreamReader(
   tableName: string,
   handler: StreamHandler,
   deadLetters: DeadLetter[],

@@ -8,19 +8,16 @@
  */
 import type { Context } from 'aws-lambda';
 import {
-  PROCESS_GROUP_DEFINITION,
   processGroupTasks,
-  settlementClock,
   SCHEDULER_HANDLER,
   DUE_START_HANDLER,
-  type TaskBinding,
-  VOID_OR_REFUND_DEFINITION,
   voidOrRefundTasks,
 } from '../../contract/processing';
 import { SERIES_JOB } from '../../contract/series';
 import { parseStage } from '../../contract/stage';
 import { invokeAs, type LocalRoute } from './http-server';
 import { executionJson, LocalStepFunctions } from './step-functions';
+import { localMachineFiles, localSubstitutions, type LocalMachineFile } from './machines';
 import { localSweeper } from './sweeper';
 import { localAccountUpdater } from './account-updater';
 import { everyDay, everyHour, hourlyTickEnabled } from './daily-timer';
@@ -40,25 +37,26 @@ const json = (body: string): Record<string, unknown> => {
   }
 };
 
-/** A state machine file run locally, each Task bound in-process to its handler. */
+/**
+ * A state machine file run locally, each Task bound in-process to its handler. Its definition is
+ * not validated here, at each start, but once in the unit tier (test/unit/local-state-machines.test.ts).
+ */
 async function localMachine(
-  definition: string,
+  file: LocalMachineFile,
   stateMachineArn: string,
-  bindings: readonly TaskBinding[],
   limiter: ConcurrencyLimiter,
-  constants: Record<string, string> = {},
 ): Promise<LocalStepFunctions> {
   const tasks: Record<string, (input: unknown) => Promise<unknown>> = {};
-  const substitutions: Record<string, string> = { ...constants };
-  for (const task of bindings) {
+  for (const task of file.bindings) {
     const handler = await load(task.handler);
     // Through the function's reserved concurrency: over its cap the Task fails at once with
     // Lambda.TooManyRequestsException and the state's Retry decides (lib/local/reserved-concurrency.ts).
     tasks[task.state] = (input) =>
       limiter.invoke(task.state, () => invokeAs(task.state, 900_000, (context) => handler(input, context)));
-    substitutions[task.substitution] = `arn:aws:lambda:us-east-1:000000000000:function:local-${task.state}`;
   }
-  return new LocalStepFunctions(definition, stateMachineArn, substitutions, tasks);
+  return new LocalStepFunctions(file.definition, stateMachineArn, localSubstitutions(file), tasks, {
+    validate: false,
+  });
 }
 
 export async function localProcessing(stateMachineArn: string, voidOrRefundStateMachineArn: string) {
@@ -69,17 +67,10 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
       [...processGroupTasks, ...voidOrRefundTasks].map((t) => t.state),
     ),
   );
-  const sfn = await localMachine(PROCESS_GROUP_DEFINITION, stateMachineArn, processGroupTasks, limiter, {
-    // The runtime's stage (SERVICE_STAGE, set before this runs), as CDK substitutes it per stage.
-    SettlementClock: settlementClock(parseStage(process.env.SERVICE_STAGE)),
-  });
-  // The background void-or-refund (statemachines/void-or-refund.asl.json), run the same way.
-  const voidOrRefund = await localMachine(
-    VOID_OR_REFUND_DEFINITION,
-    voidOrRefundStateMachineArn,
-    voidOrRefundTasks,
-    limiter,
-  );
+  // The runtime's stage: SERVICE_STAGE, set before this runs.
+  const machines = localMachineFiles(parseStage(process.env.SERVICE_STAGE));
+  const sfn = await localMachine(machines.processGroup, stateMachineArn, limiter);
+  const voidOrRefund = await localMachine(machines.voidOrRefund, voidOrRefundStateMachineArn, limiter);
   const scheduler = await load(SCHEDULER_HANDLER);
   const tick = (time: string) =>
     invokeAs('Scheduler', 60_000, (context) =>

@@ -27,7 +27,7 @@ export { LocalQueue };
 
 type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
-export interface LocalQueueOptions {
+interface LocalQueueOptions {
   /** The function's name in its invocation context (logs). */
   name?: string;
   batchSize: number;

@@ -19,7 +19,7 @@ import {
   type Json,
 } from '#support/processing';
 import { createPayor } from '#support/fixtures/e2e-resources';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { sleep } from '#shared/concurrency';
 
 afterAll(() => closeLocalTable());

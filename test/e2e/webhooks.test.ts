@@ -19,6 +19,7 @@ import { idempotencyRecordKey } from '#support/idempotency-records';
 import { closeLocalTable, localTable } from '#support/notifications';
 import { delivered, startReceiver, type Receiver } from '#support/webhook-receiver';
 import { randomUUID } from 'node:crypto';
+import { localToolCommand } from '#lib/local/runtime-bundle';
 
 const V1 = `/v1/rest/merchants/${MID}`;
 const W = `${V1}/webhook-endpoints`;
@@ -460,11 +461,10 @@ describe('delivery', () => {
         (await deliveriesOf(deadEndpoint.webhookEndpointId)).some((d) => d.lastError !== undefined) ||
         undefined,
     );
-    const admin = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', join(__dirname, '..', '..', 'bin', 'admin.ts'), 'webhooks', '--failing'],
-      { env: { ...process.env, DATA_DIR: runtime!.dataDir }, encoding: 'utf8' },
-    );
+    const admin = spawnSync(...localToolCommand('admin', ['webhooks', '--failing']), {
+      env: { ...process.env, DATA_DIR: runtime!.dataDir },
+      encoding: 'utf8',
+    });
     expect(admin.stderr).toBe('');
     expect(admin.stdout).toMatch(/^\d+ failing webhook endpoint\(s\) in local runtime/);
     const line = admin.stdout.split('\n').find((l) => l.startsWith(deadEndpoint.webhookEndpointId));

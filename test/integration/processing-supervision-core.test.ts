@@ -22,7 +22,6 @@ import { newGroup, type Group } from '#domain/groups';
 import type { ProcessingState } from '#domain/processing';
 import { reloadConfigForTests } from '#shared/config';
 import { newId } from '#shared/ids';
-import { executionInput } from '#core/processing';
 import { DynamoClaimStore } from '#store/claims';
 import { DynamoDueIndex } from '#store/due';
 import { DynamoGroupStore } from '#store/groups';
@@ -55,6 +54,12 @@ const close = () => {
   server.closeAllConnections();
   return new Promise((resolve) => server.close(resolve));
 };
+/** What a starter hands the execution (core/processing.ts): the group and the attempt's name. */
+const executionInput = (group: Group, executionName: string) => ({
+  paymentGroupId: group.paymentGroupId,
+  merchantId: group.merchantId,
+  executionName,
+});
 const startedNames = () => machine.list().map((e) => e.name);
 /** The execution closed: it stopped (ABORTED) or ran to its end. */
 async function closed(name: string, how: 'stop' | 'end' = 'end'): Promise<string> {

@@ -14,7 +14,7 @@ export interface Reply<T = unknown> {
   text: string;
 }
 
-export const CRASH_CLIENT = { id: 'local-tester', secret: 'local-tester-secret' };
+const CRASH_CLIENT = { id: 'local-tester', secret: 'local-tester-secret' };
 export const CRASH_MID = '32350000001';
 
 const READ_TIMEOUT_MS = 30_000;

@@ -10,8 +10,8 @@ import { sleep } from '#shared/concurrency';
 import { between, pick } from '#support/crash-runtime';
 
 const V1 = `/v1/rest/merchants/${CRASH_MID}`;
-export const SALES = `${V1}/transactions`;
-export const GROUPS = `/rest/merchants/${CRASH_MID}/groups`;
+const SALES = `${V1}/transactions`;
+const GROUPS = `/rest/merchants/${CRASH_MID}/groups`;
 
 type Json = Record<string, unknown>;
 type Random = () => number;

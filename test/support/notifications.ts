@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoDBClient, GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { baseUrl } from '#support/api';
 import { sleep } from '#shared/concurrency';
@@ -21,7 +21,7 @@ export interface SesEmail {
 }
 
 export type Json = Record<string, any>;
-export type OutboxRecord = Json;
+type OutboxRecord = Json;
 
 /** A recipient address no other test (or test file) uses. */
 export const uniqueAddress = (tag: string) => `${tag}-${randomUUID()}@example.com`;
@@ -116,19 +116,6 @@ export async function outboxItem(outboxId: string): Promise<OutboxRecord | undef
     item = await read();
   }
   return item;
-}
-
-/** The same item in the stream's attribute-value form (what a stream record's NewImage holds). */
-export async function rawOutboxItem(outboxId: string): Promise<Record<string, AttributeValue> | undefined> {
-  const { raw, tableName } = localTable();
-  const { Item } = await raw.send(
-    new GetItemCommand({
-      TableName: tableName,
-      Key: { pk: { S: `OUTBOX#${outboxId}` }, sk: { S: 'OUTBOX' } },
-      ConsistentRead: true,
-    }),
-  );
-  return Item;
 }
 
 export async function putOutboxItem(item: OutboxRecord): Promise<void> {

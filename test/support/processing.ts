@@ -85,7 +85,7 @@ export async function crashAfterSale(paymentIds: string[]): Promise<void> {
   if (res.status !== 200) throw new Error(`faults failed: ${res.status} ${await res.text()}`);
 }
 
-export interface LocalExecutionView {
+interface LocalExecutionView {
   executionArn: string;
   name: string;
   status: string;
@@ -100,7 +100,7 @@ export async function allExecutions(): Promise<LocalExecutionView[]> {
 }
 
 /** The group of an execution name (`pg-<groupId>-<attempt>`: one name per processing attempt). */
-export const groupOfExecution = (name: string): string | undefined => /^pg-(.+)-\d+$/.exec(name)?.[1];
+const groupOfExecution = (name: string): string | undefined => /^pg-(.+)-\d+$/.exec(name)?.[1];
 
 /**
  * The executions of `groupIds` (a test file's groups): once none is RUNNING (bounded: a processed

@@ -13,7 +13,7 @@ import { call, MID } from '#support/api';
 import { sleep } from '#shared/concurrency';
 
 /** What a sale answers that these helpers read. */
-export interface SaleAnswer {
+interface SaleAnswer {
   status: string;
   settlementTime: string;
 }
