@@ -79,7 +79,7 @@ export const receiptsQueued = (groupId: string, at: Date): Promise<void> =>
   claimStore().receiptsQueued(groupId, at.toISOString());
 
 /** The group still reads as pending: the state machine retries BeginGroup (its error name). */
-export class ClaimNotVisibleError extends Error {
+class ClaimNotVisibleError extends Error {
   override readonly name = 'ClaimNotVisible';
 }
 
