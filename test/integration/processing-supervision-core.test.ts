@@ -9,7 +9,7 @@
  * the real SFN client. Its tasks are this file's: an execution's BeginGroup holds it RUNNING until
  * the file ends, or ends it as the test needs: SUCCEEDED without the group (nothing claimed), or
  * FAILED (an output the next state refuses); a stopped one is ABORTED. (Step Functions' TIMED_OUT
- * has no local stand-in; the tick treats every closed status alike.)
+ * has no local stand-in: test/unit/supervise-closed-executions.test.ts covers it.)
  */
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
