@@ -127,6 +127,38 @@ const LAYERS = [
 /** The folders of lambdas/, layer by layer from the top (the handler folders first). */
 export const FUNCTION_LAYERS = LAYERS.map(({ folders }) => folders);
 
+/**
+ * The clock rule: every file of lambdas/ reads the time, pauses and bounds a wait through the one
+ * clock (lambdas/shared/clock.ts: clock.now(), clock.nowMs(), sleep, withTimeout), the only file
+ * that touches Date's time or a timer, so that a test that sets the clock sets it for all of them.
+ */
+const OWN_TIMER =
+  'Pause with sleep and bound a wait with withTimeout (#shared/clock), not a timer of its own.';
+const CLOCK_RULE = {
+  files: ['lambdas/**'],
+  ignores: ['lambdas/shared/clock.ts'],
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      {
+        selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+        message: 'Read the time from the one clock: clock.now() (#shared/clock), not new Date().',
+      },
+      {
+        selector: "MemberExpression[object.name='Date'][property.name='now']",
+        message: 'Read the time from the one clock: clock.nowMs() (#shared/clock), not Date.now.',
+      },
+      { selector: 'CallExpression[callee.name=/^set(Timeout|Interval)$/]', message: OWN_TIMER },
+      {
+        selector:
+          'MemberExpression[object.name=/^(globalThis|global)$/][property.name=/^set(Timeout|Interval)$/]',
+        message: OWN_TIMER,
+      },
+      { selector: 'ImportDeclaration[source.value=/^(node:)?timers(\\/promises)?$/]', message: OWN_TIMER },
+    ],
+  },
+};
+
 /** One no-restricted-imports setting per layer, each with the rules every file of lambdas/ keeps. */
 function functionLayers() {
   const layered = LAYERS.map(({ folders, forbidden }) => ({
@@ -181,6 +213,7 @@ export default tseslint.config(
   // Inside lambdas/ (README "Layers"): handler folders → core/ → store/, processor/ → domain/ →
   // generated/ → shared/, each importing only the folders after it (and the contract).
   ...functionLayers(),
+  CLOCK_RULE,
   // The TypeScript client is what an integrator copies or installs: it stands alone, typed from
   // openapi.json only (client/generated/schema.d.ts), never from the service's own code.
   {

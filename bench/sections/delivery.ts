@@ -22,7 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { Webhook } from 'standardwebhooks';
-import { sleep } from '../../lambdas/shared/concurrency';
+import { sleep } from '../../lambdas/shared/clock';
 import { MID, scheduleDate, type BenchContext } from '../support/context';
 import { round } from '../support/load';
 import type { CustomSection, Results } from './section';

@@ -18,7 +18,8 @@
  * not what is measured here.
  */
 import { spawnSync } from 'node:child_process';
-import { mapLimit, sleep } from '../../lambdas/shared/concurrency';
+import { mapLimit } from '../../lambdas/shared/concurrency';
+import { sleep } from '../../lambdas/shared/clock';
 import { createContext, MID, scheduleDate, type BenchContext } from '../support/context';
 import { round } from '../support/load';
 import { startBenchRuntime } from '../support/runtime';

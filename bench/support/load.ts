@@ -3,7 +3,7 @@
  * short ramp (not recorded) then a measured window; a measurement is several slices, merged.
  * Latency is per operation, end to end as the caller sees it.
  */
-import { sleep } from '../../lambdas/shared/concurrency';
+import { sleep } from '../../lambdas/shared/clock';
 import { cpuSampler, type CpuUsage } from './cpu';
 
 /** One operation; resolves to an error description, or undefined when it succeeded. */

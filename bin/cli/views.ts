@@ -6,7 +6,7 @@
 import { Presets, SingleBar } from 'cli-progress';
 import Table from 'cli-table3';
 import type { ScheduledPaymentsClient, Schemas } from '../../client/index';
-import { sleep } from '../../lambdas/shared/concurrency';
+import { sleep } from '../../lambdas/shared/clock';
 import { barSize, fittedTable, screenWidth, type Give } from './layout';
 
 type Payment = Schemas['Payment'];

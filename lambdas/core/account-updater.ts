@@ -18,10 +18,11 @@ import { methodEvent } from '#domain/payors';
 import { paymentProcessor } from '#processor/index';
 import type { AccountUpdate } from '#processor/processor';
 import { logger } from '#shared/logger';
-import { PAYOR, withOptimisticRetry } from '#shared/retry';
+import { PAYOR, withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { accountUpdateStore } from '#store/account-updates';
 import { payorStore } from '#store/payors';
 import { findMerchant } from './merchants';
+import { clock } from '#shared/clock';
 
 /** The first run reads this far back. */
 const FIRST_RUN_DAYS = 30;
@@ -129,7 +130,7 @@ export async function runAccountUpdater(now: Date, deadline: number): Promise<Ac
   };
   let reached = until;
   for (const [index, update] of updates.entries()) {
-    if (Date.now() >= deadline) {
+    if (clock.nowMs() >= deadline) {
       report.left = updates.length - index;
       reached = update.at;
       break;

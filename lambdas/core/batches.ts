@@ -17,6 +17,7 @@ import { charge } from './charge';
 import { paceWith, RateHeldError, RateTokens, type RateTokensOptions } from './processor-rate';
 import { dueInRound, failRetry, retryPayment } from './retries';
 import { giveUpOnCharge } from './unanswered';
+import { clock } from '#shared/clock';
 
 /** A batch answered: the state after it, and how many of its payments stayed unanswered. */
 interface AnsweredBatch {
@@ -111,7 +112,7 @@ export async function authorizeBatch(
   // are left for the retry, so the task ends well within its timeout.
   let processorDown = false;
   const merchantName = merchantNameOf(state.merchantId);
-  const began = (rate.now ?? Date.now)();
+  const began = (rate.now ?? clock.nowMs)();
   let tokens: RateTokens | undefined;
   const { next, size, unanswered } = await answerBatch(state, async (payment, toAnswer) => {
     tokens ??= new RateTokens({

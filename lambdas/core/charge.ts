@@ -15,6 +15,7 @@ import { logger } from '#shared/logger';
 import { ProcessorUnavailableError } from '#processor/processor';
 import type { AttemptResult } from './attempts';
 import { runSale } from './sale';
+import { clock } from '#shared/clock';
 
 const retryable = (error: unknown) => isTransient(error) || error instanceof ProcessorUnavailableError;
 
@@ -49,9 +50,9 @@ export async function charge(
           // No answer leaves the sale Pending: the state machine retries the batch later.
           onNoAnswer: 'throw',
         },
-        new Date(),
+        clock.now(),
       );
-      return { auth: saleAuthResponse(transactionView(txn, [], new Date())), txn };
+      return { auth: saleAuthResponse(transactionView(txn, [], clock.now())), txn };
     },
     {
       attempts: 3,

@@ -17,7 +17,7 @@ import {
 import { BadRequestError, GroupNotFoundError, PaymentNotFoundError } from '#shared/errors';
 import { newId } from '#shared/ids';
 import type { Merchant } from '#store/merchants';
-import { withOptimisticRetry } from '#shared/retry';
+import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { groupStore, type AlsoWritten } from '#store/groups';
 import { retryRoundStore } from '#store/retry-rounds';
 import { paymentStore } from '#store/payments';

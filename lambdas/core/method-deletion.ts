@@ -24,7 +24,7 @@ import {
 } from '#domain/payors';
 import { BadRequestError, ConflictError } from '#shared/errors';
 import { logger } from '#shared/logger';
-import { PAYOR, withOptimisticRetry } from '#shared/retry';
+import { PAYOR, withOptimisticRetry } from '#shared/optimistic-concurrency';
 import {
   DELETION_SWEEP_AFTER_SECONDS,
   methodDeletionStore,
@@ -44,6 +44,7 @@ import {
   type Uses,
 } from './method-in-use';
 import { MethodNotFoundError, ONLY_METHOD, requirePayor } from './payors';
+import { clock } from '#shared/clock';
 
 /**
  * A request moves payments for at most this long, then answers 202 and leaves the rest to the
@@ -135,7 +136,7 @@ async function takeOver(record: DeletionRecord, now: Date, what: string): Promis
 async function run(
   record: DeletionRecord,
   now: Date,
-  deadline = Date.now() + REQUEST_MOVE_BUDGET_MS,
+  deadline = clock.nowMs() + REQUEST_MOVE_BUDGET_MS,
 ): Promise<DeletionOutcome | undefined> {
   const methodId = record.methodIds[0]!;
   const what = `saved payment method ${methodId}`;
@@ -167,7 +168,7 @@ async function run(
     }
     if (inUse === 0) return finish(record, now);
     for (const batch of moveBatches(record, found)) {
-      if (Date.now() > deadline) {
+      if (clock.nowMs() > deadline) {
         logger.info('method deletion continues in the background', { methodId, movedCount });
         return { status: 'accepted', movedCount };
       }
@@ -192,7 +193,7 @@ function moveBatches(
   const batches: { count: number; move(): Promise<boolean> }[] = [];
   for (let i = 0; i < found.uses.length; i += MOVE_BATCH) {
     const payments = found.uses.slice(i, i + MOVE_BATCH).map((u) => u.payment!);
-    batches.push({ count: payments.length, move: () => store.movePayments(record, payments, new Date()) });
+    batches.push({ count: payments.length, move: () => store.movePayments(record, payments, clock.now()) });
   }
   for (let i = 0; i < found.seriesUses.length; i += MOVE_BATCH) {
     const moves = found.seriesUses
@@ -364,7 +365,7 @@ export async function sweepDeletions(
   );
   const done: DeletionSweepEntry[] = [];
   for (const record of records) {
-    if (options.deadline !== undefined && Date.now() > options.deadline) break;
+    if (options.deadline !== undefined && clock.nowMs() > options.deadline) break;
     let result: string;
     try {
       result = await resume(record, now, options.deadline);

@@ -8,7 +8,7 @@ import type { UpdateMethodInput, UpdatePayorInput } from '#contract/schemas/payo
 import { nextSequence } from '#domain/events';
 import { methodEvent, payorEvent, updatedMethod, type Payor, type SavedMethod } from '#domain/payors';
 import { BadRequestError, NotFoundError } from '#shared/errors';
-import { PAYOR, withOptimisticRetry } from '#shared/retry';
+import { PAYOR, withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { methodStore, type MethodStore } from '#store/methods';
 import { payorStore, type PayorStore, type PayorWithMethods } from '#store/payors';
 

@@ -21,6 +21,7 @@ import {
   type ProcessingTotals,
 } from '#domain/processing';
 import { config } from '#shared/config';
+import { clock } from '#shared/clock';
 import { logger } from '#shared/logger';
 import { claimStore, type ClaimedGroup } from '#store/claims';
 import { outboxStore } from '#store/outbox';
@@ -138,7 +139,7 @@ export async function beginGroup(input: BeginInput): Promise<ProcessingState> {
         round: group.retryRound!,
         bound: group.retryBound!,
         groupDeleted: group.status === 'deleted',
-        startedAt: group.retryRoundAt ?? group.claimedAt ?? new Date().toISOString(),
+        startedAt: group.retryRoundAt ?? group.claimedAt ?? clock.now().toISOString(),
       },
     }),
   };
@@ -179,7 +180,7 @@ export async function completeRun(state: ProcessingState): Promise<ProcessingSta
   // An execution started on the definition before key ranges (a deploy mid-run) carries them itself.
   const totals = ranges.length > 0 ? sumTotals(ranges.map((r) => r.totals)) : state.totals;
   const batches = ranges.length > 0 ? ranges.reduce((n, r) => n + r.batches, 0) : state.batches;
-  const summary = { ...totals, processedAt: new Date().toISOString() };
+  const summary = { ...totals, processedAt: clock.now().toISOString() };
   // A retry round (the group processed already): the summary recounted, the next round's slot.
   if (state.retry) await completeRetryRound(state.paymentGroupId, state.retry.round, summary);
   else await completeGroup(state.paymentGroupId, summary);

@@ -21,7 +21,7 @@
  * take answers false and the batch is given back unfinished (core/batches.ts), the state machine
  * looping on to the rest of the range.
  */
-import { sleep } from '#shared/concurrency';
+import { clock, sleep } from '#shared/clock';
 import { config } from '#shared/config';
 import { rateWindowNames, rateWindowStore, type RateWindowStore } from '#store/rate-windows';
 
@@ -100,7 +100,7 @@ export class RateTokens {
       merchantRate: config().processorMerchantRate,
     };
     this.store = options.store ?? rateWindowStore();
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? clock.nowMs;
     this.wait = options.wait ?? sleep;
     this.random = options.random ?? Math.random;
     this.need = options.need;

@@ -20,6 +20,7 @@ import {
   type DifferenceKind,
 } from './reconcile-compare';
 import { sweep } from './sweeper';
+import { clock } from '#shared/clock';
 
 export { type Difference, type DifferenceKind };
 
@@ -107,7 +108,7 @@ export async function reconcile(
   options: ReconcileOptions,
   deps: ReconcileDeps = defaultDeps(),
 ): Promise<ReconcileReport> {
-  const now = options.now ?? new Date();
+  const now = options.now ?? clock.now();
   const window = {
     since: options.since,
     until: options.until ?? now.toISOString(),
@@ -118,7 +119,7 @@ export async function reconcile(
   let found = before;
   if (options.heal !== false && before.length > 0) {
     await deps.sweep(now, window.staleMinutes * 60);
-    const after = await differences(deps, { ...window, now: new Date() });
+    const after = await differences(deps, { ...window, now: clock.now() });
     const remaining = new Set(after.map(differenceKey));
     const seen = new Set(before.map(differenceKey));
     found = [
@@ -154,7 +155,7 @@ export interface ReconcileEvent {
 
 /** The window's start an event asks for; a bad one is refused before anything runs. */
 export function windowOf(event: ReconcileEvent): { since: string; now: Date; staleMinutes?: number } {
-  const now = event.time !== undefined ? new Date(event.time) : new Date();
+  const now = event.time !== undefined ? new Date(event.time) : clock.now();
   if (Number.isNaN(now.getTime())) throw new Error(`time ${String(event.time)} is not an ISO-8601 time`);
   const since = event.since !== undefined ? new Date(event.since) : new Date(now.getTime() - DAY_MS);
   if (Number.isNaN(since.getTime())) throw new Error(`since ${String(event.since)} is not an ISO-8601 time`);

@@ -17,7 +17,7 @@ import { formatCents } from '#domain/money';
 import { processorKeys } from '#domain/processor-keys';
 import { paymentProcessor } from '#processor/index';
 import { transactionStore } from '#store/transactions';
-import { withOptimisticRetry } from '#shared/retry';
+import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { requireTransaction } from './transactions';
 
 /**

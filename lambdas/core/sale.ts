@@ -22,6 +22,7 @@ import { methodStore } from '#store/methods';
 import { logger } from '#shared/logger';
 import { duplicateGuards, type DuplicateKey } from '#store/duplicates';
 import { transactionStore } from '#store/transactions';
+import { clock } from '#shared/clock';
 
 export interface SaleRequest {
   transactionId: string;
@@ -117,7 +118,7 @@ function declined(pending: Transaction, code: string, extra: Partial<Transaction
     responseCode: code,
     responseMessage: declineOf(code).message,
     approvedCents: 0,
-    processedAt: new Date().toISOString(),
+    processedAt: clock.now().toISOString(),
     ...extra,
   };
 }

@@ -10,7 +10,7 @@ import { fromCents } from '#domain/money';
 import { processorKeys } from '#domain/processor-keys';
 import type { Refund, Transaction } from '#domain/transactions';
 import { paymentProcessor } from '#processor/index';
-import { withOptimisticRetry } from '#shared/retry';
+import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { paymentStore } from '#store/payments';
 import { transactionStore } from '#store/transactions';
 

@@ -26,6 +26,7 @@ import { currentSlot } from '#domain/groups';
 import { stuckGroupsMetricLine } from '#domain/processing';
 import { mapLimit } from '#shared/concurrency';
 import { config } from '#shared/config';
+import { clock } from '#shared/clock';
 import { logger } from '#shared/logger';
 import { emitMetricLine } from '#shared/metrics';
 import type { DueGroup } from '#store/due';
@@ -68,7 +69,7 @@ export function scheduledTime(time: string | undefined): Date {
 /** What both starters do first: the due groups of `time`'s slot and earlier, read. */
 async function dueAt(time: Date) {
   const slot = currentSlot(time);
-  return { slot, due: await dueGroups(slot), now: new Date() };
+  return { slot, due: await dueGroups(slot), now: clock.now() };
 }
 
 /** ...then started: the pending groups, then the retry rounds due by the slot. */
@@ -116,7 +117,7 @@ export async function runHourlyTick(time: Date): Promise<TickResult> {
   // started by the due start within a minute.
   const series = await createDueOccurrences({
     horizon: new Date(time.getTime() + 3_600_000),
-    deadline: Date.now() + TICK_SERIES_BUDGET_SECONDS * 1000,
+    deadline: clock.nowMs() + TICK_SERIES_BUDGET_SECONDS * 1000,
   });
   // One EMF line: CloudWatch turns it into the metric the stuck-groups alarm watches.
   emitMetricLine(stuckGroupsMetricLine(stuck, config().stage, now));
@@ -139,7 +140,7 @@ export async function startDueGroups(time: Date): Promise<DueStartResult> {
   if (started.length > 0) logger.info('due start started groups', { slot, started: started.length });
   const series = await createDueOccurrences({
     horizon: time,
-    deadline: Date.now() + DUE_START_SERIES_BUDGET_SECONDS * 1000,
+    deadline: clock.nowMs() + DUE_START_SERIES_BUDGET_SECONDS * 1000,
   });
   return { slot, started, series };
 }

@@ -29,7 +29,7 @@ import { isConflict } from '#shared/ddb';
 import { BadRequestError, SeriesNotFoundError } from '#shared/errors';
 import { newId, occurrenceGroupId } from '#shared/ids';
 import { logger } from '#shared/logger';
-import { MAX_ATTEMPTS, withOptimisticRetry } from '#shared/retry';
+import { MAX_ATTEMPTS, withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { groupStore } from '#store/groups';
 import { conditionOutcome, isConditionFailure } from '#store/items';
 import type { Merchant } from '#store/merchants';
@@ -38,6 +38,7 @@ import { seriesStore, seriesWriteItems } from '#store/series';
 import { createGroup, deleteGroup } from './groups';
 import { findMerchant } from './merchants';
 import { profilesSaved, resolveProfiles, writingPayments } from './profiles';
+import { clock } from '#shared/clock';
 
 /** The series if it exists and belongs to this merchant; 404 otherwise. */
 export async function requireSeries(seriesId: string, merchantId: string): Promise<Series> {
@@ -145,7 +146,7 @@ async function createOnce(
 async function createDueNow(series: Series, now: Date, paymentsLeft: number): Promise<Series> {
   if (series.status !== 'active') return series;
   const limits: CreationLimits = {
-    horizon: new Date(Date.now() + 1),
+    horizon: new Date(clock.nowMs() + 1),
     deadline: now.getTime() + REQUEST_CREATION_MS,
     payments: { left: paymentsLeft },
   };
@@ -238,7 +239,7 @@ export async function createDueOccurrences(limits: CreationLimits): Promise<Crea
   const ids = await seriesStore().due(limits.horizon.toISOString(), READ_LIMITS.seriesDue);
   const merchants = merchantLookup();
   for (const [i, seriesId] of ids.entries()) {
-    if (Date.now() > limits.deadline) {
+    if (clock.nowMs() > limits.deadline) {
       report.deferred += ids.length - i;
       break;
     }
@@ -281,7 +282,7 @@ async function advanceSeries(
   for (let lost = 0; lost < MAX_ATTEMPTS;) {
     const series = await store.get(seriesId);
     if (!series) return;
-    const now = new Date();
+    const now = clock.now();
     if (series.cancelPending) {
       await finishCancel(series, now);
       report.canceled++;
@@ -304,7 +305,7 @@ async function advanceSeries(
     if (series.status !== 'active' || series.nextOccurrence > series.occurrenceCount) return;
     const slot = slotOfOccurrence(series, series.nextOccurrence);
     if (creationTime(slot, series.noticeDays) >= limits.horizon) return;
-    if (Date.now() > limits.deadline || (limits.payments && limits.payments.left < series.paymentCount)) {
+    if (clock.nowMs() > limits.deadline || (limits.payments && limits.payments.left < series.paymentCount)) {
       report.deferred++;
       return;
     }

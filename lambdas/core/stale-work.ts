@@ -11,6 +11,7 @@ import { logger } from '#shared/logger';
 import { sweepAbandonedCreates } from './groups';
 import { sweepDeletions, type DeletionSweepEntry } from './method-deletion';
 import { STALE_AFTER_SECONDS, sweep, type SweepReport } from './sweeper';
+import { clock } from '#shared/clock';
 
 export interface SweepEvent {
   /** The scheduled event's time; the sweep goes by the wall clock when absent. */
@@ -28,7 +29,7 @@ export interface SweepResult extends SweepReport {
 
 /** One run of the sweeper: each job in turn, within the run's budget. */
 export async function settleStaleWork(event: SweepEvent): Promise<SweepResult> {
-  const now = new Date();
+  const now = clock.now();
   // Bounded work: no item is started after the budget; what is left waits for the next sweep.
   const deadline = now.getTime() + SWEEP_BUDGET_SECONDS * 1000;
   const report = await sweep(now, {

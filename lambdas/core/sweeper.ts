@@ -27,6 +27,7 @@ import { transactionStore } from '#store/transactions';
 import { refundSale, voidSale } from './reversals';
 import { keyFirstUsedAt, REVERSED_MESSAGE, runSale } from './sale';
 import { sendScheduledRefund } from './scheduled-refunds';
+import { clock } from '#shared/clock';
 
 /** Work settled at once: the processor's and the table's load stay modest. */
 const CONCURRENCY = 8;
@@ -170,7 +171,7 @@ export async function sweep(now: Date, options: SweepOptions): Promise<SweepRepo
   const report: SweepReport = { settled: [], reversed: [], unsettled: [], deferred: 0 };
   const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
   const outcomes = await mapLimit(work, CONCURRENCY, async (item) => {
-    if (Date.now() > deadline) {
+    if (clock.nowMs() > deadline) {
       report.deferred++;
       return undefined;
     }

@@ -12,6 +12,7 @@ import { transactionView } from '#domain/transactions';
 import { attemptTransactionId } from '#shared/ids';
 import type { AttemptResult } from './attempts';
 import { giveUpSale } from './sale';
+import { clock } from '#shared/clock';
 
 export async function giveUpOnCharge(
   payment: Payment,
@@ -20,7 +21,7 @@ export async function giveUpOnCharge(
   reason: string,
   options: { reverse?: 'now' | 'later' } = {},
 ): Promise<AttemptResult> {
-  const now = new Date();
+  const now = clock.now();
   const { transaction, abandoned } = await giveUpSale(
     {
       transactionId: attemptTransactionId(payment.paymentId, attempt),

@@ -13,6 +13,7 @@ import { READ_LIMITS } from '#store/read-limits';
 import { dueShards, webhookDeliveryStore } from '#store/webhook-deliveries';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
 import { Batch, deliveryMessage, iso, lostAfterMs } from './webhook-batch';
+import { clock } from '#shared/clock';
 
 /** One page of a replay, oldest event first; the next page is the next message. */
 export async function replayPage(m: ReplayMessage, batch: Batch): Promise<void> {
@@ -68,7 +69,7 @@ export async function replayPage(m: ReplayMessage, batch: Batch): Promise<void> 
  * message was lost, never sent, or its retry was longer than a queue delay), and its `checkAt`
  * moves on. Bounded: READ_LIMITS.webhookSweep per shard and run.
  */
-export async function recoverDeliveries(now: Date = new Date()): Promise<{ enqueued: number }> {
+export async function recoverDeliveries(now: Date = clock.now()): Promise<{ enqueued: number }> {
   const store = webhookDeliveryStore();
   const batch = new Batch(() => now);
   for (const shard of dueShards()) {

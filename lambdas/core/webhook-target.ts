@@ -14,6 +14,7 @@ import {
   urlProblem,
   type UrlRules,
 } from '#domain/webhook-addresses';
+import { withTimeout } from '#shared/clock';
 import { config } from '#shared/config';
 
 interface Resolved {
@@ -41,19 +42,10 @@ export const useResolver = (r: Resolver | undefined): void => {
 
 type Target = { ok: true; url: URL; address: string; family: 4 | 6 } | { ok: false; reason: string };
 
-async function resolveWithin(host: string): Promise<Resolved[]> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      resolver(host),
-      new Promise<never>((_ok, fail) => {
-        timer = setTimeout(() => fail(new Error('timeout')), RESOLVE_TIMEOUT_MS);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const resolveWithin = (host: string): Promise<Resolved[]> =>
+  withTimeout(resolver(host), RESOLVE_TIMEOUT_MS, () => {
+    throw new Error('timeout');
+  });
 
 /** The configured rules: the local runtime alone allows loopback (WEBHOOK_ALLOW_LOOPBACK). */
 const configuredRules = (): UrlRules => ({ allowLoopback: config().webhookAllowLoopback });

@@ -25,7 +25,7 @@ import {
 } from '#domain/webhooks';
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from '#shared/errors';
 import { newId } from '#shared/ids';
-import { withOptimisticRetry } from '#shared/retry';
+import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { secretBox } from '#shared/secret-box';
 import { webhookQueue } from '#shared/webhook-queue';
 import { decodePageToken, encodePageToken } from '#store/paging';

@@ -7,6 +7,7 @@
  */
 import { EVENT_ID_PREFIX, EVENT_RETENTION_DAYS, type EventType } from '#contract/events';
 import { newId } from '#shared/ids';
+import { clock } from '#shared/clock';
 
 export interface ServiceEvent<D = unknown> {
   id: string;
@@ -42,7 +43,7 @@ export function newEvent<D>(spec: EventSpec<D>, now: Date, id = newEventId()): S
   return {
     id,
     type: spec.type,
-    createdAt: new Date(Math.max(now.getTime(), Date.now())).toISOString(),
+    createdAt: new Date(Math.max(now.getTime(), clock.nowMs())).toISOString(),
     merchantId: spec.merchantId,
     objectId: spec.objectId,
     sequence: spec.sequence,

@@ -13,6 +13,7 @@ import { maskNumber } from '#domain/cards';
 import { queryDays } from '#store/day-index';
 import type { AccountUpdate, NumberedAccount } from './processor';
 import { ACCOUNT_UPDATE_DAYS, sandboxKeys } from './sandbox-keys';
+import { clock } from '#shared/clock';
 
 type UpdateSpec =
   { kind: 'new_expiry' } | { kind: 'new_number'; number: string } | { kind: 'closed' | 'contact_cardholder' };
@@ -40,7 +41,7 @@ export async function recordAccountUpdate(
   request: NumberedAccount,
   token: string,
   fingerprintOf: (request: NumberedAccount) => string,
-  at = new Date().toISOString(),
+  at = clock.now().toISOString(),
 ): Promise<void> {
   if (request.kind !== 'card') return;
   const spec = ACCOUNT_UPDATER_CARDS[request.number];

@@ -27,7 +27,7 @@ import type {
   Vaulted,
 } from './processor';
 import { BadRequestError } from '#shared/errors';
-import { sleep } from '#shared/concurrency';
+import { clock, sleep } from '#shared/clock';
 import { nextCutoff, type SettlementSchedule } from './cut-offs';
 import { LEDGER_DAYS, sandboxKeys, type LedgerKind } from './sandbox-keys';
 
@@ -144,7 +144,7 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 
   /** The account updates recorded for test cards vaulted in the window (sandbox-account-updates.ts). */
-  accountUpdates(since: string, until: string = new Date().toISOString()): Promise<AccountUpdate[]> {
+  accountUpdates(since: string, until: string = clock.now().toISOString()): Promise<AccountUpdate[]> {
     return listAccountUpdates(this.db, this.tableName, since, until);
   }
 
@@ -177,7 +177,7 @@ export class SandboxProcessor implements PaymentProcessor {
   /** The test clock: the sandbox settles by time alone, so settling now is answering now. */
   async settleNow(): Promise<{ settledAt: string }> {
     await this.answerLater();
-    return { settledAt: new Date().toISOString() };
+    return { settledAt: clock.now().toISOString() };
   }
 
   /**
@@ -208,7 +208,7 @@ export class SandboxProcessor implements PaymentProcessor {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...ledgerItem(kind, key, request, result, new Date().toISOString()), calls: 1 },
+          Item: { ...ledgerItem(kind, key, request, result, clock.now().toISOString()), calls: 1 },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
@@ -235,7 +235,7 @@ export class SandboxProcessor implements PaymentProcessor {
     const { merchantId, amountCents } = request;
     return this.once('SALE', request.idempotencyKey, { merchantId, amountCents }, async () => {
       const profile = request.token.split('.')[1] ?? 'ok';
-      const base = { processorTransactionId: `sbx_${randomUUID()}`, processedAt: new Date().toISOString() };
+      const base = { processorTransactionId: `sbx_${randomUUID()}`, processedAt: clock.now().toISOString() };
       const approve = (cents: number, code = '00', message = 'Approved'): SaleResult => ({
         ...base,
         approved: true,
@@ -278,7 +278,7 @@ export class SandboxProcessor implements PaymentProcessor {
       responseCode: '96',
       responseMessage: 'Reversed: the processor did not answer in time',
       approvedCents: 0,
-      processedAt: new Date().toISOString(),
+      processedAt: clock.now().toISOString(),
     };
     // Whether or not the sale got here, afterwards it has moved no money: the ledger entry (new or
     // existing) now holds the reversed answer, which a repeated key gets from then on.
@@ -309,7 +309,7 @@ export class SandboxProcessor implements PaymentProcessor {
       processorTransactionId: `sbx_${randomUUID()}`,
       responseCode: '00',
       responseMessage: kind === 'VOID' ? 'Voided' : 'Refund accepted',
-      processedAt: new Date().toISOString(),
+      processedAt: clock.now().toISOString(),
     }));
   }
 
@@ -322,7 +322,7 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 
   /** The ledger's entries by time, from the day index (every partition of each day of the window). */
-  async listActivity(since: string, until: string = new Date().toISOString()): Promise<ProcessorActivity[]> {
+  async listActivity(since: string, until: string = clock.now().toISOString()): Promise<ProcessorActivity[]> {
     // Sort keys are `<time>#…`: BETWEEN takes `since` itself and stops before `until`.
     const items = await queryDays(this.db, this.tableName, LEDGER_DAYS, { since, until });
     return items.map(activityOf);

@@ -28,6 +28,7 @@ import {
   type KeySource,
 } from './http-request';
 import type { RouteCheck } from './route-check';
+import { clock } from './clock';
 
 export { MAX_BODY_BYTES, type KeySource } from './http-request';
 
@@ -302,7 +303,7 @@ function merchantHandler<R extends Route, M extends AuthorizedMerchant>(
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use({ onError: (request) => void (request.response = errorResponse(request.error)) })
     .handler(async (event) => {
-      const now = new Date();
+      const now = clock.now();
       const clientId = clientOf(event);
       const params = parsePathParams(event);
       logger.appendKeys({ clientId, mid: params.MID, paymentGroupId: params.GroupID });
@@ -321,7 +322,7 @@ function merchantHandler<R extends Route, M extends AuthorizedMerchant>(
         method: event.httpMethod,
         resource: event.resource,
         status: result.status,
-        ms: Date.now() - now.getTime(),
+        ms: clock.nowMs() - now.getTime(),
       });
       if (result.text !== undefined)
         return {

@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { needed } from './config';
 import { tracer } from './tracer';
+import { clock } from './clock';
 
 type SecretContext = Record<string, string>;
 
@@ -105,10 +106,10 @@ class CachingBox implements SecretBox {
   async open(sealed: string, context: SecretContext): Promise<string> {
     const key = `${JSON.stringify(context)}|${sealed}`;
     const hit = this.opened.get(key);
-    if (hit && hit.until > Date.now()) return hit.plain;
+    if (hit && hit.until > clock.nowMs()) return hit.plain;
     const plain = await this.inner.open(sealed, context);
     if (this.opened.size > 1000) this.opened.clear();
-    this.opened.set(key, { plain, until: Date.now() + OPENED_TTL_MS });
+    this.opened.set(key, { plain, until: clock.nowMs() + OPENED_TTL_MS });
     return plain;
   }
 }

@@ -7,7 +7,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { cancellationCodes } from '#shared/ddb';
 import { keys } from './keys';
-import { withOptimisticRetry } from '#shared/retry';
+import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import type { ServiceEvent } from '#domain/events';
 import { parseProfileId } from '#domain/payors';
 import type { OutboxItem } from '#domain/notifications';
@@ -27,6 +27,7 @@ import { distinctProfiles, methodUsable, MethodUnavailableError, usePut } from '
 import { outboxPut } from './outbox';
 import { readAll, readPage, type Page } from './paging';
 import { paymentItem } from './payments';
+import { clock } from '#shared/clock';
 
 /** A 503 after too many lost races names the group. */
 const GROUP = { resource: 'this group' };
@@ -301,7 +302,7 @@ export class DynamoGroupStore implements GroupStore {
             values: { ':s': summary, ':g': expected },
           },
           group.eventSeq,
-          groupEvent('group.void_or_refund_completed', done, new Date()),
+          groupEvent('group.void_or_refund_completed', done, clock.now()),
         ),
       );
       return written || undefined;

@@ -12,6 +12,7 @@ import {
 import { withBackoff, type BackoffDelays } from '#shared/backoff';
 import { config } from '#shared/config';
 import { cancellationCodes, ddb } from '#shared/ddb';
+import { clock } from '#shared/clock';
 
 export type Item = Record<string, unknown>;
 
@@ -106,7 +107,7 @@ export async function batchWriteAll(
   requests: Item[],
   budgetMs = BATCH_WRITE_BUDGET_MS,
 ): Promise<void> {
-  const deadline = Date.now() + budgetMs;
+  const deadline = clock.nowMs() + budgetMs;
   const chunks: Item[][] = [];
   for (let i = 0; i < requests.length; i += BATCH_SIZE) chunks.push(requests.slice(i, i + BATCH_SIZE));
   let next = 0;

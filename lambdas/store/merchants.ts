@@ -16,6 +16,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dyn
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
 import { readAll } from './paging';
+import { clock } from '#shared/clock';
 
 export interface Merchant {
   /** The 11-digit MID records hold. */
@@ -85,7 +86,7 @@ export class MerchantRegistry {
    * Grants a client a merchant (both MID forms), with its audit record, in one transaction that
    * also checks the merchant is still registered: all of it is written, or nothing.
    */
-  async grant(clientId: string, mid: string, actor: string, now = new Date()): Promise<Merchant> {
+  async grant(clientId: string, mid: string, actor: string, now = clock.now()): Promise<Merchant> {
     const merchant = await this.find(mid);
     if (!merchant) throw new Error(`merchant ${mid} is not registered`);
     await this.db.send(
@@ -112,7 +113,7 @@ export class MerchantRegistry {
   }
 
   /** Revokes a client's grant of a merchant (both MID forms), with its audit record, in one transaction. */
-  async revoke(clientId: string, mid: string, actor: string, now = new Date()): Promise<void> {
+  async revoke(clientId: string, mid: string, actor: string, now = clock.now()): Promise<void> {
     const merchant = await this.find(mid);
     const all = merchant ? forms(merchant) : [mid];
     await this.db.send(

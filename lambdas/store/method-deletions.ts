@@ -27,6 +27,7 @@ import { readAll } from './paging';
 import { seriesUseDelete, seriesUsePut } from './method-series-uses';
 import { methodUsable, useDelete, usePut } from './method-uses';
 import { atRevision, type PayorWithMethods } from './payors';
+import { clock } from '#shared/clock';
 
 /**
  * How long after its start the sweeper takes a deletion over: longer than the API function that
@@ -301,7 +302,7 @@ export class MethodDeletionStore {
             ':plus': 1,
             ':one': 1,
             ':m': methodId,
-            ':now': new Date().toISOString(),
+            ':now': clock.now().toISOString(),
             ...(isDefault && { ':r': replacementDefault }),
           },
         },

@@ -20,6 +20,7 @@ import { keys } from './keys';
 import type { OutboxItem, OutboxStatus } from '#domain/notifications';
 import { containerStore, isConditionFailure, strip } from './items';
 import { scanPages } from './paging';
+import { clock } from '#shared/clock';
 
 /** A claim not finished within this time (the notifier crashed mid-send) may be taken again. */
 const CLAIM_LEASE_MS = 30_000;
@@ -200,7 +201,7 @@ export async function requeue(
     }),
   );
   const { lastError: _e, throttles: _t, ...rest } = item;
-  const fresh: OutboxItem = { ...rest, status: 'pending', attempts: 0, createdAt: new Date().toISOString() };
+  const fresh: OutboxItem = { ...rest, status: 'pending', attempts: 0, createdAt: clock.now().toISOString() };
   await db.send(new PutCommand(outboxPut(tableName, fresh).Put));
   return fresh;
 }

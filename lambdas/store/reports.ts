@@ -10,6 +10,7 @@ import { mapLimit } from '#shared/concurrency';
 import { keys } from './keys';
 import { batchGet, containerStore } from './items';
 import { queryPages } from './paging';
+import { clock } from '#shared/clock';
 
 /** BatchGets of a page's payors in flight at once (100 payors each). */
 const PAYOR_READS_IN_FLIGHT = 4;
@@ -70,7 +71,7 @@ class DynamoReportStore implements ReportStore {
     for await (const out of pages) {
       payments.push(...((out.Items ?? []) as ReportPayment[]));
       more = out.LastEvaluatedKey !== undefined;
-      if (payments.length > limit || Date.now() >= until) break;
+      if (payments.length > limit || clock.nowMs() >= until) break;
     }
     if (payments.length > limit) return { payments: payments.slice(0, limit), more: true };
     // Stopped by the clock: the rest is for the next page. (A page that ends exactly at the last

@@ -22,6 +22,7 @@ import { readAll } from './paging';
 import { eventPut } from './events';
 import { sweepEntry } from './sweep-index';
 import { saleUseItem } from './card-history';
+import { clock } from '#shared/clock';
 
 export interface SaleWithRefunds {
   transaction: Transaction;
@@ -354,7 +355,7 @@ export class DynamoTransactionStore implements TransactionStore {
     if (announceFor !== undefined) {
       // A refund of the transactions API: refund.completed or refund.failed, its one event.
       const type = outcome.status === 'Completed' ? 'refund.completed' : 'refund.failed';
-      items.push(eventPut(this.tableName, refundEvent(type, finished, announceFor, new Date())));
+      items.push(eventPut(this.tableName, refundEvent(type, finished, announceFor, clock.now())));
     }
     try {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));

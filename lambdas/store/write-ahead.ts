@@ -26,6 +26,7 @@ import { batchWriteAll, conditionOutcome, isConditionFailure, type Item } from '
 import { readAll } from './paging';
 import { seriesUseKey } from './method-series-uses';
 import { useKey } from './method-uses';
+import { clock } from '#shared/clock';
 
 /** The status a container item holds while its create is under way; never shown outside the store. */
 export const CREATING = 'creating';
@@ -218,7 +219,7 @@ export async function sweepAbandonedCreates(
   const removed: string[] = [];
   for (const item of stuck) {
     // One removal deletes up to 10,000 items (about 10 s); the rest waits for the next sweep.
-    if (Date.now() > deadline) break;
+    if (clock.nowMs() > deadline) break;
     await discardCreate(db, tableName, keyOf(item));
     const id = String(item.paymentGroupId ?? item.seriesId);
     logger.warn('abandoned create removed', { entity: item.entity, id });

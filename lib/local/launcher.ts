@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { dynamoDbLocalCommandPattern, freePort } from './dynamodb-local';
 import { localRuntimeCommand } from './runtime-bundle';
-import { sleep } from '../../lambdas/shared/concurrency';
+import { sleep } from '../../lambdas/shared/clock';
 
 const ROOT = resolve(__dirname, '..', '..');
 const READY_TIMEOUT_MS = 90_000;

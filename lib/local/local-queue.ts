@@ -81,11 +81,6 @@ export class LocalQueue<M = unknown> implements MessageQueue<M> {
     return copies;
   }
 
-  /** The bodies of the messages not yet deleted (delayed, visible or in flight). */
-  bodies(): string[] {
-    return [...this.messages.values()].map((m) => m.body);
-  }
-
   /** Up to `max` visible messages, made invisible for `visibilityMs`. */
   receive(max: number, visibilityMs: number): Message[] {
     const now = Date.now();
@@ -103,6 +98,11 @@ export class LocalQueue<M = unknown> implements MessageQueue<M> {
   delete(id: string): void {
     if (this.messages.delete(id) && this.journal !== undefined)
       appendFileSync(this.journal, `${JSON.stringify({ deleted: id })}\n`);
+  }
+
+  /** The bodies of the messages not deleted yet: waiting, delayed or being handled. */
+  bodies(): string[] {
+    return [...this.messages.values()].map((m) => m.body);
   }
 
   get size(): number {

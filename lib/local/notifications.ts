@@ -8,6 +8,11 @@
  * reader keeps its place: each shard's last handled record is written to `stream-checkpoints.json`
  * in the data directory after its batch, and a restarted runtime goes on after it (a batch cut
  * off by a kill comes again: at least once). Without a checkpoint it starts at the trim horizon.
+ *
+ * `GET /__local/notifications` shows where the pipeline stands, so that a test can wait until
+ * whatever could still send an e-mail has run: the start of the reader's last pass that found
+ * every shard read to its end (every record written before it handed on, retries included), and
+ * the messages on the notifier's queue (waiting, delayed or being handled).
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -25,7 +30,7 @@ import { NOTIFIER_HANDLER, OUTBOX_FORWARDER_HANDLER } from '../../contract/proce
 import type { DeadLetter } from './dead-letters';
 import { invokeAs, type LocalRoute } from './http-server';
 import { backoffDelay } from '../../lambdas/shared/backoff';
-import { sleep } from '../../lambdas/shared/concurrency';
+import { sleep } from '../../lambdas/shared/clock';
 
 type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
 
@@ -104,6 +109,8 @@ function startStreamReader(
   const ddb = new DynamoDBClient({});
   const streams = new DynamoDBStreamsClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB });
   let running = true;
+  /** When the last pass that found no record in any shard began (ms since the epoch). */
+  let caughtUpAt: number | undefined;
   const iterators = new Map<string, string | null>(); // shardId → iterator (null: closed)
   const place = checkpoints(dataDir === undefined ? undefined : join(dataDir, 'stream-checkpoints.json'));
 
@@ -186,6 +193,7 @@ function startStreamReader(
         }
       }
       let idle = true;
+      const passBegan = Date.now();
       for (const [shardId, iterator] of iterators) {
         if (!iterator || !running) continue;
         const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
@@ -199,7 +207,10 @@ function startStreamReader(
             );
         }
       }
-      if (idle) await sleep(200);
+      if (idle) {
+        caughtUpAt = passBegan;
+        await sleep(200);
+      }
     }
   };
   const done = (async () => {
@@ -215,6 +226,7 @@ function startStreamReader(
     }
   })();
   return {
+    caughtUpAt: () => caughtUpAt,
     async stop() {
       running = false;
       await done;
@@ -266,15 +278,21 @@ export async function startLocalNotifications(
       return { status: 400, body: { message: 'body: {"message": {...}, "times": <1 or more>}' } };
     return { status: 200, body: await poller.redeliver(message as never, times as number) };
   };
-  const routes: [string, LocalRoute][] = [
-    ['POST /__local/notifications/redeliver', redeliver],
-    [
-      'GET /__local/notifications/queue',
-      async () => ({ status: 200, body: queue.bodies().map((b) => JSON.parse(b) as unknown) }),
-    ],
-  ];
+  const state: LocalRoute = async () => {
+    const caughtUpAt = reader.caughtUpAt();
+    return {
+      status: 200,
+      body: {
+        streamCaughtUpAt: caughtUpAt === undefined ? null : new Date(caughtUpAt).toISOString(),
+        queued: queue.bodies().map((body) => JSON.parse(body) as unknown),
+      },
+    };
+  };
   return {
-    routes,
+    routes: [
+      ['GET /__local/notifications', state],
+      ['POST /__local/notifications/redeliver', redeliver],
+    ] as [string, LocalRoute][],
     async stop() {
       await reader.stop();
       await poller.stop();

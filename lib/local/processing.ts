@@ -1,7 +1,8 @@
 /**
  * Local processing: the state machine (LocalStepFunctions on the ASL file), the hourly tick
  * (a timer at each UTC hour boundary, and `POST /__local/events/hourly {"time": ...}` delivering
- * the same scheduled event the EventBridge rule would), the daily series job (a timer, and
+ * the same scheduled event the EventBridge rule would), the due sweep (a timer, and
+ * `POST /__local/events/due {"time": ...}`), the daily series job (a timer, and
  * `POST /__local/events/daily {"time": ...}`) and `GET /__local/executions`: the
  * executions with their history-event count and largest payload. None of these exist in the
  * cloud; they live here, not in lambdas/.
@@ -88,17 +89,22 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
   // The due start, like the cloud's every-minute rule: LOCAL_DUE_SWEEP_SECONDS (default 30, so a
   // group of the current hour starts within 60 s without a tick; 0 turns it off).
   const dueStart = await load(DUE_START_HANDLER);
+  // `POST /__local/events/due {"time": ...}` delivers one run's event: a test runs the due start
+  // when it means to, rather than waiting out the timer.
+  const startDue = (time: string) =>
+    invokeAs('DueStart', 50_000, (context) =>
+      dueStart(
+        { id: 'local', 'detail-type': 'Scheduled Event', source: 'aws.events', time, detail: {} },
+        context,
+      ),
+    );
   const dueEvery = Number(process.env.LOCAL_DUE_SWEEP_SECONDS ?? '30');
   const dueTimer =
     Number.isFinite(dueEvery) && dueEvery > 0
       ? setInterval(() => {
-          const time = new Date().toISOString();
-          invokeAs('DueStart', 50_000, (context) =>
-            dueStart(
-              { id: 'local', 'detail-type': 'Scheduled Event', source: 'aws.events', time, detail: {} },
-              context,
-            ),
-          ).catch((error: unknown) => console.error('local due start failed', error));
+          startDue(new Date().toISOString()).catch((error: unknown) =>
+            console.error('local due start failed', error),
+          );
         }, dueEvery * 1000)
       : undefined;
   dueTimer?.unref();
@@ -128,6 +134,7 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
 
   const localRoutes: [string, LocalRoute][] = [
     ['POST /__local/events/hourly', scheduledRoute(tick)],
+    ['POST /__local/events/due', scheduledRoute(startDue)],
     ['POST /__local/events/daily', scheduledRoute(daily)],
     [
       'GET /__local/executions',

@@ -18,7 +18,7 @@
  * The queue itself is lib/local/local-queue.ts.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { sleep } from '../../lambdas/shared/concurrency';
+import { sleep } from '../../lambdas/shared/clock';
 import { invokeAs } from './http-server';
 import type { DeadLetter } from './dead-letters';
 import { LocalQueue, type Message } from './local-queue';

@@ -22,7 +22,7 @@ import {
 } from '#support/openapi-schemas';
 import { checkingInput } from '#support/fixtures/index';
 import { createPayor, groupBody } from '#support/fixtures/e2e-resources';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 import { unsettledSale } from '#support/settlement-timing';
 import { startReceiver, type Receiver } from '#support/webhook-receiver';
 import { localToolCommand } from '#lib/local/runtime-bundle';

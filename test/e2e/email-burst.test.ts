@@ -20,10 +20,11 @@ import {
   sesEmails,
   setSesFaults,
   uniqueAddress,
+  waitForDrained,
   type Json,
 } from '#support/notifications';
-import { sleep } from '#shared/concurrency';
 import { localToolCommand } from '#lib/local/runtime-bundle';
+import { sleep } from '#shared/clock';
 
 /**
  * Receipts of the group: 12 s of sending at SES's limit, throttled throughout (2,000 took two
@@ -144,8 +145,9 @@ test('600 receipts through a throttling SES: all delivered once, none failed or 
   const throttles = sent.reduce((sum, i) => sum + (i.throttles ?? 0), 0);
   expect(throttles).toBe(THROTTLED_FIRST + after.sesThrottled);
 
-  // Each payor got exactly its 30 receipts: nothing lost, nothing sent twice.
-  await sleep(2_000);
+  // Each payor got exactly its 30 receipts: nothing lost, nothing sent twice (once the pipeline
+  // has done all it could for them: no message of theirs left, the stream read past them).
+  await waitForDrained([...paymentIds].map((id) => `receipt:${id}`));
   const emails = await sesEmails();
   for (const { address } of payors)
     expect([address, emails.filter((e) => e.destination.to.includes(address)).length]).toEqual([

@@ -19,7 +19,7 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { XLSX_MEDIA_TYPE } from '#contract/media-types';
 import { REPORT_COLUMNS } from '#contract/schemas/reports';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 import { baseUrl, call, tokenFor } from '#support/api';
 import { createPayor } from '#support/fixtures/e2e-resources';
 import { cardInput } from '#support/fixtures/inputs';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { launchLocalRuntime } from '#lib/local/launcher';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 /** Whether something accepts connections on this loopback port. */
 const listening = (port: number) =>

@@ -21,18 +21,18 @@ import {
   setSesFailures,
   setSesFaults,
   uniqueAddress,
+  waitForDrained,
   waitForEmails,
   waitForOutbox,
   type Json,
   type SesEmail,
 } from '#support/notifications';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
+import { expectExecutionsOfGroupsSucceeded } from '#support/processing';
 import { earlyInSettlementPeriod } from '#support/settlement-timing';
 
 const groupsPath = `/rest/merchants/${MID}/groups`;
 const MERCHANT = 'Springfield Elementary';
-/** How long an e-mail that should not come is waited for, once the pipeline has visibly run. */
-const QUIET_MS = 3_000;
 
 const CARDS = {
   visa: ['4111111111111111', 'VISA'],
@@ -268,8 +268,9 @@ describe('payment-scheduled notice', () => {
       messageId: email.messageId,
     });
 
-    // The pipeline has run: nothing more comes, and nothing for the others.
-    await sleep(QUIET_MS);
+    // The pipeline has done all it could (the create's writes handed on, no message left for the
+    // notice): nothing more came, and nothing for the others (no outbox item, so no e-mail ever).
+    await waitForDrained([`notice:${pFlagged}`]);
     expect(await emailsTo(flagged.address!)).toHaveLength(1);
     expect(await emailsTo(unflagged.address!)).toHaveLength(0);
     expect(await outboxItem(`notice:${pUnflagged}`)).toBeUndefined();
@@ -315,7 +316,8 @@ describe('payment-scheduled notice', () => {
     const updated = await putPayment(added.body, { amount: 7.75, sendPaymentScheduledNotification: true });
     expect(updated.status).toBe(200);
 
-    await sleep(QUIET_MS);
+    // The update's writes handed on and no message left for the notice: nothing more came.
+    await waitForDrained([`notice:${added.body.paymentId}`]);
     expect(await emailsTo(flagged.address!)).toHaveLength(1);
     expect(await emailsTo(unflagged.address!)).toHaveLength(0);
     expect(await outboxItem(`notice:${quiet.body.paymentId}`)).toBeUndefined();
@@ -385,8 +387,10 @@ describe('receipts after processing and settlement', () => {
       });
     }
 
-    // The receipts step has run for the whole group: the others have no outbox item and no e-mail.
-    await sleep(QUIET_MS);
+    // The receipts step has run for the whole group (its execution succeeded) and the pipeline has
+    // done all it could for the receipts: none sent twice; the others have no outbox item and no e-mail.
+    await expectExecutionsOfGroupsSucceeded([approvedPayment.paymentGroupId as string], 1);
+    await waitForDrained(Object.values(r.sent).map(([, payment]) => `receipt:${payment.paymentId}`));
     for (const [payor] of Object.values(r.sent)) expect(await emailsTo(payor.address!)).toHaveLength(1);
     for (const [payor, payment] of Object.values(r.none)) {
       expect(await outboxItem(`receipt:${payment.paymentId}`)).toBeUndefined();
@@ -405,7 +409,9 @@ describe('receipts after processing and settlement', () => {
     expect(email.subject).toMatch(/receipt/i);
     expect(email.body.text).toContain(kept[1].authResponse.transactionId);
 
-    await sleep(QUIET_MS);
+    // The receipts step has run (the execution succeeded) and the kept receipt's pipeline drained.
+    await expectExecutionsOfGroupsSucceeded([kept[1].paymentGroupId as string], 1);
+    await waitForDrained([`receipt:${kept[1].paymentId}`]);
     expect(await outboxItem(`receipt:${voided[1].paymentId}`)).toBeUndefined();
     expect(await emailsTo(voided[0].address!)).toHaveLength(0);
     expect(await emailsTo(kept[0].address!)).toHaveLength(1);
@@ -415,10 +421,10 @@ describe('receipts after processing and settlement', () => {
 describe('a queue message delivered twice sends one e-mail', () => {
   /**
    * The runtime's notifier handed the message `times` at once, each copy its own invocation, as
-   * SQS may deliver it (POST /__local/notifications/redeliver); then waited for until no message
-   * of the item is left on the runtime's queue: a copy that met another's live claim was put back
-   * for later (in case that one died mid-send) and has been handled too. Only then is an absence
-   * proven.
+   * SQS may deliver it (POST /__local/notifications/redeliver). A copy that meets another's live
+   * claim is put back on the runtime's queue for later (in case that one died mid-send): the
+   * tests wait until the pipeline has drained of the item (waitForDrained) before they prove an
+   * absence.
    */
   async function deliverAtOnce(outboxId: string, times: number): Promise<void> {
     const res = await fetch(`${baseUrl()}/__local/notifications/redeliver`, {
@@ -427,17 +433,6 @@ describe('a queue message delivered twice sends one e-mail', () => {
       body: JSON.stringify({ message: { outboxId, notReady: 0 }, times }),
     });
     expect([res.status, await res.json()]).toEqual([200, { failed: 0 }]);
-    const left = async () => {
-      const queued = (await (await fetch(`${baseUrl()}/__local/notifications/queue`)).json()) as {
-        outboxId?: string;
-      }[];
-      return queued.filter((m) => m.outboxId === outboxId).length;
-    };
-    const deadline = Date.now() + 60_000;
-    while ((await left()) > 0) {
-      if (Date.now() > deadline) throw new Error(`messages of ${outboxId} still queued after 60 s`);
-      await sleep(200);
-    }
   }
 
   test('a sent notice delivered again sends nothing', async () => {
@@ -453,6 +448,7 @@ describe('a queue message delivered twice sends one e-mail', () => {
     expect(sent).toMatchObject({ status: 'sent', attempts: 1 });
 
     await deliverAtOnce(outboxId, 2);
+    await waitForDrained([outboxId]);
     const emails = await emailsTo(payor.address!);
     expect(emails).toHaveLength(1);
     expect(emails[0]!.messageId).toBe(sent.messageId);
@@ -488,8 +484,7 @@ describe('a queue message delivered twice sends one e-mail', () => {
 
     const item = await waitForOutbox(outboxId, ['sent', 'failed']);
     expect(item).toMatchObject({ status: 'sent', attempts: 1 });
-    // The stream's own message may reach the queue after the copies were handled.
-    await sleep(QUIET_MS);
+    await waitForDrained([outboxId]);
     const emails = await emailsTo(address);
     expect(emails).toHaveLength(1);
     expect(emails[0]!.messageId).toBe(item.messageId);
@@ -561,7 +556,7 @@ describe('SES faults (the fault switch is runtime-wide: set here only, always re
       throttles: 5,
       lastError: expect.stringMatching(/TooManyRequests|rate exceeded/i),
     });
-    await sleep(2_000);
+    await waitForDrained([item.outboxId as string]);
     const emails = await emailsTo(payor.address!);
     expect(emails).toHaveLength(1);
     expect(emails[0]!.messageId).toBe(item.messageId);
@@ -583,6 +578,7 @@ describe('SES faults (the fault switch is runtime-wide: set here only, always re
       lastError: expect.stringMatching(/MessageRejected/),
     });
     expect(item).not.toHaveProperty('messageId');
+    await waitForDrained([item.outboxId as string]);
     expect(await emailsTo(down.payor.address!)).toHaveLength(0);
 
     const upId = await up.add();

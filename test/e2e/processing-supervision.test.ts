@@ -26,7 +26,7 @@ import {
 } from '#support/processing';
 import { keys } from '#store/keys';
 import { slotOf } from '#domain/groups';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 afterAll(() => closeLocalTable());
 

@@ -20,7 +20,7 @@ import {
 } from '#support/processing';
 import { createPayor } from '#support/fixtures/e2e-resources';
 import { keys } from '#store/keys';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 afterAll(() => closeLocalTable());
 

@@ -13,7 +13,7 @@ import { Webhook } from 'standardwebhooks';
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { newEvent, type ServiceEvent } from '#domain/events';
 import { eventItem } from '#store/events';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 import { call, MID, OTHER, OTHER_MID, tokenFor } from '#support/api';
 import { idempotencyRecordKey } from '#support/idempotency-records';
 import { closeLocalTable, localTable } from '#support/notifications';
@@ -373,9 +373,19 @@ describe('delivery', () => {
     const [d] = await deliveriesOf(endpoint.webhookEndpointId);
     expect(d).toMatchObject({ status: 'failed', attempts: 1, lastStatusCode: 410 });
     expect(hooks.received).toHaveLength(1);
-    await writeEvents(randomUUID(), ['payor.created']);
-    await sleep(2_000);
+    // A witness endpoint of the same merchant takes the same events: once it has received the next
+    // one, that event's fan-out has run, and a delivery it gave the disabled endpoint would show.
+    const witness = await receiver();
+    const seen = await createEndpoint({
+      url: witness.url('/gone-witness'),
+      enabledEvents: ['payor.created'],
+    });
+    witness.secrets = [seen.secret];
+    const [next] = await writeEvents(randomUUID(), ['payor.created']);
+    await until('the witness has the event', () => delivered(witness).find((r) => r.id === next!.id));
+    expect(await deliveriesOf(endpoint.webhookEndpointId)).toHaveLength(1);
     expect(hooks.received).toHaveLength(1);
+    expect((await call('DELETE', `${W}/${seen.webhookEndpointId}`)).status).toBe(204);
     // Enabled again by the merchant, it receives new events.
     hooks.answer = () => 200;
     const put = await call('PUT', `${W}/${endpoint.webhookEndpointId}`, { status: 'enabled' });

@@ -10,7 +10,7 @@
  * endpoint at tens a second on an idle machine, and on a loaded CI machine would add most of a
  * minute to the test.)
  */
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 import { CRASH_MID, type CrashClient } from '#support/crash-client';
 import { readTable } from '#support/crash-oracle';
 import type { Receiver } from '#support/webhook-receiver';

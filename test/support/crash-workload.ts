@@ -6,7 +6,7 @@
  */
 import { cardInput, checkingInput, groupInput } from '#support/fixtures/inputs';
 import { CRASH_MID, type CrashClient } from '#support/crash-client';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 import { between, pick } from '#support/crash-runtime';
 
 const V1 = `/v1/rest/merchants/${CRASH_MID}`;

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { baseUrl } from '#support/api';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
+import { mapLimit } from '#shared/concurrency';
 
 export interface SesEmail {
   messageId: string;
@@ -146,6 +147,39 @@ export async function waitForOutbox(
       );
     }
     await sleep(200);
+  }
+}
+
+/**
+ * Waits until the e-mail pipeline has done all it could for these outbox items, the positive
+ * marker after which "nothing more was sent" means nothing more ever will be: each item is settled
+ * (sent or failed), the runtime's stream reader has handed on every record written before this
+ * call (a record delivered again included: its retries come before it reads on), and its queue
+ * holds no message naming them (a redelivery or a message put back included). A second e-mail
+ * for one of them would be in SES by then (the notifier sends before its message is deleted).
+ */
+export async function waitForDrained(outboxIds: string[], timeoutMs = 30_000): Promise<void> {
+  const since = Date.now();
+  const until = since + timeoutMs;
+  const ids = new Set(outboxIds);
+  // Sent and failed are final: an item once read so is not read again.
+  let unsettled = [...ids];
+  for (;;) {
+    const items = await mapLimit(unsettled, 20, (id) => outboxItem(id));
+    unsettled = unsettled.filter((_id, i) => !['sent', 'failed'].includes(items[i]?.status as string));
+    const res = await fetch(`${baseUrl()}/__local/notifications`);
+    if (res.status !== 200) throw new Error(`notifications state: ${res.status} ${await res.text()}`);
+    const state = (await res.json()) as { streamCaughtUpAt: string | null; queued: { outboxId?: string }[] };
+    const queued = state.queued.filter((m) => ids.has(m.outboxId as string));
+    const caughtUp = state.streamCaughtUpAt !== null && Date.parse(state.streamCaughtUpAt) >= since;
+    if (unsettled.length === 0 && queued.length === 0 && caughtUp) return;
+    if (Date.now() > until) {
+      throw new Error(
+        `e-mail pipeline not drained in ${timeoutMs} ms: unsettled ${JSON.stringify(unsettled)}, ` +
+          `queued ${JSON.stringify(queued)}, stream caught up at ${state.streamCaughtUpAt}`,
+      );
+    }
+    await sleep(100);
   }
 }
 

@@ -8,7 +8,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { baseUrl, call, MID } from '#support/api';
 import { groupBody } from '#support/fixtures/e2e-resources';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 export type Json = Record<string, any>;
 
@@ -73,6 +73,17 @@ export async function hourlyTick(time: Date | string): Promise<Json> {
     body: JSON.stringify({ time: typeof time === 'string' ? time : time.toISOString() }),
   });
   if (res.status !== 200) throw new Error(`hourly tick failed: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Json;
+}
+
+/** Delivers one run of the due sweep (every minute in the cloud) with this time: its answer. */
+export async function dueSweep(time: Date | string): Promise<Json> {
+  const res = await fetch(`${baseUrl()}/__local/events/due`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ time: typeof time === 'string' ? time : time.toISOString() }),
+  });
+  if (res.status !== 200) throw new Error(`due sweep failed: ${res.status} ${await res.text()}`);
   return (await res.json()) as Json;
 }
 

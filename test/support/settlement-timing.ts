@@ -10,7 +10,7 @@
  * it has `VOID_LEAD_MS` before the next one; `earlyInSettlementPeriod` waits for a period's start.
  */
 import { call, MID } from '#support/api';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 /** What a sale answers that these helpers read. */
 interface SaleAnswer {

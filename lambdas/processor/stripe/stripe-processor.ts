@@ -39,6 +39,7 @@ import {
 import { StripeUnavailableError } from './errors';
 import { vault } from './vault';
 import { parseVaultToken } from './vault-token';
+import { clock } from '#shared/clock';
 
 /**
  * Stripe keeps an idempotency key for at least 24 hours: a key older than 23 hours (an hour of
@@ -55,7 +56,7 @@ interface StripeProcessorOptions {
   accounts: ConnectedAccounts;
   /** The service's settlement cut-offs (void before, refund after), as for every processor. */
   schedule: SettlementSchedule;
-  /** The service's clock, from which key ages are read. @default Date.now */
+  /** The service's clock, from which key ages are read. @default clock.nowMs */
   now?: () => number;
 }
 
@@ -70,7 +71,7 @@ export class StripeProcessor implements PaymentProcessor {
     this.accounts = options.accounts;
     this.schedule = options.schedule;
     // Read at each use: the service's clock, which tests move.
-    this.now = options.now ?? (() => Date.now());
+    this.now = options.now ?? (() => clock.nowMs());
   }
 
   /** The merchant's connected account; without one nothing can be charged (an operator's fix). */
