@@ -43,11 +43,14 @@ test('the curl walk-through runs start to finish on a runtime on other ports, ev
       LOCAL_DUE_SWEEP_SECONDS: '0',
     },
   });
+  // The guide saves files (`-o report.xlsx`) where it runs: a directory of its own, not the checkout.
+  const workDir = mkdtempSync(join(tmpdir(), 'spay-walk-curl-'));
   try {
     expect([runtime.port, runtime.sesPort]).not.toContain(3000);
     expect([runtime.port, runtime.sesPort]).not.toContain(8005);
     const { stdout } = await run('bash', ['-c', script.replace(`B=${DEFAULT_ADDRESS}`, `B=${runtime.url}`)], {
       timeout: 100_000,
+      cwd: workDir,
     });
     expect(stdout).toContain('"maskedAccountNumber": "************1111"');
     expect(stdout).toContain('"isDuplicate": true');
@@ -64,6 +67,7 @@ test('the curl walk-through runs start to finish on a runtime on other ports, ev
     // Dates work with BSD (macOS) date too: GNU-only `date -d` only as the fallback after `||`.
     expect(section).not.toMatch(/^(?!.*\|\| date).*\bdate\b[^\n]* -d /m);
   } finally {
+    rmSync(workDir, { recursive: true, force: true });
     await runtime.stop();
   }
 }, 150_000);
