@@ -284,7 +284,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['jest.config.js', 'test/support/esbuild-transform.js'],
+    files: ['jest.config.js', 'test/support/esbuild-transform.js', 'test/support/test-sequencer.js'],
     languageOptions: {
       sourceType: 'commonjs',
       globals: { module: 'writable', require: 'readonly', __filename: 'readonly' },
