@@ -51,6 +51,13 @@ export async function startSes(port: number): Promise<Server> {
 const MAX_RETRIES = 10;
 /** Waits between deliveries of a failed batch: 0.5 s, doubling, at most 8 s. */
 const STREAM_RETRY_BACKOFF = { firstMs: 500, maxMs: 8000 };
+/**
+ * The wait after a read of the stream that found nothing: 200 ms just after records came (a burst's
+ * next records are read at once), doubling to a second while the stream stays quiet. A quiet runtime
+ * (most of a test's life, and a developer's `npm start`) then reads it once a second, not five
+ * times: almost half the CPU an idle runtime and its DynamoDB Local spent.
+ */
+const QUIET_STREAM_WAIT = { firstMs: 200, maxMs: 1000 };
 
 function toLambdaRecord(record: StreamRecord, streamArn: string): DynamoDBStreamEvent['Records'][number] {
   const d = record.dynamodb ?? {};
@@ -183,6 +190,7 @@ function startStreamReader(
     const streamArn = Table?.LatestStreamArn;
     if (!streamArn) throw new Error(`table ${tableName} has no stream`);
     let lastDescribe = 0;
+    let quietPasses = 0;
     while (running) {
       if (Date.now() - lastDescribe > 5000) {
         lastDescribe = Date.now();
@@ -209,8 +217,8 @@ function startStreamReader(
       }
       if (idle) {
         caughtUpAt = passBegan;
-        await sleep(200);
-      }
+        await sleep(backoffDelay(++quietPasses, QUIET_STREAM_WAIT));
+      } else quietPasses = 0;
     }
   };
   const done = (async () => {
