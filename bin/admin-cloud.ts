@@ -1,5 +1,5 @@
 /**
- * What `npm run admin` does differently for a deployed stage (issue 22, item 6):
+ * What `npm run admin` does differently for a deployed stage:
  *
  * - `reconcile --stage` invokes the stage's own reconciliation function (Lambda Invoke), so the
  *   sweeper runs with the stage's settlement settings, its role and its processor credentials,

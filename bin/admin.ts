@@ -68,7 +68,7 @@ commands:
                     applies the processor's account updates to saved methods now, as the daily
                     job does (each update once: safe to repeat)
   backfill-method-indexes
-                    migration: puts saved methods written before issue 21 on the token and
+                    migration: puts saved methods written before those indexes on the token and
                     expiry indexes (account updater, ?expiringBefore=); reads the whole table;
                     safe to repeat
   webhooks --failing [--json]

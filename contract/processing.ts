@@ -68,7 +68,7 @@ export const processGroupTasks: readonly TaskBinding[] = [
 /**
  * Receipts of one page queued at once by EmitReceipts (a sale read and a conditional outbox put
  * each, on their own items): with PROCESS_FAN_OUT receipt ranges at once, 8 × 16 = 128 in flight
- * per group (issue 25, defect 8). CDK sizes the task's timeout from it.
+ * per group. CDK sizes the task's timeout from it.
  */
 export const RECEIPTS_CONCURRENCY = 16;
 
@@ -147,7 +147,7 @@ export const OUTBOX_FORWARDER_HANDLER = 'notifications/enqueue-outbox';
 export const BATCH_RATE_WAIT_SECONDS = 90;
 
 /**
- * Processing's share of the account's Lambda concurrency (issue 24), per stage: the reserved
+ * Processing's share of the account's Lambda concurrency, per stage: the reserved
  * concurrency of its task functions (lib/cdk/processing.ts). At most this many of each run at
  * once, whatever a slot holds (a throttled invocation is retried by the state machine, never
  * given up), and the API's functions keep the rest of the account: 1,000 by default, less these

@@ -1,5 +1,5 @@
 /**
- * Bundles that load (issue 11): bundles every function of both stages with esbuild and the options
+ * Bundles that load: bundles every function of both stages with esbuild and the options
  * CDK's NodejsFunction uses (ServiceFunction.bundling), loads each bundle in a Node 22 process
  * where only the AWS SDK can be resolved, with the function's environment from the synthesized
  * stack, and checks that it exports `handler`. Prod's inline refusal functions are loaded and

@@ -186,7 +186,7 @@ export class ServiceStack extends Stack {
       },
     });
 
-    // The web application firewall on the API's stage (lib/cdk/waf.ts; issue 22, item 2).
+    // The web application firewall on the API's stage (lib/cdk/waf.ts).
     this.waf = new ServiceWaf(this, 'Waf', {
       stage,
       api: this.api.api,
