@@ -20,7 +20,13 @@ import { strConcat } from 'ajv/dist/compile/codegen';
 import N from 'ajv/dist/compile/names';
 import { NO_QUERY, routes, type Route } from '../contract/routes/index';
 import { requestComponents } from '../contract/schemas/index';
-import { accountTypeSchema, cardMethodSchema, checkingMethodSchema } from '../contract/schemas/payors';
+import {
+  accountTypeSchema,
+  cardMethodSchema,
+  cardTokenMethodSchema,
+  checkingMethodSchema,
+  checkingTokenMethodSchema,
+} from '../contract/schemas/payors';
 import { cardNumberRefused, containsCardNumber } from '../lambdas/shared/card-number';
 import { hasAtMostDecimals } from '../lambdas/shared/decimals';
 import { isIanaTimeZone } from '../lambdas/shared/time-zones';
@@ -37,6 +43,8 @@ const CODE_VALIDATED = {
   validateAccountType: { schema: accountTypeSchema, expression: 'accountTypeSchema' },
   validateCardMethod: { schema: cardMethodSchema, expression: 'cardMethodSchema' },
   validateCheckingMethod: { schema: checkingMethodSchema, expression: 'checkingMethodSchema' },
+  validateCardTokenMethod: { schema: cardTokenMethodSchema, expression: 'cardTokenMethodSchema' },
+  validateCheckingTokenMethod: { schema: checkingTokenMethodSchema, expression: 'checkingTokenMethodSchema' },
 } as const;
 
 /** The compiler, with the options the service validated with when it compiled at run time. */

@@ -11607,6 +11607,38 @@ const schema28 = {
     accountType: { type: 'string', enum: ['CHECKING'] },
     routingNumber: { type: 'string', maxLength: 9 },
     accountNumber: { type: 'string', maxLength: 17 },
+    mandate: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['acceptedAt', 'method'],
+      properties: {
+        acceptedAt: {
+          type: 'string',
+          format: 'date-time',
+          description: 'When the payor accepted the debits: UTC (ISO 8601), not in the future.',
+        },
+        method: {
+          type: 'string',
+          enum: ['online', 'paper', 'phone'],
+          description:
+            'How the payor accepted: `online` (on a web page; then ipAddress and userAgent are required), `paper` (a signed form) or `phone` (a recorded call).',
+        },
+        ipAddress: {
+          type: 'string',
+          maxLength: 45,
+          pattern: '^[0-9A-Fa-f.:]+$',
+          description: 'The IP address (IPv4 or IPv6) the payor accepted from; online only.',
+        },
+        userAgent: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 500,
+          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+          noCardNumber: true,
+          description: "The payor's browser (its User-Agent); online only.",
+        },
+      },
+    },
     billingAddress: {
       type: 'object',
       additionalProperties: false,
@@ -11695,6 +11727,8 @@ const schema28 = {
     setAsDefault: { type: 'boolean' },
   },
 };
+const formats28 = require('#shared/formats').formats['date-time'];
+const pattern45 = new RegExp('^[0-9A-Fa-f.:]+$', 'u');
 function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -11776,6 +11810,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         key0 === 'accountType' ||
         key0 === 'routingNumber' ||
         key0 === 'accountNumber' ||
+        key0 === 'mandate' ||
         key0 === 'billingAddress' ||
         key0 === 'customerData' ||
         key0 === 'setAsDefault'
@@ -11917,18 +11952,18 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.billingAddress !== undefined) {
-      let data3 = data.billingAddress;
+    if (data.mandate !== undefined) {
+      let data3 = data.mandate;
       if (data3 && typeof data3 == 'object' && !Array.isArray(data3)) {
-        if (data3.line1 === undefined) {
+        if (data3.acceptedAt === undefined) {
           const err11 = {
-            instancePath: instancePath + '/billingAddress',
-            schemaPath: '#/properties/billingAddress/required',
+            instancePath: instancePath + '/mandate',
+            schemaPath: '#/properties/mandate/required',
             keyword: 'required',
-            params: { missingProperty: 'line1' },
-            message: "must have required property '" + 'line1' + "'",
-            schema: schema28.properties.billingAddress.required,
-            parentSchema: schema28.properties.billingAddress,
+            params: { missingProperty: 'acceptedAt' },
+            message: "must have required property '" + 'acceptedAt' + "'",
+            schema: schema28.properties.mandate.required,
+            parentSchema: schema28.properties.mandate,
             data: data3,
           };
           if (vErrors === null) {
@@ -11938,15 +11973,15 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (data3.city === undefined) {
+        if (data3.method === undefined) {
           const err12 = {
-            instancePath: instancePath + '/billingAddress',
-            schemaPath: '#/properties/billingAddress/required',
+            instancePath: instancePath + '/mandate',
+            schemaPath: '#/properties/mandate/required',
             keyword: 'required',
-            params: { missingProperty: 'city' },
-            message: "must have required property '" + 'city' + "'",
-            schema: schema28.properties.billingAddress.required,
-            parentSchema: schema28.properties.billingAddress,
+            params: { missingProperty: 'method' },
+            message: "must have required property '" + 'method' + "'",
+            schema: schema28.properties.mandate.required,
+            parentSchema: schema28.properties.mandate,
             data: data3,
           };
           if (vErrors === null) {
@@ -11956,78 +11991,78 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (data3.state === undefined) {
-          const err13 = {
-            instancePath: instancePath + '/billingAddress',
-            schemaPath: '#/properties/billingAddress/required',
-            keyword: 'required',
-            params: { missingProperty: 'state' },
-            message: "must have required property '" + 'state' + "'",
-            schema: schema28.properties.billingAddress.required,
-            parentSchema: schema28.properties.billingAddress,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err13];
-          } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
-        if (data3.postalCode === undefined) {
-          const err14 = {
-            instancePath: instancePath + '/billingAddress',
-            schemaPath: '#/properties/billingAddress/required',
-            keyword: 'required',
-            params: { missingProperty: 'postalCode' },
-            message: "must have required property '" + 'postalCode' + "'",
-            schema: schema28.properties.billingAddress.required,
-            parentSchema: schema28.properties.billingAddress,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
-          }
-          errors++;
-        }
-        if (data3.country === undefined) {
-          const err15 = {
-            instancePath: instancePath + '/billingAddress',
-            schemaPath: '#/properties/billingAddress/required',
-            keyword: 'required',
-            params: { missingProperty: 'country' },
-            message: "must have required property '" + 'country' + "'",
-            schema: schema28.properties.billingAddress.required,
-            parentSchema: schema28.properties.billingAddress,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
-          errors++;
-        }
         for (const key1 in data3) {
-          if (!(
-            key1 === 'line1' ||
-            key1 === 'line2' ||
-            key1 === 'city' ||
-            key1 === 'state' ||
-            key1 === 'postalCode' ||
-            key1 === 'country'
-          )) {
-            const err16 = {
-              instancePath: instancePath + '/billingAddress',
-              schemaPath: '#/properties/billingAddress/additionalProperties',
+          if (!(key1 === 'acceptedAt' || key1 === 'method' || key1 === 'ipAddress' || key1 === 'userAgent')) {
+            const err13 = {
+              instancePath: instancePath + '/mandate',
+              schemaPath: '#/properties/mandate/additionalProperties',
               keyword: 'additionalProperties',
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema28.properties.billingAddress,
+              parentSchema: schema28.properties.mandate,
               data: data3,
+            };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+        if (data3.acceptedAt !== undefined) {
+          let data4 = data3.acceptedAt;
+          if (typeof data4 === 'string') {
+            if (!formats28.validate(data4)) {
+              const err14 = {
+                instancePath: instancePath + '/mandate/acceptedAt',
+                schemaPath: '#/properties/mandate/properties/acceptedAt/format',
+                keyword: 'format',
+                params: { format: 'date-time' },
+                message: 'must match format "' + 'date-time' + '"',
+                schema: 'date-time',
+                parentSchema: schema28.properties.mandate.properties.acceptedAt,
+                data: data4,
+              };
+              if (vErrors === null) {
+                vErrors = [err14];
+              } else {
+                vErrors.push(err14);
+              }
+              errors++;
+            }
+          } else {
+            const err15 = {
+              instancePath: instancePath + '/mandate/acceptedAt',
+              schemaPath: '#/properties/mandate/properties/acceptedAt/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema28.properties.mandate.properties.acceptedAt.type,
+              parentSchema: schema28.properties.mandate.properties.acceptedAt,
+              data: data4,
+            };
+            if (vErrors === null) {
+              vErrors = [err15];
+            } else {
+              vErrors.push(err15);
+            }
+            errors++;
+          }
+        }
+        if (data3.method !== undefined) {
+          let data5 = data3.method;
+          if (typeof data5 !== 'string') {
+            const err16 = {
+              instancePath: instancePath + '/mandate/method',
+              schemaPath: '#/properties/mandate/properties/method/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema28.properties.mandate.properties.method.type,
+              parentSchema: schema28.properties.mandate.properties.method,
+              data: data5,
             };
             if (vErrors === null) {
               vErrors = [err16];
@@ -12036,46 +12071,38 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             }
             errors++;
           }
-        }
-        if (data3.line1 !== undefined) {
-          let data4 = data3.line1;
-          if (true && func6(data4)) {
-            vErrors = func7(
-              vErrors,
-              instancePath + '/billingAddress/line1',
-              '#/properties/billingAddress/properties/line1/noCardNumber',
-            );
+          if (!(data5 === 'online' || data5 === 'paper' || data5 === 'phone')) {
+            const err17 = {
+              instancePath: instancePath + '/mandate/method',
+              schemaPath: '#/properties/mandate/properties/method/enum',
+              keyword: 'enum',
+              params: { allowedValues: schema28.properties.mandate.properties.method.enum },
+              message: 'must be equal to one of the allowed values',
+              schema: schema28.properties.mandate.properties.method.enum,
+              parentSchema: schema28.properties.mandate.properties.method,
+              data: data5,
+            };
+            if (vErrors === null) {
+              vErrors = [err17];
+            } else {
+              vErrors.push(err17);
+            }
             errors++;
           }
-          if (typeof data4 === 'string') {
-            if (func4(data4) > 100) {
-              const err17 = {
-                instancePath: instancePath + '/billingAddress/line1',
-                schemaPath: '#/properties/billingAddress/properties/line1/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 100 },
-                message: 'must NOT have more than 100 characters',
-                schema: 100,
-                parentSchema: schema28.properties.billingAddress.properties.line1,
-                data: data4,
-              };
-              if (vErrors === null) {
-                vErrors = [err17];
-              } else {
-                vErrors.push(err17);
-              }
-              errors++;
-            }
-            if (func4(data4) < 1) {
+        }
+        if (data3.ipAddress !== undefined) {
+          let data6 = data3.ipAddress;
+          if (typeof data6 === 'string') {
+            if (func4(data6) > 45) {
               const err18 = {
-                instancePath: instancePath + '/billingAddress/line1',
-                schemaPath: '#/properties/billingAddress/properties/line1/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema28.properties.billingAddress.properties.line1,
-                data: data4,
+                instancePath: instancePath + '/mandate/ipAddress',
+                schemaPath: '#/properties/mandate/properties/ipAddress/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 45 },
+                message: 'must NOT have more than 45 characters',
+                schema: 45,
+                parentSchema: schema28.properties.mandate.properties.ipAddress,
+                data: data6,
               };
               if (vErrors === null) {
                 vErrors = [err18];
@@ -12084,16 +12111,16 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (!pattern6.test(data4)) {
+            if (!pattern45.test(data6)) {
               const err19 = {
-                instancePath: instancePath + '/billingAddress/line1',
-                schemaPath: '#/properties/billingAddress/properties/line1/pattern',
+                instancePath: instancePath + '/mandate/ipAddress',
+                schemaPath: '#/properties/mandate/properties/ipAddress/pattern',
                 keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema28.properties.billingAddress.properties.line1,
-                data: data4,
+                params: { pattern: '^[0-9A-Fa-f.:]+$' },
+                message: 'must match pattern "' + '^[0-9A-Fa-f.:]+$' + '"',
+                schema: '^[0-9A-Fa-f.:]+$',
+                parentSchema: schema28.properties.mandate.properties.ipAddress,
+                data: data6,
               };
               if (vErrors === null) {
                 vErrors = [err19];
@@ -12104,14 +12131,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             }
           } else {
             const err20 = {
-              instancePath: instancePath + '/billingAddress/line1',
-              schemaPath: '#/properties/billingAddress/properties/line1/type',
+              instancePath: instancePath + '/mandate/ipAddress',
+              schemaPath: '#/properties/mandate/properties/ipAddress/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema28.properties.billingAddress.properties.line1.type,
-              parentSchema: schema28.properties.billingAddress.properties.line1,
-              data: data4,
+              schema: schema28.properties.mandate.properties.ipAddress.type,
+              parentSchema: schema28.properties.mandate.properties.ipAddress,
+              data: data6,
             };
             if (vErrors === null) {
               vErrors = [err20];
@@ -12121,27 +12148,27 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data3.line2 !== undefined) {
-          let data5 = data3.line2;
-          if (true && func6(data5)) {
+        if (data3.userAgent !== undefined) {
+          let data7 = data3.userAgent;
+          if (true && func6(data7)) {
             vErrors = func7(
               vErrors,
-              instancePath + '/billingAddress/line2',
-              '#/properties/billingAddress/properties/line2/noCardNumber',
+              instancePath + '/mandate/userAgent',
+              '#/properties/mandate/properties/userAgent/noCardNumber',
             );
             errors++;
           }
-          if (typeof data5 === 'string') {
-            if (func4(data5) > 100) {
+          if (typeof data7 === 'string') {
+            if (func4(data7) > 500) {
               const err21 = {
-                instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
+                instancePath: instancePath + '/mandate/userAgent',
+                schemaPath: '#/properties/mandate/properties/userAgent/maxLength',
                 keyword: 'maxLength',
-                params: { limit: 100 },
-                message: 'must NOT have more than 100 characters',
-                schema: 100,
-                parentSchema: schema28.properties.billingAddress.properties.line2,
-                data: data5,
+                params: { limit: 500 },
+                message: 'must NOT have more than 500 characters',
+                schema: 500,
+                parentSchema: schema28.properties.mandate.properties.userAgent,
+                data: data7,
               };
               if (vErrors === null) {
                 vErrors = [err21];
@@ -12150,16 +12177,16 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (func4(data5) < 0) {
+            if (func4(data7) < 1) {
               const err22 = {
-                instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/minLength',
+                instancePath: instancePath + '/mandate/userAgent',
+                schemaPath: '#/properties/mandate/properties/userAgent/minLength',
                 keyword: 'minLength',
-                params: { limit: 0 },
-                message: 'must NOT have fewer than 0 characters',
-                schema: 0,
-                parentSchema: schema28.properties.billingAddress.properties.line2,
-                data: data5,
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema28.properties.mandate.properties.userAgent,
+                data: data7,
               };
               if (vErrors === null) {
                 vErrors = [err22];
@@ -12168,16 +12195,16 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (!pattern6.test(data5)) {
+            if (!pattern6.test(data7)) {
               const err23 = {
-                instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/pattern',
+                instancePath: instancePath + '/mandate/userAgent',
+                schemaPath: '#/properties/mandate/properties/userAgent/pattern',
                 keyword: 'pattern',
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema28.properties.billingAddress.properties.line2,
-                data: data5,
+                parentSchema: schema28.properties.mandate.properties.userAgent,
+                data: data7,
               };
               if (vErrors === null) {
                 vErrors = [err23];
@@ -12188,14 +12215,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             }
           } else {
             const err24 = {
-              instancePath: instancePath + '/billingAddress/line2',
-              schemaPath: '#/properties/billingAddress/properties/line2/type',
+              instancePath: instancePath + '/mandate/userAgent',
+              schemaPath: '#/properties/mandate/properties/userAgent/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema28.properties.billingAddress.properties.line2.type,
-              parentSchema: schema28.properties.billingAddress.properties.line2,
-              data: data5,
+              schema: schema28.properties.mandate.properties.userAgent.type,
+              parentSchema: schema28.properties.mandate.properties.userAgent,
+              data: data7,
             };
             if (vErrors === null) {
               vErrors = [err24];
@@ -12205,195 +12232,184 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data3.city !== undefined) {
-          let data6 = data3.city;
-          if (true && func6(data6)) {
-            vErrors = func7(
-              vErrors,
-              instancePath + '/billingAddress/city',
-              '#/properties/billingAddress/properties/city/noCardNumber',
-            );
-            errors++;
-          }
-          if (typeof data6 === 'string') {
-            if (func4(data6) > 60) {
-              const err25 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 60 },
-                message: 'must NOT have more than 60 characters',
-                schema: 60,
-                parentSchema: schema28.properties.billingAddress.properties.city,
-                data: data6,
-              };
-              if (vErrors === null) {
-                vErrors = [err25];
-              } else {
-                vErrors.push(err25);
-              }
-              errors++;
-            }
-            if (func4(data6) < 1) {
-              const err26 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema28.properties.billingAddress.properties.city,
-                data: data6,
-              };
-              if (vErrors === null) {
-                vErrors = [err26];
-              } else {
-                vErrors.push(err26);
-              }
-              errors++;
-            }
-            if (!pattern6.test(data6)) {
-              const err27 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema28.properties.billingAddress.properties.city,
-                data: data6,
-              };
-              if (vErrors === null) {
-                vErrors = [err27];
-              } else {
-                vErrors.push(err27);
-              }
-              errors++;
-            }
+      } else {
+        const err25 = {
+          instancePath: instancePath + '/mandate',
+          schemaPath: '#/properties/mandate/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema28.properties.mandate.type,
+          parentSchema: schema28.properties.mandate,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
+    }
+    if (data.billingAddress !== undefined) {
+      let data8 = data.billingAddress;
+      if (data8 && typeof data8 == 'object' && !Array.isArray(data8)) {
+        if (data8.line1 === undefined) {
+          const err26 = {
+            instancePath: instancePath + '/billingAddress',
+            schemaPath: '#/properties/billingAddress/required',
+            keyword: 'required',
+            params: { missingProperty: 'line1' },
+            message: "must have required property '" + 'line1' + "'",
+            schema: schema28.properties.billingAddress.required,
+            parentSchema: schema28.properties.billingAddress,
+            data: data8,
+          };
+          if (vErrors === null) {
+            vErrors = [err26];
           } else {
-            const err28 = {
-              instancePath: instancePath + '/billingAddress/city',
-              schemaPath: '#/properties/billingAddress/properties/city/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema28.properties.billingAddress.properties.city.type,
-              parentSchema: schema28.properties.billingAddress.properties.city,
-              data: data6,
+            vErrors.push(err26);
+          }
+          errors++;
+        }
+        if (data8.city === undefined) {
+          const err27 = {
+            instancePath: instancePath + '/billingAddress',
+            schemaPath: '#/properties/billingAddress/required',
+            keyword: 'required',
+            params: { missingProperty: 'city' },
+            message: "must have required property '" + 'city' + "'",
+            schema: schema28.properties.billingAddress.required,
+            parentSchema: schema28.properties.billingAddress,
+            data: data8,
+          };
+          if (vErrors === null) {
+            vErrors = [err27];
+          } else {
+            vErrors.push(err27);
+          }
+          errors++;
+        }
+        if (data8.state === undefined) {
+          const err28 = {
+            instancePath: instancePath + '/billingAddress',
+            schemaPath: '#/properties/billingAddress/required',
+            keyword: 'required',
+            params: { missingProperty: 'state' },
+            message: "must have required property '" + 'state' + "'",
+            schema: schema28.properties.billingAddress.required,
+            parentSchema: schema28.properties.billingAddress,
+            data: data8,
+          };
+          if (vErrors === null) {
+            vErrors = [err28];
+          } else {
+            vErrors.push(err28);
+          }
+          errors++;
+        }
+        if (data8.postalCode === undefined) {
+          const err29 = {
+            instancePath: instancePath + '/billingAddress',
+            schemaPath: '#/properties/billingAddress/required',
+            keyword: 'required',
+            params: { missingProperty: 'postalCode' },
+            message: "must have required property '" + 'postalCode' + "'",
+            schema: schema28.properties.billingAddress.required,
+            parentSchema: schema28.properties.billingAddress,
+            data: data8,
+          };
+          if (vErrors === null) {
+            vErrors = [err29];
+          } else {
+            vErrors.push(err29);
+          }
+          errors++;
+        }
+        if (data8.country === undefined) {
+          const err30 = {
+            instancePath: instancePath + '/billingAddress',
+            schemaPath: '#/properties/billingAddress/required',
+            keyword: 'required',
+            params: { missingProperty: 'country' },
+            message: "must have required property '" + 'country' + "'",
+            schema: schema28.properties.billingAddress.required,
+            parentSchema: schema28.properties.billingAddress,
+            data: data8,
+          };
+          if (vErrors === null) {
+            vErrors = [err30];
+          } else {
+            vErrors.push(err30);
+          }
+          errors++;
+        }
+        for (const key2 in data8) {
+          if (!(
+            key2 === 'line1' ||
+            key2 === 'line2' ||
+            key2 === 'city' ||
+            key2 === 'state' ||
+            key2 === 'postalCode' ||
+            key2 === 'country'
+          )) {
+            const err31 = {
+              instancePath: instancePath + '/billingAddress',
+              schemaPath: '#/properties/billingAddress/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key2 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema28.properties.billingAddress,
+              data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err28];
+              vErrors = [err31];
             } else {
-              vErrors.push(err28);
+              vErrors.push(err31);
             }
             errors++;
           }
         }
-        if (data3.state !== undefined) {
-          let data7 = data3.state;
-          if (true && func6(data7)) {
+        if (data8.line1 !== undefined) {
+          let data9 = data8.line1;
+          if (true && func6(data9)) {
             vErrors = func7(
               vErrors,
-              instancePath + '/billingAddress/state',
-              '#/properties/billingAddress/properties/state/noCardNumber',
+              instancePath + '/billingAddress/line1',
+              '#/properties/billingAddress/properties/line1/noCardNumber',
             );
             errors++;
           }
-          if (typeof data7 === 'string') {
-            if (func4(data7) > 50) {
-              const err29 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/maxLength',
+          if (typeof data9 === 'string') {
+            if (func4(data9) > 100) {
+              const err32 = {
+                instancePath: instancePath + '/billingAddress/line1',
+                schemaPath: '#/properties/billingAddress/properties/line1/maxLength',
                 keyword: 'maxLength',
-                params: { limit: 50 },
-                message: 'must NOT have more than 50 characters',
-                schema: 50,
-                parentSchema: schema28.properties.billingAddress.properties.state,
-                data: data7,
+                params: { limit: 100 },
+                message: 'must NOT have more than 100 characters',
+                schema: 100,
+                parentSchema: schema28.properties.billingAddress.properties.line1,
+                data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err32];
               } else {
-                vErrors.push(err29);
+                vErrors.push(err32);
               }
               errors++;
             }
-            if (func4(data7) < 1) {
-              const err30 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema28.properties.billingAddress.properties.state,
-                data: data7,
-              };
-              if (vErrors === null) {
-                vErrors = [err30];
-              } else {
-                vErrors.push(err30);
-              }
-              errors++;
-            }
-            if (!pattern6.test(data7)) {
-              const err31 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema28.properties.billingAddress.properties.state,
-                data: data7,
-              };
-              if (vErrors === null) {
-                vErrors = [err31];
-              } else {
-                vErrors.push(err31);
-              }
-              errors++;
-            }
-          } else {
-            const err32 = {
-              instancePath: instancePath + '/billingAddress/state',
-              schemaPath: '#/properties/billingAddress/properties/state/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema28.properties.billingAddress.properties.state.type,
-              parentSchema: schema28.properties.billingAddress.properties.state,
-              data: data7,
-            };
-            if (vErrors === null) {
-              vErrors = [err32];
-            } else {
-              vErrors.push(err32);
-            }
-            errors++;
-          }
-        }
-        if (data3.postalCode !== undefined) {
-          let data8 = data3.postalCode;
-          if (true && func6(data8)) {
-            vErrors = func7(
-              vErrors,
-              instancePath + '/billingAddress/postalCode',
-              '#/properties/billingAddress/properties/postalCode/noCardNumber',
-            );
-            errors++;
-          }
-          if (typeof data8 === 'string') {
-            if (func4(data8) > 20) {
+            if (func4(data9) < 1) {
               const err33 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 20 },
-                message: 'must NOT have more than 20 characters',
-                schema: 20,
-                parentSchema: schema28.properties.billingAddress.properties.postalCode,
-                data: data8,
+                instancePath: instancePath + '/billingAddress/line1',
+                schemaPath: '#/properties/billingAddress/properties/line1/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema28.properties.billingAddress.properties.line1,
+                data: data9,
               };
               if (vErrors === null) {
                 vErrors = [err33];
@@ -12402,16 +12418,16 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (func4(data8) < 1) {
+            if (!pattern6.test(data9)) {
               const err34 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema28.properties.billingAddress.properties.postalCode,
-                data: data8,
+                instancePath: instancePath + '/billingAddress/line1',
+                schemaPath: '#/properties/billingAddress/properties/line1/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema28.properties.billingAddress.properties.line1,
+                data: data9,
               };
               if (vErrors === null) {
                 vErrors = [err34];
@@ -12420,56 +12436,64 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (!pattern6.test(data8)) {
-              const err35 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema28.properties.billingAddress.properties.postalCode,
-                data: data8,
-              };
-              if (vErrors === null) {
-                vErrors = [err35];
-              } else {
-                vErrors.push(err35);
-              }
-              errors++;
-            }
           } else {
-            const err36 = {
-              instancePath: instancePath + '/billingAddress/postalCode',
-              schemaPath: '#/properties/billingAddress/properties/postalCode/type',
+            const err35 = {
+              instancePath: instancePath + '/billingAddress/line1',
+              schemaPath: '#/properties/billingAddress/properties/line1/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema28.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema28.properties.billingAddress.properties.postalCode,
-              data: data8,
+              schema: schema28.properties.billingAddress.properties.line1.type,
+              parentSchema: schema28.properties.billingAddress.properties.line1,
+              data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err36];
+              vErrors = [err35];
             } else {
-              vErrors.push(err36);
+              vErrors.push(err35);
             }
             errors++;
           }
         }
-        if (data3.country !== undefined) {
-          let data9 = data3.country;
-          if (typeof data9 === 'string') {
-            if (!pattern43.test(data9)) {
+        if (data8.line2 !== undefined) {
+          let data10 = data8.line2;
+          if (true && func6(data10)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/line2',
+              '#/properties/billingAddress/properties/line2/noCardNumber',
+            );
+            errors++;
+          }
+          if (typeof data10 === 'string') {
+            if (func4(data10) > 100) {
+              const err36 = {
+                instancePath: instancePath + '/billingAddress/line2',
+                schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 100 },
+                message: 'must NOT have more than 100 characters',
+                schema: 100,
+                parentSchema: schema28.properties.billingAddress.properties.line2,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err36];
+              } else {
+                vErrors.push(err36);
+              }
+              errors++;
+            }
+            if (func4(data10) < 0) {
               const err37 = {
-                instancePath: instancePath + '/billingAddress/country',
-                schemaPath: '#/properties/billingAddress/properties/country/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[A-Z]{2}$' },
-                message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
-                schema: '^[A-Z]{2}$',
-                parentSchema: schema28.properties.billingAddress.properties.country,
-                data: data9,
+                instancePath: instancePath + '/billingAddress/line2',
+                schemaPath: '#/properties/billingAddress/properties/line2/minLength',
+                keyword: 'minLength',
+                params: { limit: 0 },
+                message: 'must NOT have fewer than 0 characters',
+                schema: 0,
+                parentSchema: schema28.properties.billingAddress.properties.line2,
+                data: data10,
               };
               if (vErrors === null) {
                 vErrors = [err37];
@@ -12478,8 +12502,318 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (!pattern6.test(data10)) {
+              const err38 = {
+                instancePath: instancePath + '/billingAddress/line2',
+                schemaPath: '#/properties/billingAddress/properties/line2/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema28.properties.billingAddress.properties.line2,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err38];
+              } else {
+                vErrors.push(err38);
+              }
+              errors++;
+            }
           } else {
-            const err38 = {
+            const err39 = {
+              instancePath: instancePath + '/billingAddress/line2',
+              schemaPath: '#/properties/billingAddress/properties/line2/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema28.properties.billingAddress.properties.line2.type,
+              parentSchema: schema28.properties.billingAddress.properties.line2,
+              data: data10,
+            };
+            if (vErrors === null) {
+              vErrors = [err39];
+            } else {
+              vErrors.push(err39);
+            }
+            errors++;
+          }
+        }
+        if (data8.city !== undefined) {
+          let data11 = data8.city;
+          if (true && func6(data11)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/city',
+              '#/properties/billingAddress/properties/city/noCardNumber',
+            );
+            errors++;
+          }
+          if (typeof data11 === 'string') {
+            if (func4(data11) > 60) {
+              const err40 = {
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 60 },
+                message: 'must NOT have more than 60 characters',
+                schema: 60,
+                parentSchema: schema28.properties.billingAddress.properties.city,
+                data: data11,
+              };
+              if (vErrors === null) {
+                vErrors = [err40];
+              } else {
+                vErrors.push(err40);
+              }
+              errors++;
+            }
+            if (func4(data11) < 1) {
+              const err41 = {
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema28.properties.billingAddress.properties.city,
+                data: data11,
+              };
+              if (vErrors === null) {
+                vErrors = [err41];
+              } else {
+                vErrors.push(err41);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data11)) {
+              const err42 = {
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema28.properties.billingAddress.properties.city,
+                data: data11,
+              };
+              if (vErrors === null) {
+                vErrors = [err42];
+              } else {
+                vErrors.push(err42);
+              }
+              errors++;
+            }
+          } else {
+            const err43 = {
+              instancePath: instancePath + '/billingAddress/city',
+              schemaPath: '#/properties/billingAddress/properties/city/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema28.properties.billingAddress.properties.city.type,
+              parentSchema: schema28.properties.billingAddress.properties.city,
+              data: data11,
+            };
+            if (vErrors === null) {
+              vErrors = [err43];
+            } else {
+              vErrors.push(err43);
+            }
+            errors++;
+          }
+        }
+        if (data8.state !== undefined) {
+          let data12 = data8.state;
+          if (true && func6(data12)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/state',
+              '#/properties/billingAddress/properties/state/noCardNumber',
+            );
+            errors++;
+          }
+          if (typeof data12 === 'string') {
+            if (func4(data12) > 50) {
+              const err44 = {
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 50 },
+                message: 'must NOT have more than 50 characters',
+                schema: 50,
+                parentSchema: schema28.properties.billingAddress.properties.state,
+                data: data12,
+              };
+              if (vErrors === null) {
+                vErrors = [err44];
+              } else {
+                vErrors.push(err44);
+              }
+              errors++;
+            }
+            if (func4(data12) < 1) {
+              const err45 = {
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema28.properties.billingAddress.properties.state,
+                data: data12,
+              };
+              if (vErrors === null) {
+                vErrors = [err45];
+              } else {
+                vErrors.push(err45);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data12)) {
+              const err46 = {
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema28.properties.billingAddress.properties.state,
+                data: data12,
+              };
+              if (vErrors === null) {
+                vErrors = [err46];
+              } else {
+                vErrors.push(err46);
+              }
+              errors++;
+            }
+          } else {
+            const err47 = {
+              instancePath: instancePath + '/billingAddress/state',
+              schemaPath: '#/properties/billingAddress/properties/state/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema28.properties.billingAddress.properties.state.type,
+              parentSchema: schema28.properties.billingAddress.properties.state,
+              data: data12,
+            };
+            if (vErrors === null) {
+              vErrors = [err47];
+            } else {
+              vErrors.push(err47);
+            }
+            errors++;
+          }
+        }
+        if (data8.postalCode !== undefined) {
+          let data13 = data8.postalCode;
+          if (true && func6(data13)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/postalCode',
+              '#/properties/billingAddress/properties/postalCode/noCardNumber',
+            );
+            errors++;
+          }
+          if (typeof data13 === 'string') {
+            if (func4(data13) > 20) {
+              const err48 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 20 },
+                message: 'must NOT have more than 20 characters',
+                schema: 20,
+                parentSchema: schema28.properties.billingAddress.properties.postalCode,
+                data: data13,
+              };
+              if (vErrors === null) {
+                vErrors = [err48];
+              } else {
+                vErrors.push(err48);
+              }
+              errors++;
+            }
+            if (func4(data13) < 1) {
+              const err49 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema28.properties.billingAddress.properties.postalCode,
+                data: data13,
+              };
+              if (vErrors === null) {
+                vErrors = [err49];
+              } else {
+                vErrors.push(err49);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data13)) {
+              const err50 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema28.properties.billingAddress.properties.postalCode,
+                data: data13,
+              };
+              if (vErrors === null) {
+                vErrors = [err50];
+              } else {
+                vErrors.push(err50);
+              }
+              errors++;
+            }
+          } else {
+            const err51 = {
+              instancePath: instancePath + '/billingAddress/postalCode',
+              schemaPath: '#/properties/billingAddress/properties/postalCode/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema28.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema28.properties.billingAddress.properties.postalCode,
+              data: data13,
+            };
+            if (vErrors === null) {
+              vErrors = [err51];
+            } else {
+              vErrors.push(err51);
+            }
+            errors++;
+          }
+        }
+        if (data8.country !== undefined) {
+          let data14 = data8.country;
+          if (typeof data14 === 'string') {
+            if (!pattern43.test(data14)) {
+              const err52 = {
+                instancePath: instancePath + '/billingAddress/country',
+                schemaPath: '#/properties/billingAddress/properties/country/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[A-Z]{2}$' },
+                message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
+                schema: '^[A-Z]{2}$',
+                parentSchema: schema28.properties.billingAddress.properties.country,
+                data: data14,
+              };
+              if (vErrors === null) {
+                vErrors = [err52];
+              } else {
+                vErrors.push(err52);
+              }
+              errors++;
+            }
+          } else {
+            const err53 = {
               instancePath: instancePath + '/billingAddress/country',
               schemaPath: '#/properties/billingAddress/properties/country/type',
               keyword: 'type',
@@ -12487,18 +12821,18 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'must be string',
               schema: schema28.properties.billingAddress.properties.country.type,
               parentSchema: schema28.properties.billingAddress.properties.country,
-              data: data9,
+              data: data14,
             };
             if (vErrors === null) {
-              vErrors = [err38];
+              vErrors = [err53];
             } else {
-              vErrors.push(err38);
+              vErrors.push(err53);
             }
             errors++;
           }
         }
       } else {
-        const err39 = {
+        const err54 = {
           instancePath: instancePath + '/billingAddress',
           schemaPath: '#/properties/billingAddress/type',
           keyword: 'type',
@@ -12506,21 +12840,21 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be object',
           schema: schema28.properties.billingAddress.type,
           parentSchema: schema28.properties.billingAddress,
-          data: data3,
+          data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err39];
+          vErrors = [err54];
         } else {
-          vErrors.push(err39);
+          vErrors.push(err54);
         }
         errors++;
       }
     }
     if (data.customerData !== undefined) {
-      let data10 = data.customerData;
-      if (data10 && typeof data10 == 'object' && !Array.isArray(data10)) {
-        if (Object.keys(data10).length > 50) {
-          const err40 = {
+      let data15 = data.customerData;
+      if (data15 && typeof data15 == 'object' && !Array.isArray(data15)) {
+        if (Object.keys(data15).length > 50) {
+          const err55 = {
             instancePath: instancePath + '/customerData',
             schemaPath: '#/properties/customerData/maxProperties',
             keyword: 'maxProperties',
@@ -12528,19 +12862,1193 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             message: 'must NOT have more than 50 properties',
             schema: 50,
             parentSchema: schema28.properties.customerData,
-            data: data10,
+            data: data15,
           };
           if (vErrors === null) {
-            vErrors = [err40];
+            vErrors = [err55];
           } else {
-            vErrors.push(err40);
+            vErrors.push(err55);
           }
           errors++;
         }
-        for (const key2 in data10) {
+        for (const key3 in data15) {
+          const _errs36 = errors;
+          const _errs37 = errors;
+          const _errs38 = errors;
+          if (!(
+            key3 === '__proto__' ||
+            key3 === 'constructor' ||
+            key3 === 'prototype' ||
+            key3 === 'toString' ||
+            key3 === 'toLocaleString' ||
+            key3 === 'valueOf' ||
+            key3 === 'hasOwnProperty' ||
+            key3 === 'isPrototypeOf' ||
+            key3 === 'propertyIsEnumerable' ||
+            key3 === '__defineGetter__' ||
+            key3 === '__defineSetter__' ||
+            key3 === '__lookupGetter__' ||
+            key3 === '__lookupSetter__'
+          )) {
+            const err56 = {};
+            if (vErrors === null) {
+              vErrors = [err56];
+            } else {
+              vErrors.push(err56);
+            }
+            errors++;
+          }
+          var valid4 = _errs38 === errors;
+          if (valid4) {
+            const err57 = {
+              instancePath: instancePath + '/customerData',
+              schemaPath: '#/properties/customerData/propertyNames/not',
+              keyword: 'not',
+              params: {},
+              message: 'must NOT be valid',
+              schema: schema28.properties.customerData.propertyNames.not,
+              parentSchema: schema28.properties.customerData.propertyNames,
+              data: key3,
+              propertyName: key3,
+            };
+            if (vErrors === null) {
+              vErrors = [err57];
+            } else {
+              vErrors.push(err57);
+            }
+            errors++;
+          } else {
+            errors = _errs37;
+            if (vErrors !== null) {
+              if (_errs37) {
+                vErrors.length = _errs37;
+              } else {
+                vErrors = null;
+              }
+            }
+          }
+          if (true && func6(key3)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData',
+              '#/properties/customerData/propertyNames/noCardNumber',
+              key3,
+            );
+            errors++;
+          }
+          if (typeof key3 === 'string') {
+            if (func4(key3) > 100) {
+              const err58 = {
+                instancePath: instancePath + '/customerData',
+                schemaPath: '#/properties/customerData/propertyNames/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 100 },
+                message: 'must NOT have more than 100 characters',
+                schema: 100,
+                parentSchema: schema28.properties.customerData.propertyNames,
+                data: key3,
+                propertyName: key3,
+              };
+              if (vErrors === null) {
+                vErrors = [err58];
+              } else {
+                vErrors.push(err58);
+              }
+              errors++;
+            }
+          }
+          var valid3 = _errs36 === errors;
+          if (!valid3) {
+            const err59 = {
+              instancePath: instancePath + '/customerData',
+              schemaPath: '#/properties/customerData/propertyNames',
+              keyword: 'propertyNames',
+              params: { propertyName: key3 },
+              message: 'property name must be valid',
+              schema: schema28.properties.customerData.propertyNames,
+              parentSchema: schema28.properties.customerData,
+              data: data15,
+            };
+            if (vErrors === null) {
+              vErrors = [err59];
+            } else {
+              vErrors.push(err59);
+            }
+            errors++;
+          }
+        }
+        for (const key4 in data15) {
+          let data16 = data15[key4];
+          if (true && func6(data16)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData/' + key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+              '#/properties/customerData/additionalProperties/noCardNumber',
+            );
+            errors++;
+          }
+          if (typeof data16 === 'string') {
+            if (func4(data16) > 500) {
+              const err60 = {
+                instancePath: instancePath + '/customerData/' + key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 500 },
+                message: 'must NOT have more than 500 characters',
+                schema: 500,
+                parentSchema: schema28.properties.customerData.additionalProperties,
+                data: data16,
+              };
+              if (vErrors === null) {
+                vErrors = [err60];
+              } else {
+                vErrors.push(err60);
+              }
+              errors++;
+            }
+            if (func4(data16) < 0) {
+              const err61 = {
+                instancePath: instancePath + '/customerData/' + key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/minLength',
+                keyword: 'minLength',
+                params: { limit: 0 },
+                message: 'must NOT have fewer than 0 characters',
+                schema: 0,
+                parentSchema: schema28.properties.customerData.additionalProperties,
+                data: data16,
+              };
+              if (vErrors === null) {
+                vErrors = [err61];
+              } else {
+                vErrors.push(err61);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data16)) {
+              const err62 = {
+                instancePath: instancePath + '/customerData/' + key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema28.properties.customerData.additionalProperties,
+                data: data16,
+              };
+              if (vErrors === null) {
+                vErrors = [err62];
+              } else {
+                vErrors.push(err62);
+              }
+              errors++;
+            }
+          } else {
+            const err63 = {
+              instancePath: instancePath + '/customerData/' + key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+              schemaPath: '#/properties/customerData/additionalProperties/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema28.properties.customerData.additionalProperties.type,
+              parentSchema: schema28.properties.customerData.additionalProperties,
+              data: data16,
+            };
+            if (vErrors === null) {
+              vErrors = [err63];
+            } else {
+              vErrors.push(err63);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err64 = {
+          instancePath: instancePath + '/customerData',
+          schemaPath: '#/properties/customerData/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema28.properties.customerData.type,
+          parentSchema: schema28.properties.customerData,
+          data: data15,
+        };
+        if (vErrors === null) {
+          vErrors = [err64];
+        } else {
+          vErrors.push(err64);
+        }
+        errors++;
+      }
+    }
+    if (data.setAsDefault !== undefined) {
+      let data17 = data.setAsDefault;
+      if (typeof data17 !== 'boolean') {
+        const err65 = {
+          instancePath: instancePath + '/setAsDefault',
+          schemaPath: '#/properties/setAsDefault/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+          schema: schema28.properties.setAsDefault.type,
+          parentSchema: schema28.properties.setAsDefault,
+          data: data17,
+        };
+        if (vErrors === null) {
+          vErrors = [err65];
+        } else {
+          vErrors.push(err65);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err66 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema28.type,
+      parentSchema: schema28,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err66];
+    } else {
+      vErrors.push(err66);
+    }
+    errors++;
+  }
+  validate27.errors = vErrors;
+  return errors === 0;
+}
+export const s18 = validate28;
+const schema29 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['accountType', 'processorToken', 'billingAddress'],
+  properties: {
+    accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER'] },
+    processorToken: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[A-Za-z0-9_]+$',
+      description:
+        "The processor's own token of the account, made by its browser fields (Stripe: a PaymentMethod id, `pm_…`). The sandbox processor makes none and refuses one.",
+    },
+    billingAddress: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['line1', 'city', 'state', 'postalCode', 'country'],
+      properties: {
+        line1: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 100,
+          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
+        },
+        line2: {
+          type: 'string',
+          minLength: 0,
+          maxLength: 100,
+          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
+        },
+        city: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 60,
+          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
+        },
+        state: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 50,
+          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
+        },
+        postalCode: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 20,
+          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
+        },
+        country: {
+          type: 'string',
+          pattern: '^[A-Z]{2}$',
+          description: 'must be an ISO 3166-1 alpha-2 code like US',
+        },
+      },
+    },
+    customerData: {
+      type: 'object',
+      maxProperties: 50,
+      propertyNames: {
+        maxLength: 100,
+        not: {
+          enum: [
+            '__proto__',
+            'constructor',
+            'prototype',
+            'toString',
+            'toLocaleString',
+            'valueOf',
+            'hasOwnProperty',
+            'isPrototypeOf',
+            'propertyIsEnumerable',
+            '__defineGetter__',
+            '__defineSetter__',
+            '__lookupGetter__',
+            '__lookupSetter__',
+          ],
+        },
+        noCardNumber: true,
+      },
+      additionalProperties: {
+        type: 'string',
+        minLength: 0,
+        maxLength: 500,
+        pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
+      },
+    },
+    setAsDefault: { type: 'boolean' },
+  },
+};
+const pattern54 = new RegExp('^[A-Za-z0-9_]+$', 'u');
+function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (data.accountType === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'accountType' },
+        message: "must have required property '" + 'accountType' + "'",
+        schema: schema29.required,
+        parentSchema: schema29,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.processorToken === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'processorToken' },
+        message: "must have required property '" + 'processorToken' + "'",
+        schema: schema29.required,
+        parentSchema: schema29,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.billingAddress === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'billingAddress' },
+        message: "must have required property '" + 'billingAddress' + "'",
+        schema: schema29.required,
+        parentSchema: schema29,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(
+        key0 === 'accountType' ||
+        key0 === 'processorToken' ||
+        key0 === 'billingAddress' ||
+        key0 === 'customerData' ||
+        key0 === 'setAsDefault'
+      )) {
+        const err3 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema29,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.accountType !== undefined) {
+      let data0 = data.accountType;
+      if (typeof data0 !== 'string') {
+        const err4 = {
+          instancePath: instancePath + '/accountType',
+          schemaPath: '#/properties/accountType/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema29.properties.accountType.type,
+          parentSchema: schema29.properties.accountType,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+      if (!(data0 === 'VISA' || data0 === 'MASTERCARD' || data0 === 'AMEX' || data0 === 'DISCOVER')) {
+        const err5 = {
+          instancePath: instancePath + '/accountType',
+          schemaPath: '#/properties/accountType/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema29.properties.accountType.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema29.properties.accountType.enum,
+          parentSchema: schema29.properties.accountType,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.processorToken !== undefined) {
+      let data1 = data.processorToken;
+      if (typeof data1 === 'string') {
+        if (func4(data1) > 255) {
+          const err6 = {
+            instancePath: instancePath + '/processorToken',
+            schemaPath: '#/properties/processorToken/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 255 },
+            message: 'must NOT have more than 255 characters',
+            schema: 255,
+            parentSchema: schema29.properties.processorToken,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (func4(data1) < 1) {
+          const err7 = {
+            instancePath: instancePath + '/processorToken',
+            schemaPath: '#/properties/processorToken/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema29.properties.processorToken,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        if (!pattern54.test(data1)) {
+          const err8 = {
+            instancePath: instancePath + '/processorToken',
+            schemaPath: '#/properties/processorToken/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[A-Za-z0-9_]+$' },
+            message: 'must match pattern "' + '^[A-Za-z0-9_]+$' + '"',
+            schema: '^[A-Za-z0-9_]+$',
+            parentSchema: schema29.properties.processorToken,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      } else {
+        const err9 = {
+          instancePath: instancePath + '/processorToken',
+          schemaPath: '#/properties/processorToken/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema29.properties.processorToken.type,
+          parentSchema: schema29.properties.processorToken,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.billingAddress !== undefined) {
+      let data2 = data.billingAddress;
+      if (data2 && typeof data2 == 'object' && !Array.isArray(data2)) {
+        if (data2.line1 === undefined) {
+          const err10 = {
+            instancePath: instancePath + '/billingAddress',
+            schemaPath: '#/properties/billingAddress/required',
+            keyword: 'required',
+            params: { missingProperty: 'line1' },
+            message: "must have required property '" + 'line1' + "'",
+            schema: schema29.properties.billingAddress.required,
+            parentSchema: schema29.properties.billingAddress,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+        if (data2.city === undefined) {
+          const err11 = {
+            instancePath: instancePath + '/billingAddress',
+            schemaPath: '#/properties/billingAddress/required',
+            keyword: 'required',
+            params: { missingProperty: 'city' },
+            message: "must have required property '" + 'city' + "'",
+            schema: schema29.properties.billingAddress.required,
+            parentSchema: schema29.properties.billingAddress,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+        if (data2.state === undefined) {
+          const err12 = {
+            instancePath: instancePath + '/billingAddress',
+            schemaPath: '#/properties/billingAddress/required',
+            keyword: 'required',
+            params: { missingProperty: 'state' },
+            message: "must have required property '" + 'state' + "'",
+            schema: schema29.properties.billingAddress.required,
+            parentSchema: schema29.properties.billingAddress,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+        if (data2.postalCode === undefined) {
+          const err13 = {
+            instancePath: instancePath + '/billingAddress',
+            schemaPath: '#/properties/billingAddress/required',
+            keyword: 'required',
+            params: { missingProperty: 'postalCode' },
+            message: "must have required property '" + 'postalCode' + "'",
+            schema: schema29.properties.billingAddress.required,
+            parentSchema: schema29.properties.billingAddress,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (data2.country === undefined) {
+          const err14 = {
+            instancePath: instancePath + '/billingAddress',
+            schemaPath: '#/properties/billingAddress/required',
+            keyword: 'required',
+            params: { missingProperty: 'country' },
+            message: "must have required property '" + 'country' + "'",
+            schema: schema29.properties.billingAddress.required,
+            parentSchema: schema29.properties.billingAddress,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+        for (const key1 in data2) {
+          if (!(
+            key1 === 'line1' ||
+            key1 === 'line2' ||
+            key1 === 'city' ||
+            key1 === 'state' ||
+            key1 === 'postalCode' ||
+            key1 === 'country'
+          )) {
+            const err15 = {
+              instancePath: instancePath + '/billingAddress',
+              schemaPath: '#/properties/billingAddress/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key1 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema29.properties.billingAddress,
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err15];
+            } else {
+              vErrors.push(err15);
+            }
+            errors++;
+          }
+        }
+        if (data2.line1 !== undefined) {
+          let data3 = data2.line1;
+          if (true && func6(data3)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/line1',
+              '#/properties/billingAddress/properties/line1/noCardNumber',
+            );
+            errors++;
+          }
+          if (typeof data3 === 'string') {
+            if (func4(data3) > 100) {
+              const err16 = {
+                instancePath: instancePath + '/billingAddress/line1',
+                schemaPath: '#/properties/billingAddress/properties/line1/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 100 },
+                message: 'must NOT have more than 100 characters',
+                schema: 100,
+                parentSchema: schema29.properties.billingAddress.properties.line1,
+                data: data3,
+              };
+              if (vErrors === null) {
+                vErrors = [err16];
+              } else {
+                vErrors.push(err16);
+              }
+              errors++;
+            }
+            if (func4(data3) < 1) {
+              const err17 = {
+                instancePath: instancePath + '/billingAddress/line1',
+                schemaPath: '#/properties/billingAddress/properties/line1/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema29.properties.billingAddress.properties.line1,
+                data: data3,
+              };
+              if (vErrors === null) {
+                vErrors = [err17];
+              } else {
+                vErrors.push(err17);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data3)) {
+              const err18 = {
+                instancePath: instancePath + '/billingAddress/line1',
+                schemaPath: '#/properties/billingAddress/properties/line1/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema29.properties.billingAddress.properties.line1,
+                data: data3,
+              };
+              if (vErrors === null) {
+                vErrors = [err18];
+              } else {
+                vErrors.push(err18);
+              }
+              errors++;
+            }
+          } else {
+            const err19 = {
+              instancePath: instancePath + '/billingAddress/line1',
+              schemaPath: '#/properties/billingAddress/properties/line1/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema29.properties.billingAddress.properties.line1.type,
+              parentSchema: schema29.properties.billingAddress.properties.line1,
+              data: data3,
+            };
+            if (vErrors === null) {
+              vErrors = [err19];
+            } else {
+              vErrors.push(err19);
+            }
+            errors++;
+          }
+        }
+        if (data2.line2 !== undefined) {
+          let data4 = data2.line2;
+          if (true && func6(data4)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/line2',
+              '#/properties/billingAddress/properties/line2/noCardNumber',
+            );
+            errors++;
+          }
+          if (typeof data4 === 'string') {
+            if (func4(data4) > 100) {
+              const err20 = {
+                instancePath: instancePath + '/billingAddress/line2',
+                schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 100 },
+                message: 'must NOT have more than 100 characters',
+                schema: 100,
+                parentSchema: schema29.properties.billingAddress.properties.line2,
+                data: data4,
+              };
+              if (vErrors === null) {
+                vErrors = [err20];
+              } else {
+                vErrors.push(err20);
+              }
+              errors++;
+            }
+            if (func4(data4) < 0) {
+              const err21 = {
+                instancePath: instancePath + '/billingAddress/line2',
+                schemaPath: '#/properties/billingAddress/properties/line2/minLength',
+                keyword: 'minLength',
+                params: { limit: 0 },
+                message: 'must NOT have fewer than 0 characters',
+                schema: 0,
+                parentSchema: schema29.properties.billingAddress.properties.line2,
+                data: data4,
+              };
+              if (vErrors === null) {
+                vErrors = [err21];
+              } else {
+                vErrors.push(err21);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data4)) {
+              const err22 = {
+                instancePath: instancePath + '/billingAddress/line2',
+                schemaPath: '#/properties/billingAddress/properties/line2/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema29.properties.billingAddress.properties.line2,
+                data: data4,
+              };
+              if (vErrors === null) {
+                vErrors = [err22];
+              } else {
+                vErrors.push(err22);
+              }
+              errors++;
+            }
+          } else {
+            const err23 = {
+              instancePath: instancePath + '/billingAddress/line2',
+              schemaPath: '#/properties/billingAddress/properties/line2/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema29.properties.billingAddress.properties.line2.type,
+              parentSchema: schema29.properties.billingAddress.properties.line2,
+              data: data4,
+            };
+            if (vErrors === null) {
+              vErrors = [err23];
+            } else {
+              vErrors.push(err23);
+            }
+            errors++;
+          }
+        }
+        if (data2.city !== undefined) {
+          let data5 = data2.city;
+          if (true && func6(data5)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/city',
+              '#/properties/billingAddress/properties/city/noCardNumber',
+            );
+            errors++;
+          }
+          if (typeof data5 === 'string') {
+            if (func4(data5) > 60) {
+              const err24 = {
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 60 },
+                message: 'must NOT have more than 60 characters',
+                schema: 60,
+                parentSchema: schema29.properties.billingAddress.properties.city,
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err24];
+              } else {
+                vErrors.push(err24);
+              }
+              errors++;
+            }
+            if (func4(data5) < 1) {
+              const err25 = {
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema29.properties.billingAddress.properties.city,
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err25];
+              } else {
+                vErrors.push(err25);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data5)) {
+              const err26 = {
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema29.properties.billingAddress.properties.city,
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err26];
+              } else {
+                vErrors.push(err26);
+              }
+              errors++;
+            }
+          } else {
+            const err27 = {
+              instancePath: instancePath + '/billingAddress/city',
+              schemaPath: '#/properties/billingAddress/properties/city/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema29.properties.billingAddress.properties.city.type,
+              parentSchema: schema29.properties.billingAddress.properties.city,
+              data: data5,
+            };
+            if (vErrors === null) {
+              vErrors = [err27];
+            } else {
+              vErrors.push(err27);
+            }
+            errors++;
+          }
+        }
+        if (data2.state !== undefined) {
+          let data6 = data2.state;
+          if (true && func6(data6)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/state',
+              '#/properties/billingAddress/properties/state/noCardNumber',
+            );
+            errors++;
+          }
+          if (typeof data6 === 'string') {
+            if (func4(data6) > 50) {
+              const err28 = {
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 50 },
+                message: 'must NOT have more than 50 characters',
+                schema: 50,
+                parentSchema: schema29.properties.billingAddress.properties.state,
+                data: data6,
+              };
+              if (vErrors === null) {
+                vErrors = [err28];
+              } else {
+                vErrors.push(err28);
+              }
+              errors++;
+            }
+            if (func4(data6) < 1) {
+              const err29 = {
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema29.properties.billingAddress.properties.state,
+                data: data6,
+              };
+              if (vErrors === null) {
+                vErrors = [err29];
+              } else {
+                vErrors.push(err29);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data6)) {
+              const err30 = {
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema29.properties.billingAddress.properties.state,
+                data: data6,
+              };
+              if (vErrors === null) {
+                vErrors = [err30];
+              } else {
+                vErrors.push(err30);
+              }
+              errors++;
+            }
+          } else {
+            const err31 = {
+              instancePath: instancePath + '/billingAddress/state',
+              schemaPath: '#/properties/billingAddress/properties/state/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema29.properties.billingAddress.properties.state.type,
+              parentSchema: schema29.properties.billingAddress.properties.state,
+              data: data6,
+            };
+            if (vErrors === null) {
+              vErrors = [err31];
+            } else {
+              vErrors.push(err31);
+            }
+            errors++;
+          }
+        }
+        if (data2.postalCode !== undefined) {
+          let data7 = data2.postalCode;
+          if (true && func6(data7)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/postalCode',
+              '#/properties/billingAddress/properties/postalCode/noCardNumber',
+            );
+            errors++;
+          }
+          if (typeof data7 === 'string') {
+            if (func4(data7) > 20) {
+              const err32 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 20 },
+                message: 'must NOT have more than 20 characters',
+                schema: 20,
+                parentSchema: schema29.properties.billingAddress.properties.postalCode,
+                data: data7,
+              };
+              if (vErrors === null) {
+                vErrors = [err32];
+              } else {
+                vErrors.push(err32);
+              }
+              errors++;
+            }
+            if (func4(data7) < 1) {
+              const err33 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema29.properties.billingAddress.properties.postalCode,
+                data: data7,
+              };
+              if (vErrors === null) {
+                vErrors = [err33];
+              } else {
+                vErrors.push(err33);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data7)) {
+              const err34 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema29.properties.billingAddress.properties.postalCode,
+                data: data7,
+              };
+              if (vErrors === null) {
+                vErrors = [err34];
+              } else {
+                vErrors.push(err34);
+              }
+              errors++;
+            }
+          } else {
+            const err35 = {
+              instancePath: instancePath + '/billingAddress/postalCode',
+              schemaPath: '#/properties/billingAddress/properties/postalCode/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema29.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema29.properties.billingAddress.properties.postalCode,
+              data: data7,
+            };
+            if (vErrors === null) {
+              vErrors = [err35];
+            } else {
+              vErrors.push(err35);
+            }
+            errors++;
+          }
+        }
+        if (data2.country !== undefined) {
+          let data8 = data2.country;
+          if (typeof data8 === 'string') {
+            if (!pattern43.test(data8)) {
+              const err36 = {
+                instancePath: instancePath + '/billingAddress/country',
+                schemaPath: '#/properties/billingAddress/properties/country/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[A-Z]{2}$' },
+                message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
+                schema: '^[A-Z]{2}$',
+                parentSchema: schema29.properties.billingAddress.properties.country,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err36];
+              } else {
+                vErrors.push(err36);
+              }
+              errors++;
+            }
+          } else {
+            const err37 = {
+              instancePath: instancePath + '/billingAddress/country',
+              schemaPath: '#/properties/billingAddress/properties/country/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema29.properties.billingAddress.properties.country.type,
+              parentSchema: schema29.properties.billingAddress.properties.country,
+              data: data8,
+            };
+            if (vErrors === null) {
+              vErrors = [err37];
+            } else {
+              vErrors.push(err37);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err38 = {
+          instancePath: instancePath + '/billingAddress',
+          schemaPath: '#/properties/billingAddress/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema29.properties.billingAddress.type,
+          parentSchema: schema29.properties.billingAddress,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err38];
+        } else {
+          vErrors.push(err38);
+        }
+        errors++;
+      }
+    }
+    if (data.customerData !== undefined) {
+      let data9 = data.customerData;
+      if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
+        if (Object.keys(data9).length > 50) {
+          const err39 = {
+            instancePath: instancePath + '/customerData',
+            schemaPath: '#/properties/customerData/maxProperties',
+            keyword: 'maxProperties',
+            params: { limit: 50 },
+            message: 'must NOT have more than 50 properties',
+            schema: 50,
+            parentSchema: schema29.properties.customerData,
+            data: data9,
+          };
+          if (vErrors === null) {
+            vErrors = [err39];
+          } else {
+            vErrors.push(err39);
+          }
+          errors++;
+        }
+        for (const key2 in data9) {
+          const _errs23 = errors;
+          const _errs24 = errors;
           const _errs25 = errors;
-          const _errs26 = errors;
-          const _errs27 = errors;
           if (!(
             key2 === '__proto__' ||
             key2 === 'constructor' ||
@@ -12556,38 +14064,38 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             key2 === '__lookupGetter__' ||
             key2 === '__lookupSetter__'
           )) {
-            const err41 = {};
+            const err40 = {};
+            if (vErrors === null) {
+              vErrors = [err40];
+            } else {
+              vErrors.push(err40);
+            }
+            errors++;
+          }
+          var valid3 = _errs25 === errors;
+          if (valid3) {
+            const err41 = {
+              instancePath: instancePath + '/customerData',
+              schemaPath: '#/properties/customerData/propertyNames/not',
+              keyword: 'not',
+              params: {},
+              message: 'must NOT be valid',
+              schema: schema29.properties.customerData.propertyNames.not,
+              parentSchema: schema29.properties.customerData.propertyNames,
+              data: key2,
+              propertyName: key2,
+            };
             if (vErrors === null) {
               vErrors = [err41];
             } else {
               vErrors.push(err41);
             }
             errors++;
-          }
-          var valid3 = _errs27 === errors;
-          if (valid3) {
-            const err42 = {
-              instancePath: instancePath + '/customerData',
-              schemaPath: '#/properties/customerData/propertyNames/not',
-              keyword: 'not',
-              params: {},
-              message: 'must NOT be valid',
-              schema: schema28.properties.customerData.propertyNames.not,
-              parentSchema: schema28.properties.customerData.propertyNames,
-              data: key2,
-              propertyName: key2,
-            };
-            if (vErrors === null) {
-              vErrors = [err42];
-            } else {
-              vErrors.push(err42);
-            }
-            errors++;
           } else {
-            errors = _errs26;
+            errors = _errs24;
             if (vErrors !== null) {
-              if (_errs26) {
-                vErrors.length = _errs26;
+              if (_errs24) {
+                vErrors.length = _errs24;
               } else {
                 vErrors = null;
               }
@@ -12604,48 +14112,48 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof key2 === 'string') {
             if (func4(key2) > 100) {
-              const err43 = {
+              const err42 = {
                 instancePath: instancePath + '/customerData',
                 schemaPath: '#/properties/customerData/propertyNames/maxLength',
                 keyword: 'maxLength',
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema28.properties.customerData.propertyNames,
+                parentSchema: schema29.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
               if (vErrors === null) {
-                vErrors = [err43];
+                vErrors = [err42];
               } else {
-                vErrors.push(err43);
+                vErrors.push(err42);
               }
               errors++;
             }
           }
-          var valid2 = _errs25 === errors;
+          var valid2 = _errs23 === errors;
           if (!valid2) {
-            const err44 = {
+            const err43 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema28.properties.customerData.propertyNames,
-              parentSchema: schema28.properties.customerData,
-              data: data10,
+              schema: schema29.properties.customerData.propertyNames,
+              parentSchema: schema29.properties.customerData,
+              data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err44];
+              vErrors = [err43];
             } else {
-              vErrors.push(err44);
+              vErrors.push(err43);
             }
             errors++;
           }
         }
-        for (const key3 in data10) {
-          let data11 = data10[key3];
-          if (true && func6(data11)) {
+        for (const key3 in data9) {
+          let data10 = data9[key3];
+          if (true && func6(data10)) {
             vErrors = func7(
               vErrors,
               instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
@@ -12653,17 +14161,35 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             );
             errors++;
           }
-          if (typeof data11 === 'string') {
-            if (func4(data11) > 500) {
-              const err45 = {
+          if (typeof data10 === 'string') {
+            if (func4(data10) > 500) {
+              const err44 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema28.properties.customerData.additionalProperties,
-                data: data11,
+                parentSchema: schema29.properties.customerData.additionalProperties,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err44];
+              } else {
+                vErrors.push(err44);
+              }
+              errors++;
+            }
+            if (func4(data10) < 0) {
+              const err45 = {
+                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/minLength',
+                keyword: 'minLength',
+                params: { limit: 0 },
+                message: 'must NOT have fewer than 0 characters',
+                schema: 0,
+                parentSchema: schema29.properties.customerData.additionalProperties,
+                data: data10,
               };
               if (vErrors === null) {
                 vErrors = [err45];
@@ -12672,16 +14198,16 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (func4(data11) < 0) {
+            if (!pattern6.test(data10)) {
               const err46 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/minLength',
-                keyword: 'minLength',
-                params: { limit: 0 },
-                message: 'must NOT have fewer than 0 characters',
-                schema: 0,
-                parentSchema: schema28.properties.customerData.additionalProperties,
-                data: data11,
+                schemaPath: '#/properties/customerData/additionalProperties/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema29.properties.customerData.additionalProperties,
+                data: data10,
               };
               if (vErrors === null) {
                 vErrors = [err46];
@@ -12690,53 +14216,56 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (!pattern6.test(data11)) {
-              const err47 = {
-                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema28.properties.customerData.additionalProperties,
-                data: data11,
-              };
-              if (vErrors === null) {
-                vErrors = [err47];
-              } else {
-                vErrors.push(err47);
-              }
-              errors++;
-            }
           } else {
-            const err48 = {
+            const err47 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema28.properties.customerData.additionalProperties.type,
-              parentSchema: schema28.properties.customerData.additionalProperties,
-              data: data11,
+              schema: schema29.properties.customerData.additionalProperties.type,
+              parentSchema: schema29.properties.customerData.additionalProperties,
+              data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err48];
+              vErrors = [err47];
             } else {
-              vErrors.push(err48);
+              vErrors.push(err47);
             }
             errors++;
           }
         }
       } else {
-        const err49 = {
+        const err48 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema28.properties.customerData.type,
-          parentSchema: schema28.properties.customerData,
-          data: data10,
+          schema: schema29.properties.customerData.type,
+          parentSchema: schema29.properties.customerData,
+          data: data9,
+        };
+        if (vErrors === null) {
+          vErrors = [err48];
+        } else {
+          vErrors.push(err48);
+        }
+        errors++;
+      }
+    }
+    if (data.setAsDefault !== undefined) {
+      let data11 = data.setAsDefault;
+      if (typeof data11 !== 'boolean') {
+        const err49 = {
+          instancePath: instancePath + '/setAsDefault',
+          schemaPath: '#/properties/setAsDefault/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+          schema: schema29.properties.setAsDefault.type,
+          parentSchema: schema29.properties.setAsDefault,
+          data: data11,
         };
         if (vErrors === null) {
           vErrors = [err49];
@@ -12746,50 +14275,1534 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.setAsDefault !== undefined) {
-      let data12 = data.setAsDefault;
-      if (typeof data12 !== 'boolean') {
-        const err50 = {
-          instancePath: instancePath + '/setAsDefault',
-          schemaPath: '#/properties/setAsDefault/type',
-          keyword: 'type',
-          params: { type: 'boolean' },
-          message: 'must be boolean',
-          schema: schema28.properties.setAsDefault.type,
-          parentSchema: schema28.properties.setAsDefault,
-          data: data12,
-        };
-        if (vErrors === null) {
-          vErrors = [err50];
-        } else {
-          vErrors.push(err50);
-        }
-        errors++;
-      }
-    }
   } else {
-    const err51 = {
+    const err50 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema28.type,
-      parentSchema: schema28,
+      schema: schema29.type,
+      parentSchema: schema29,
       data,
     };
     if (vErrors === null) {
-      vErrors = [err51];
+      vErrors = [err50];
     } else {
-      vErrors.push(err51);
+      vErrors.push(err50);
     }
     errors++;
   }
-  validate27.errors = vErrors;
+  validate28.errors = vErrors;
   return errors === 0;
 }
-export const s18 = validate28;
-const schema29 = {
+export const s19 = validate29;
+const schema30 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['accountType', 'processorToken', 'billingAddress'],
+  properties: {
+    accountType: { type: 'string', enum: ['CHECKING'] },
+    processorToken: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[A-Za-z0-9_]+$',
+      description:
+        "The processor's own token of the account, made by its browser fields (Stripe: a PaymentMethod id, `pm_…`). The sandbox processor makes none and refuses one.",
+    },
+    mandate: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['acceptedAt', 'method'],
+      properties: {
+        acceptedAt: {
+          type: 'string',
+          format: 'date-time',
+          description: 'When the payor accepted the debits: UTC (ISO 8601), not in the future.',
+        },
+        method: {
+          type: 'string',
+          enum: ['online', 'paper', 'phone'],
+          description:
+            'How the payor accepted: `online` (on a web page; then ipAddress and userAgent are required), `paper` (a signed form) or `phone` (a recorded call).',
+        },
+        ipAddress: {
+          type: 'string',
+          maxLength: 45,
+          pattern: '^[0-9A-Fa-f.:]+$',
+          description: 'The IP address (IPv4 or IPv6) the payor accepted from; online only.',
+        },
+        userAgent: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 500,
+          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+          noCardNumber: true,
+          description: "The payor's browser (its User-Agent); online only.",
+        },
+      },
+    },
+    billingAddress: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['line1', 'city', 'state', 'postalCode', 'country'],
+      properties: {
+        line1: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 100,
+          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
+        },
+        line2: {
+          type: 'string',
+          minLength: 0,
+          maxLength: 100,
+          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
+        },
+        city: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 60,
+          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
+        },
+        state: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 50,
+          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
+        },
+        postalCode: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 20,
+          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+          noCardNumber: true,
+          description: 'must not contain control characters or a card number',
+        },
+        country: {
+          type: 'string',
+          pattern: '^[A-Z]{2}$',
+          description: 'must be an ISO 3166-1 alpha-2 code like US',
+        },
+      },
+    },
+    customerData: {
+      type: 'object',
+      maxProperties: 50,
+      propertyNames: {
+        maxLength: 100,
+        not: {
+          enum: [
+            '__proto__',
+            'constructor',
+            'prototype',
+            'toString',
+            'toLocaleString',
+            'valueOf',
+            'hasOwnProperty',
+            'isPrototypeOf',
+            'propertyIsEnumerable',
+            '__defineGetter__',
+            '__defineSetter__',
+            '__lookupGetter__',
+            '__lookupSetter__',
+          ],
+        },
+        noCardNumber: true,
+      },
+      additionalProperties: {
+        type: 'string',
+        minLength: 0,
+        maxLength: 500,
+        pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+        noCardNumber: true,
+        description: 'must not contain control characters or a card number',
+      },
+    },
+    setAsDefault: { type: 'boolean' },
+  },
+};
+function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (data.accountType === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'accountType' },
+        message: "must have required property '" + 'accountType' + "'",
+        schema: schema30.required,
+        parentSchema: schema30,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.processorToken === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'processorToken' },
+        message: "must have required property '" + 'processorToken' + "'",
+        schema: schema30.required,
+        parentSchema: schema30,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.billingAddress === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'billingAddress' },
+        message: "must have required property '" + 'billingAddress' + "'",
+        schema: schema30.required,
+        parentSchema: schema30,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(
+        key0 === 'accountType' ||
+        key0 === 'processorToken' ||
+        key0 === 'mandate' ||
+        key0 === 'billingAddress' ||
+        key0 === 'customerData' ||
+        key0 === 'setAsDefault'
+      )) {
+        const err3 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema30,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.accountType !== undefined) {
+      let data0 = data.accountType;
+      if (typeof data0 !== 'string') {
+        const err4 = {
+          instancePath: instancePath + '/accountType',
+          schemaPath: '#/properties/accountType/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema30.properties.accountType.type,
+          parentSchema: schema30.properties.accountType,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+      if (!(data0 === 'CHECKING')) {
+        const err5 = {
+          instancePath: instancePath + '/accountType',
+          schemaPath: '#/properties/accountType/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema30.properties.accountType.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema30.properties.accountType.enum,
+          parentSchema: schema30.properties.accountType,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.processorToken !== undefined) {
+      let data1 = data.processorToken;
+      if (typeof data1 === 'string') {
+        if (func4(data1) > 255) {
+          const err6 = {
+            instancePath: instancePath + '/processorToken',
+            schemaPath: '#/properties/processorToken/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 255 },
+            message: 'must NOT have more than 255 characters',
+            schema: 255,
+            parentSchema: schema30.properties.processorToken,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (func4(data1) < 1) {
+          const err7 = {
+            instancePath: instancePath + '/processorToken',
+            schemaPath: '#/properties/processorToken/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema30.properties.processorToken,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        if (!pattern54.test(data1)) {
+          const err8 = {
+            instancePath: instancePath + '/processorToken',
+            schemaPath: '#/properties/processorToken/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[A-Za-z0-9_]+$' },
+            message: 'must match pattern "' + '^[A-Za-z0-9_]+$' + '"',
+            schema: '^[A-Za-z0-9_]+$',
+            parentSchema: schema30.properties.processorToken,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      } else {
+        const err9 = {
+          instancePath: instancePath + '/processorToken',
+          schemaPath: '#/properties/processorToken/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema30.properties.processorToken.type,
+          parentSchema: schema30.properties.processorToken,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.mandate !== undefined) {
+      let data2 = data.mandate;
+      if (data2 && typeof data2 == 'object' && !Array.isArray(data2)) {
+        if (data2.acceptedAt === undefined) {
+          const err10 = {
+            instancePath: instancePath + '/mandate',
+            schemaPath: '#/properties/mandate/required',
+            keyword: 'required',
+            params: { missingProperty: 'acceptedAt' },
+            message: "must have required property '" + 'acceptedAt' + "'",
+            schema: schema30.properties.mandate.required,
+            parentSchema: schema30.properties.mandate,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+        if (data2.method === undefined) {
+          const err11 = {
+            instancePath: instancePath + '/mandate',
+            schemaPath: '#/properties/mandate/required',
+            keyword: 'required',
+            params: { missingProperty: 'method' },
+            message: "must have required property '" + 'method' + "'",
+            schema: schema30.properties.mandate.required,
+            parentSchema: schema30.properties.mandate,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+        for (const key1 in data2) {
+          if (!(key1 === 'acceptedAt' || key1 === 'method' || key1 === 'ipAddress' || key1 === 'userAgent')) {
+            const err12 = {
+              instancePath: instancePath + '/mandate',
+              schemaPath: '#/properties/mandate/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key1 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema30.properties.mandate,
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err12];
+            } else {
+              vErrors.push(err12);
+            }
+            errors++;
+          }
+        }
+        if (data2.acceptedAt !== undefined) {
+          let data3 = data2.acceptedAt;
+          if (typeof data3 === 'string') {
+            if (!formats28.validate(data3)) {
+              const err13 = {
+                instancePath: instancePath + '/mandate/acceptedAt',
+                schemaPath: '#/properties/mandate/properties/acceptedAt/format',
+                keyword: 'format',
+                params: { format: 'date-time' },
+                message: 'must match format "' + 'date-time' + '"',
+                schema: 'date-time',
+                parentSchema: schema30.properties.mandate.properties.acceptedAt,
+                data: data3,
+              };
+              if (vErrors === null) {
+                vErrors = [err13];
+              } else {
+                vErrors.push(err13);
+              }
+              errors++;
+            }
+          } else {
+            const err14 = {
+              instancePath: instancePath + '/mandate/acceptedAt',
+              schemaPath: '#/properties/mandate/properties/acceptedAt/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema30.properties.mandate.properties.acceptedAt.type,
+              parentSchema: schema30.properties.mandate.properties.acceptedAt,
+              data: data3,
+            };
+            if (vErrors === null) {
+              vErrors = [err14];
+            } else {
+              vErrors.push(err14);
+            }
+            errors++;
+          }
+        }
+        if (data2.method !== undefined) {
+          let data4 = data2.method;
+          if (typeof data4 !== 'string') {
+            const err15 = {
+              instancePath: instancePath + '/mandate/method',
+              schemaPath: '#/properties/mandate/properties/method/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema30.properties.mandate.properties.method.type,
+              parentSchema: schema30.properties.mandate.properties.method,
+              data: data4,
+            };
+            if (vErrors === null) {
+              vErrors = [err15];
+            } else {
+              vErrors.push(err15);
+            }
+            errors++;
+          }
+          if (!(data4 === 'online' || data4 === 'paper' || data4 === 'phone')) {
+            const err16 = {
+              instancePath: instancePath + '/mandate/method',
+              schemaPath: '#/properties/mandate/properties/method/enum',
+              keyword: 'enum',
+              params: { allowedValues: schema30.properties.mandate.properties.method.enum },
+              message: 'must be equal to one of the allowed values',
+              schema: schema30.properties.mandate.properties.method.enum,
+              parentSchema: schema30.properties.mandate.properties.method,
+              data: data4,
+            };
+            if (vErrors === null) {
+              vErrors = [err16];
+            } else {
+              vErrors.push(err16);
+            }
+            errors++;
+          }
+        }
+        if (data2.ipAddress !== undefined) {
+          let data5 = data2.ipAddress;
+          if (typeof data5 === 'string') {
+            if (func4(data5) > 45) {
+              const err17 = {
+                instancePath: instancePath + '/mandate/ipAddress',
+                schemaPath: '#/properties/mandate/properties/ipAddress/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 45 },
+                message: 'must NOT have more than 45 characters',
+                schema: 45,
+                parentSchema: schema30.properties.mandate.properties.ipAddress,
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err17];
+              } else {
+                vErrors.push(err17);
+              }
+              errors++;
+            }
+            if (!pattern45.test(data5)) {
+              const err18 = {
+                instancePath: instancePath + '/mandate/ipAddress',
+                schemaPath: '#/properties/mandate/properties/ipAddress/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[0-9A-Fa-f.:]+$' },
+                message: 'must match pattern "' + '^[0-9A-Fa-f.:]+$' + '"',
+                schema: '^[0-9A-Fa-f.:]+$',
+                parentSchema: schema30.properties.mandate.properties.ipAddress,
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err18];
+              } else {
+                vErrors.push(err18);
+              }
+              errors++;
+            }
+          } else {
+            const err19 = {
+              instancePath: instancePath + '/mandate/ipAddress',
+              schemaPath: '#/properties/mandate/properties/ipAddress/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema30.properties.mandate.properties.ipAddress.type,
+              parentSchema: schema30.properties.mandate.properties.ipAddress,
+              data: data5,
+            };
+            if (vErrors === null) {
+              vErrors = [err19];
+            } else {
+              vErrors.push(err19);
+            }
+            errors++;
+          }
+        }
+        if (data2.userAgent !== undefined) {
+          let data6 = data2.userAgent;
+          if (true && func6(data6)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/mandate/userAgent',
+              '#/properties/mandate/properties/userAgent/noCardNumber',
+            );
+            errors++;
+          }
+          if (typeof data6 === 'string') {
+            if (func4(data6) > 500) {
+              const err20 = {
+                instancePath: instancePath + '/mandate/userAgent',
+                schemaPath: '#/properties/mandate/properties/userAgent/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 500 },
+                message: 'must NOT have more than 500 characters',
+                schema: 500,
+                parentSchema: schema30.properties.mandate.properties.userAgent,
+                data: data6,
+              };
+              if (vErrors === null) {
+                vErrors = [err20];
+              } else {
+                vErrors.push(err20);
+              }
+              errors++;
+            }
+            if (func4(data6) < 1) {
+              const err21 = {
+                instancePath: instancePath + '/mandate/userAgent',
+                schemaPath: '#/properties/mandate/properties/userAgent/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema30.properties.mandate.properties.userAgent,
+                data: data6,
+              };
+              if (vErrors === null) {
+                vErrors = [err21];
+              } else {
+                vErrors.push(err21);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data6)) {
+              const err22 = {
+                instancePath: instancePath + '/mandate/userAgent',
+                schemaPath: '#/properties/mandate/properties/userAgent/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema30.properties.mandate.properties.userAgent,
+                data: data6,
+              };
+              if (vErrors === null) {
+                vErrors = [err22];
+              } else {
+                vErrors.push(err22);
+              }
+              errors++;
+            }
+          } else {
+            const err23 = {
+              instancePath: instancePath + '/mandate/userAgent',
+              schemaPath: '#/properties/mandate/properties/userAgent/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema30.properties.mandate.properties.userAgent.type,
+              parentSchema: schema30.properties.mandate.properties.userAgent,
+              data: data6,
+            };
+            if (vErrors === null) {
+              vErrors = [err23];
+            } else {
+              vErrors.push(err23);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err24 = {
+          instancePath: instancePath + '/mandate',
+          schemaPath: '#/properties/mandate/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema30.properties.mandate.type,
+          parentSchema: schema30.properties.mandate,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err24];
+        } else {
+          vErrors.push(err24);
+        }
+        errors++;
+      }
+    }
+    if (data.billingAddress !== undefined) {
+      let data7 = data.billingAddress;
+      if (data7 && typeof data7 == 'object' && !Array.isArray(data7)) {
+        if (data7.line1 === undefined) {
+          const err25 = {
+            instancePath: instancePath + '/billingAddress',
+            schemaPath: '#/properties/billingAddress/required',
+            keyword: 'required',
+            params: { missingProperty: 'line1' },
+            message: "must have required property '" + 'line1' + "'",
+            schema: schema30.properties.billingAddress.required,
+            parentSchema: schema30.properties.billingAddress,
+            data: data7,
+          };
+          if (vErrors === null) {
+            vErrors = [err25];
+          } else {
+            vErrors.push(err25);
+          }
+          errors++;
+        }
+        if (data7.city === undefined) {
+          const err26 = {
+            instancePath: instancePath + '/billingAddress',
+            schemaPath: '#/properties/billingAddress/required',
+            keyword: 'required',
+            params: { missingProperty: 'city' },
+            message: "must have required property '" + 'city' + "'",
+            schema: schema30.properties.billingAddress.required,
+            parentSchema: schema30.properties.billingAddress,
+            data: data7,
+          };
+          if (vErrors === null) {
+            vErrors = [err26];
+          } else {
+            vErrors.push(err26);
+          }
+          errors++;
+        }
+        if (data7.state === undefined) {
+          const err27 = {
+            instancePath: instancePath + '/billingAddress',
+            schemaPath: '#/properties/billingAddress/required',
+            keyword: 'required',
+            params: { missingProperty: 'state' },
+            message: "must have required property '" + 'state' + "'",
+            schema: schema30.properties.billingAddress.required,
+            parentSchema: schema30.properties.billingAddress,
+            data: data7,
+          };
+          if (vErrors === null) {
+            vErrors = [err27];
+          } else {
+            vErrors.push(err27);
+          }
+          errors++;
+        }
+        if (data7.postalCode === undefined) {
+          const err28 = {
+            instancePath: instancePath + '/billingAddress',
+            schemaPath: '#/properties/billingAddress/required',
+            keyword: 'required',
+            params: { missingProperty: 'postalCode' },
+            message: "must have required property '" + 'postalCode' + "'",
+            schema: schema30.properties.billingAddress.required,
+            parentSchema: schema30.properties.billingAddress,
+            data: data7,
+          };
+          if (vErrors === null) {
+            vErrors = [err28];
+          } else {
+            vErrors.push(err28);
+          }
+          errors++;
+        }
+        if (data7.country === undefined) {
+          const err29 = {
+            instancePath: instancePath + '/billingAddress',
+            schemaPath: '#/properties/billingAddress/required',
+            keyword: 'required',
+            params: { missingProperty: 'country' },
+            message: "must have required property '" + 'country' + "'",
+            schema: schema30.properties.billingAddress.required,
+            parentSchema: schema30.properties.billingAddress,
+            data: data7,
+          };
+          if (vErrors === null) {
+            vErrors = [err29];
+          } else {
+            vErrors.push(err29);
+          }
+          errors++;
+        }
+        for (const key2 in data7) {
+          if (!(
+            key2 === 'line1' ||
+            key2 === 'line2' ||
+            key2 === 'city' ||
+            key2 === 'state' ||
+            key2 === 'postalCode' ||
+            key2 === 'country'
+          )) {
+            const err30 = {
+              instancePath: instancePath + '/billingAddress',
+              schemaPath: '#/properties/billingAddress/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key2 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema30.properties.billingAddress,
+              data: data7,
+            };
+            if (vErrors === null) {
+              vErrors = [err30];
+            } else {
+              vErrors.push(err30);
+            }
+            errors++;
+          }
+        }
+        if (data7.line1 !== undefined) {
+          let data8 = data7.line1;
+          if (true && func6(data8)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/line1',
+              '#/properties/billingAddress/properties/line1/noCardNumber',
+            );
+            errors++;
+          }
+          if (typeof data8 === 'string') {
+            if (func4(data8) > 100) {
+              const err31 = {
+                instancePath: instancePath + '/billingAddress/line1',
+                schemaPath: '#/properties/billingAddress/properties/line1/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 100 },
+                message: 'must NOT have more than 100 characters',
+                schema: 100,
+                parentSchema: schema30.properties.billingAddress.properties.line1,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err31];
+              } else {
+                vErrors.push(err31);
+              }
+              errors++;
+            }
+            if (func4(data8) < 1) {
+              const err32 = {
+                instancePath: instancePath + '/billingAddress/line1',
+                schemaPath: '#/properties/billingAddress/properties/line1/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema30.properties.billingAddress.properties.line1,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err32];
+              } else {
+                vErrors.push(err32);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data8)) {
+              const err33 = {
+                instancePath: instancePath + '/billingAddress/line1',
+                schemaPath: '#/properties/billingAddress/properties/line1/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema30.properties.billingAddress.properties.line1,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err33];
+              } else {
+                vErrors.push(err33);
+              }
+              errors++;
+            }
+          } else {
+            const err34 = {
+              instancePath: instancePath + '/billingAddress/line1',
+              schemaPath: '#/properties/billingAddress/properties/line1/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema30.properties.billingAddress.properties.line1.type,
+              parentSchema: schema30.properties.billingAddress.properties.line1,
+              data: data8,
+            };
+            if (vErrors === null) {
+              vErrors = [err34];
+            } else {
+              vErrors.push(err34);
+            }
+            errors++;
+          }
+        }
+        if (data7.line2 !== undefined) {
+          let data9 = data7.line2;
+          if (true && func6(data9)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/line2',
+              '#/properties/billingAddress/properties/line2/noCardNumber',
+            );
+            errors++;
+          }
+          if (typeof data9 === 'string') {
+            if (func4(data9) > 100) {
+              const err35 = {
+                instancePath: instancePath + '/billingAddress/line2',
+                schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 100 },
+                message: 'must NOT have more than 100 characters',
+                schema: 100,
+                parentSchema: schema30.properties.billingAddress.properties.line2,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err35];
+              } else {
+                vErrors.push(err35);
+              }
+              errors++;
+            }
+            if (func4(data9) < 0) {
+              const err36 = {
+                instancePath: instancePath + '/billingAddress/line2',
+                schemaPath: '#/properties/billingAddress/properties/line2/minLength',
+                keyword: 'minLength',
+                params: { limit: 0 },
+                message: 'must NOT have fewer than 0 characters',
+                schema: 0,
+                parentSchema: schema30.properties.billingAddress.properties.line2,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err36];
+              } else {
+                vErrors.push(err36);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data9)) {
+              const err37 = {
+                instancePath: instancePath + '/billingAddress/line2',
+                schemaPath: '#/properties/billingAddress/properties/line2/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema30.properties.billingAddress.properties.line2,
+                data: data9,
+              };
+              if (vErrors === null) {
+                vErrors = [err37];
+              } else {
+                vErrors.push(err37);
+              }
+              errors++;
+            }
+          } else {
+            const err38 = {
+              instancePath: instancePath + '/billingAddress/line2',
+              schemaPath: '#/properties/billingAddress/properties/line2/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema30.properties.billingAddress.properties.line2.type,
+              parentSchema: schema30.properties.billingAddress.properties.line2,
+              data: data9,
+            };
+            if (vErrors === null) {
+              vErrors = [err38];
+            } else {
+              vErrors.push(err38);
+            }
+            errors++;
+          }
+        }
+        if (data7.city !== undefined) {
+          let data10 = data7.city;
+          if (true && func6(data10)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/city',
+              '#/properties/billingAddress/properties/city/noCardNumber',
+            );
+            errors++;
+          }
+          if (typeof data10 === 'string') {
+            if (func4(data10) > 60) {
+              const err39 = {
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 60 },
+                message: 'must NOT have more than 60 characters',
+                schema: 60,
+                parentSchema: schema30.properties.billingAddress.properties.city,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err39];
+              } else {
+                vErrors.push(err39);
+              }
+              errors++;
+            }
+            if (func4(data10) < 1) {
+              const err40 = {
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema30.properties.billingAddress.properties.city,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err40];
+              } else {
+                vErrors.push(err40);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data10)) {
+              const err41 = {
+                instancePath: instancePath + '/billingAddress/city',
+                schemaPath: '#/properties/billingAddress/properties/city/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema30.properties.billingAddress.properties.city,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err41];
+              } else {
+                vErrors.push(err41);
+              }
+              errors++;
+            }
+          } else {
+            const err42 = {
+              instancePath: instancePath + '/billingAddress/city',
+              schemaPath: '#/properties/billingAddress/properties/city/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema30.properties.billingAddress.properties.city.type,
+              parentSchema: schema30.properties.billingAddress.properties.city,
+              data: data10,
+            };
+            if (vErrors === null) {
+              vErrors = [err42];
+            } else {
+              vErrors.push(err42);
+            }
+            errors++;
+          }
+        }
+        if (data7.state !== undefined) {
+          let data11 = data7.state;
+          if (true && func6(data11)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/state',
+              '#/properties/billingAddress/properties/state/noCardNumber',
+            );
+            errors++;
+          }
+          if (typeof data11 === 'string') {
+            if (func4(data11) > 50) {
+              const err43 = {
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 50 },
+                message: 'must NOT have more than 50 characters',
+                schema: 50,
+                parentSchema: schema30.properties.billingAddress.properties.state,
+                data: data11,
+              };
+              if (vErrors === null) {
+                vErrors = [err43];
+              } else {
+                vErrors.push(err43);
+              }
+              errors++;
+            }
+            if (func4(data11) < 1) {
+              const err44 = {
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema30.properties.billingAddress.properties.state,
+                data: data11,
+              };
+              if (vErrors === null) {
+                vErrors = [err44];
+              } else {
+                vErrors.push(err44);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data11)) {
+              const err45 = {
+                instancePath: instancePath + '/billingAddress/state',
+                schemaPath: '#/properties/billingAddress/properties/state/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema30.properties.billingAddress.properties.state,
+                data: data11,
+              };
+              if (vErrors === null) {
+                vErrors = [err45];
+              } else {
+                vErrors.push(err45);
+              }
+              errors++;
+            }
+          } else {
+            const err46 = {
+              instancePath: instancePath + '/billingAddress/state',
+              schemaPath: '#/properties/billingAddress/properties/state/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema30.properties.billingAddress.properties.state.type,
+              parentSchema: schema30.properties.billingAddress.properties.state,
+              data: data11,
+            };
+            if (vErrors === null) {
+              vErrors = [err46];
+            } else {
+              vErrors.push(err46);
+            }
+            errors++;
+          }
+        }
+        if (data7.postalCode !== undefined) {
+          let data12 = data7.postalCode;
+          if (true && func6(data12)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/billingAddress/postalCode',
+              '#/properties/billingAddress/properties/postalCode/noCardNumber',
+            );
+            errors++;
+          }
+          if (typeof data12 === 'string') {
+            if (func4(data12) > 20) {
+              const err47 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 20 },
+                message: 'must NOT have more than 20 characters',
+                schema: 20,
+                parentSchema: schema30.properties.billingAddress.properties.postalCode,
+                data: data12,
+              };
+              if (vErrors === null) {
+                vErrors = [err47];
+              } else {
+                vErrors.push(err47);
+              }
+              errors++;
+            }
+            if (func4(data12) < 1) {
+              const err48 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema30.properties.billingAddress.properties.postalCode,
+                data: data12,
+              };
+              if (vErrors === null) {
+                vErrors = [err48];
+              } else {
+                vErrors.push(err48);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data12)) {
+              const err49 = {
+                instancePath: instancePath + '/billingAddress/postalCode',
+                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema30.properties.billingAddress.properties.postalCode,
+                data: data12,
+              };
+              if (vErrors === null) {
+                vErrors = [err49];
+              } else {
+                vErrors.push(err49);
+              }
+              errors++;
+            }
+          } else {
+            const err50 = {
+              instancePath: instancePath + '/billingAddress/postalCode',
+              schemaPath: '#/properties/billingAddress/properties/postalCode/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema30.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema30.properties.billingAddress.properties.postalCode,
+              data: data12,
+            };
+            if (vErrors === null) {
+              vErrors = [err50];
+            } else {
+              vErrors.push(err50);
+            }
+            errors++;
+          }
+        }
+        if (data7.country !== undefined) {
+          let data13 = data7.country;
+          if (typeof data13 === 'string') {
+            if (!pattern43.test(data13)) {
+              const err51 = {
+                instancePath: instancePath + '/billingAddress/country',
+                schemaPath: '#/properties/billingAddress/properties/country/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[A-Z]{2}$' },
+                message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
+                schema: '^[A-Z]{2}$',
+                parentSchema: schema30.properties.billingAddress.properties.country,
+                data: data13,
+              };
+              if (vErrors === null) {
+                vErrors = [err51];
+              } else {
+                vErrors.push(err51);
+              }
+              errors++;
+            }
+          } else {
+            const err52 = {
+              instancePath: instancePath + '/billingAddress/country',
+              schemaPath: '#/properties/billingAddress/properties/country/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema30.properties.billingAddress.properties.country.type,
+              parentSchema: schema30.properties.billingAddress.properties.country,
+              data: data13,
+            };
+            if (vErrors === null) {
+              vErrors = [err52];
+            } else {
+              vErrors.push(err52);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err53 = {
+          instancePath: instancePath + '/billingAddress',
+          schemaPath: '#/properties/billingAddress/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema30.properties.billingAddress.type,
+          parentSchema: schema30.properties.billingAddress,
+          data: data7,
+        };
+        if (vErrors === null) {
+          vErrors = [err53];
+        } else {
+          vErrors.push(err53);
+        }
+        errors++;
+      }
+    }
+    if (data.customerData !== undefined) {
+      let data14 = data.customerData;
+      if (data14 && typeof data14 == 'object' && !Array.isArray(data14)) {
+        if (Object.keys(data14).length > 50) {
+          const err54 = {
+            instancePath: instancePath + '/customerData',
+            schemaPath: '#/properties/customerData/maxProperties',
+            keyword: 'maxProperties',
+            params: { limit: 50 },
+            message: 'must NOT have more than 50 properties',
+            schema: 50,
+            parentSchema: schema30.properties.customerData,
+            data: data14,
+          };
+          if (vErrors === null) {
+            vErrors = [err54];
+          } else {
+            vErrors.push(err54);
+          }
+          errors++;
+        }
+        for (const key3 in data14) {
+          const _errs34 = errors;
+          const _errs35 = errors;
+          const _errs36 = errors;
+          if (!(
+            key3 === '__proto__' ||
+            key3 === 'constructor' ||
+            key3 === 'prototype' ||
+            key3 === 'toString' ||
+            key3 === 'toLocaleString' ||
+            key3 === 'valueOf' ||
+            key3 === 'hasOwnProperty' ||
+            key3 === 'isPrototypeOf' ||
+            key3 === 'propertyIsEnumerable' ||
+            key3 === '__defineGetter__' ||
+            key3 === '__defineSetter__' ||
+            key3 === '__lookupGetter__' ||
+            key3 === '__lookupSetter__'
+          )) {
+            const err55 = {};
+            if (vErrors === null) {
+              vErrors = [err55];
+            } else {
+              vErrors.push(err55);
+            }
+            errors++;
+          }
+          var valid4 = _errs36 === errors;
+          if (valid4) {
+            const err56 = {
+              instancePath: instancePath + '/customerData',
+              schemaPath: '#/properties/customerData/propertyNames/not',
+              keyword: 'not',
+              params: {},
+              message: 'must NOT be valid',
+              schema: schema30.properties.customerData.propertyNames.not,
+              parentSchema: schema30.properties.customerData.propertyNames,
+              data: key3,
+              propertyName: key3,
+            };
+            if (vErrors === null) {
+              vErrors = [err56];
+            } else {
+              vErrors.push(err56);
+            }
+            errors++;
+          } else {
+            errors = _errs35;
+            if (vErrors !== null) {
+              if (_errs35) {
+                vErrors.length = _errs35;
+              } else {
+                vErrors = null;
+              }
+            }
+          }
+          if (true && func6(key3)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData',
+              '#/properties/customerData/propertyNames/noCardNumber',
+              key3,
+            );
+            errors++;
+          }
+          if (typeof key3 === 'string') {
+            if (func4(key3) > 100) {
+              const err57 = {
+                instancePath: instancePath + '/customerData',
+                schemaPath: '#/properties/customerData/propertyNames/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 100 },
+                message: 'must NOT have more than 100 characters',
+                schema: 100,
+                parentSchema: schema30.properties.customerData.propertyNames,
+                data: key3,
+                propertyName: key3,
+              };
+              if (vErrors === null) {
+                vErrors = [err57];
+              } else {
+                vErrors.push(err57);
+              }
+              errors++;
+            }
+          }
+          var valid3 = _errs34 === errors;
+          if (!valid3) {
+            const err58 = {
+              instancePath: instancePath + '/customerData',
+              schemaPath: '#/properties/customerData/propertyNames',
+              keyword: 'propertyNames',
+              params: { propertyName: key3 },
+              message: 'property name must be valid',
+              schema: schema30.properties.customerData.propertyNames,
+              parentSchema: schema30.properties.customerData,
+              data: data14,
+            };
+            if (vErrors === null) {
+              vErrors = [err58];
+            } else {
+              vErrors.push(err58);
+            }
+            errors++;
+          }
+        }
+        for (const key4 in data14) {
+          let data15 = data14[key4];
+          if (true && func6(data15)) {
+            vErrors = func7(
+              vErrors,
+              instancePath + '/customerData/' + key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+              '#/properties/customerData/additionalProperties/noCardNumber',
+            );
+            errors++;
+          }
+          if (typeof data15 === 'string') {
+            if (func4(data15) > 500) {
+              const err59 = {
+                instancePath: instancePath + '/customerData/' + key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 500 },
+                message: 'must NOT have more than 500 characters',
+                schema: 500,
+                parentSchema: schema30.properties.customerData.additionalProperties,
+                data: data15,
+              };
+              if (vErrors === null) {
+                vErrors = [err59];
+              } else {
+                vErrors.push(err59);
+              }
+              errors++;
+            }
+            if (func4(data15) < 0) {
+              const err60 = {
+                instancePath: instancePath + '/customerData/' + key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/minLength',
+                keyword: 'minLength',
+                params: { limit: 0 },
+                message: 'must NOT have fewer than 0 characters',
+                schema: 0,
+                parentSchema: schema30.properties.customerData.additionalProperties,
+                data: data15,
+              };
+              if (vErrors === null) {
+                vErrors = [err60];
+              } else {
+                vErrors.push(err60);
+              }
+              errors++;
+            }
+            if (!pattern6.test(data15)) {
+              const err61 = {
+                instancePath: instancePath + '/customerData/' + key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/properties/customerData/additionalProperties/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+                schema: '^[^\\u0000-\\u001F\\u007F]*$',
+                parentSchema: schema30.properties.customerData.additionalProperties,
+                data: data15,
+              };
+              if (vErrors === null) {
+                vErrors = [err61];
+              } else {
+                vErrors.push(err61);
+              }
+              errors++;
+            }
+          } else {
+            const err62 = {
+              instancePath: instancePath + '/customerData/' + key4.replace(/~/g, '~0').replace(/\//g, '~1'),
+              schemaPath: '#/properties/customerData/additionalProperties/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema30.properties.customerData.additionalProperties.type,
+              parentSchema: schema30.properties.customerData.additionalProperties,
+              data: data15,
+            };
+            if (vErrors === null) {
+              vErrors = [err62];
+            } else {
+              vErrors.push(err62);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err63 = {
+          instancePath: instancePath + '/customerData',
+          schemaPath: '#/properties/customerData/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema30.properties.customerData.type,
+          parentSchema: schema30.properties.customerData,
+          data: data14,
+        };
+        if (vErrors === null) {
+          vErrors = [err63];
+        } else {
+          vErrors.push(err63);
+        }
+        errors++;
+      }
+    }
+    if (data.setAsDefault !== undefined) {
+      let data16 = data.setAsDefault;
+      if (typeof data16 !== 'boolean') {
+        const err64 = {
+          instancePath: instancePath + '/setAsDefault',
+          schemaPath: '#/properties/setAsDefault/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+          schema: schema30.properties.setAsDefault.type,
+          parentSchema: schema30.properties.setAsDefault,
+          data: data16,
+        };
+        if (vErrors === null) {
+          vErrors = [err64];
+        } else {
+          vErrors.push(err64);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err65 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema30.type,
+      parentSchema: schema30,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err65];
+    } else {
+      vErrors.push(err65);
+    }
+    errors++;
+  }
+  validate29.errors = vErrors;
+  return errors === 0;
+}
+export const s20 = validate30;
+const schema31 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -12808,9 +15821,9 @@ const schema29 = {
     },
   },
 };
-const pattern52 = new RegExp('^[0-9]{4}-(0[1-9]|1[0-2])$', 'u');
-const pattern53 = new RegExp('^[A-Za-z0-9_-]+$', 'u');
-function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+const pattern72 = new RegExp('^[0-9]{4}-(0[1-9]|1[0-2])$', 'u');
+const pattern73 = new RegExp('^[A-Za-z0-9_-]+$', 'u');
+function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12823,7 +15836,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema29,
+          parentSchema: schema31,
           data,
         };
         if (vErrors === null) {
@@ -12845,7 +15858,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema29.properties.customerAccountId,
+            parentSchema: schema31.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -12863,7 +15876,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema29.properties.customerAccountId,
+            parentSchema: schema31.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -12880,8 +15893,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.customerAccountId.type,
-          parentSchema: schema29.properties.customerAccountId,
+          schema: schema31.properties.customerAccountId.type,
+          parentSchema: schema31.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -12895,7 +15908,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.expiringBefore !== undefined) {
       let data1 = data.expiringBefore;
       if (typeof data1 === 'string') {
-        if (!pattern52.test(data1)) {
+        if (!pattern72.test(data1)) {
           const err4 = {
             instancePath: instancePath + '/expiringBefore',
             schemaPath: '#/properties/expiringBefore/pattern',
@@ -12903,7 +15916,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$' },
             message: 'must match pattern "' + '^[0-9]{4}-(0[1-9]|1[0-2])$' + '"',
             schema: '^[0-9]{4}-(0[1-9]|1[0-2])$',
-            parentSchema: schema29.properties.expiringBefore,
+            parentSchema: schema31.properties.expiringBefore,
             data: data1,
           };
           if (vErrors === null) {
@@ -12920,8 +15933,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.expiringBefore.type,
-          parentSchema: schema29.properties.expiringBefore,
+          schema: schema31.properties.expiringBefore.type,
+          parentSchema: schema31.properties.expiringBefore,
           data: data1,
         };
         if (vErrors === null) {
@@ -12943,7 +15956,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema29.properties.pageToken,
+            parentSchema: schema31.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -12961,7 +15974,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema29.properties.pageToken,
+            parentSchema: schema31.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -12971,7 +15984,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern53.test(data2)) {
+        if (!pattern73.test(data2)) {
           const err8 = {
             instancePath: instancePath + '/pageToken',
             schemaPath: '#/properties/pageToken/pattern',
@@ -12979,7 +15992,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]+$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
             schema: '^[A-Za-z0-9_-]+$',
-            parentSchema: schema29.properties.pageToken,
+            parentSchema: schema31.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -12996,8 +16009,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema29.properties.pageToken.type,
-          parentSchema: schema29.properties.pageToken,
+          schema: schema31.properties.pageToken.type,
+          parentSchema: schema31.properties.pageToken,
           data: data2,
         };
         if (vErrors === null) {
@@ -13015,8 +16028,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema29.type,
-      parentSchema: schema29,
+      schema: schema31.type,
+      parentSchema: schema31,
       data,
     };
     if (vErrors === null) {
@@ -13026,11 +16039,11 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate28.errors = vErrors;
+  validate30.errors = vErrors;
   return errors === 0;
 }
-export const s19 = validate29;
-const schema30 = {
+export const s21 = validate31;
+const schema32 = {
   type: 'object',
   additionalProperties: false,
   required: ['customerAccountIds'],
@@ -13043,7 +16056,7 @@ const schema30 = {
     },
   },
 };
-function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13054,8 +16067,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'customerAccountIds' },
         message: "must have required property '" + 'customerAccountIds' + "'",
-        schema: schema30.required,
-        parentSchema: schema30,
+        schema: schema32.required,
+        parentSchema: schema32,
         data,
       };
       if (vErrors === null) {
@@ -13074,7 +16087,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema30,
+          parentSchema: schema32,
           data,
         };
         if (vErrors === null) {
@@ -13096,7 +16109,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 items',
             schema: 100,
-            parentSchema: schema30.properties.customerAccountIds,
+            parentSchema: schema32.properties.customerAccountIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -13114,7 +16127,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema30.properties.customerAccountIds,
+            parentSchema: schema32.properties.customerAccountIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -13136,7 +16149,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema30.properties.customerAccountIds.items,
+                parentSchema: schema32.properties.customerAccountIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -13154,7 +16167,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema30.properties.customerAccountIds.items,
+                parentSchema: schema32.properties.customerAccountIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -13171,8 +16184,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema30.properties.customerAccountIds.items.type,
-              parentSchema: schema30.properties.customerAccountIds.items,
+              schema: schema32.properties.customerAccountIds.items.type,
+              parentSchema: schema32.properties.customerAccountIds.items,
               data: data1,
             };
             if (vErrors === null) {
@@ -13190,8 +16203,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema30.properties.customerAccountIds.type,
-          parentSchema: schema30.properties.customerAccountIds,
+          schema: schema32.properties.customerAccountIds.type,
+          parentSchema: schema32.properties.customerAccountIds,
           data: data0,
         };
         if (vErrors === null) {
@@ -13209,8 +16222,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema30.type,
-      parentSchema: schema30,
+      schema: schema32.type,
+      parentSchema: schema32,
       data,
     };
     if (vErrors === null) {
@@ -13220,11 +16233,11 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate29.errors = vErrors;
+  validate31.errors = vErrors;
   return errors === 0;
 }
-export const s20 = validate30;
-const schema31 = {
+export const s22 = validate32;
+const schema33 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -13289,7 +16302,7 @@ const schema31 = {
     payorId: { type: 'string' },
   },
 };
-function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13309,7 +16322,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema31,
+          parentSchema: schema33,
           data,
         };
         if (vErrors === null) {
@@ -13339,7 +16352,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema31.properties.customerAccountId,
+            parentSchema: schema33.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -13357,7 +16370,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema31.properties.customerAccountId,
+            parentSchema: schema33.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -13375,7 +16388,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema31.properties.customerAccountId,
+            parentSchema: schema33.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -13392,8 +16405,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.customerAccountId.type,
-          parentSchema: schema31.properties.customerAccountId,
+          schema: schema33.properties.customerAccountId.type,
+          parentSchema: schema33.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -13423,7 +16436,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema31.properties.customerAccountType,
+            parentSchema: schema33.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -13441,7 +16454,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema31.properties.customerAccountType,
+            parentSchema: schema33.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -13459,7 +16472,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema31.properties.customerAccountType,
+            parentSchema: schema33.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -13476,8 +16489,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.customerAccountType.type,
-          parentSchema: schema31.properties.customerAccountType,
+          schema: schema33.properties.customerAccountType.type,
+          parentSchema: schema33.properties.customerAccountType,
           data: data1,
         };
         if (vErrors === null) {
@@ -13503,7 +16516,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 8 },
             message: 'must NOT have more than 8 characters',
             schema: 8,
-            parentSchema: schema31.properties.sponsorKey,
+            parentSchema: schema33.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -13521,7 +16534,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema31.properties.sponsorKey,
+            parentSchema: schema33.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -13539,7 +16552,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema31.properties.sponsorKey,
+            parentSchema: schema33.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -13556,8 +16569,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.sponsorKey.type,
-          parentSchema: schema31.properties.sponsorKey,
+          schema: schema33.properties.sponsorKey.type,
+          parentSchema: schema33.properties.sponsorKey,
           data: data2,
         };
         if (vErrors === null) {
@@ -13579,7 +16592,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema31.properties.customerData,
+            parentSchema: schema33.properties.customerData,
             data: data3,
           };
           if (vErrors === null) {
@@ -13624,8 +16637,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema31.properties.customerData.propertyNames.not,
-              parentSchema: schema31.properties.customerData.propertyNames,
+              schema: schema33.properties.customerData.propertyNames.not,
+              parentSchema: schema33.properties.customerData.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -13663,7 +16676,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema31.properties.customerData.propertyNames,
+                parentSchema: schema33.properties.customerData.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -13683,8 +16696,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema31.properties.customerData.propertyNames,
-              parentSchema: schema31.properties.customerData,
+              schema: schema33.properties.customerData.propertyNames,
+              parentSchema: schema33.properties.customerData,
               data: data3,
             };
             if (vErrors === null) {
@@ -13714,7 +16727,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema31.properties.customerData.additionalProperties,
+                parentSchema: schema33.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -13732,7 +16745,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema31.properties.customerData.additionalProperties,
+                parentSchema: schema33.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -13750,7 +16763,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema31.properties.customerData.additionalProperties,
+                parentSchema: schema33.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -13767,8 +16780,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema31.properties.customerData.additionalProperties.type,
-              parentSchema: schema31.properties.customerData.additionalProperties,
+              schema: schema33.properties.customerData.additionalProperties.type,
+              parentSchema: schema33.properties.customerData.additionalProperties,
               data: data4,
             };
             if (vErrors === null) {
@@ -13786,8 +16799,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema31.properties.customerData.type,
-          parentSchema: schema31.properties.customerData,
+          schema: schema33.properties.customerData.type,
+          parentSchema: schema33.properties.customerData,
           data: data3,
         };
         if (vErrors === null) {
@@ -13813,7 +16826,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 254 },
             message: 'must NOT have more than 254 characters',
             schema: 254,
-            parentSchema: schema31.properties.email,
+            parentSchema: schema33.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -13831,7 +16844,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'email' },
             message: 'must match format "' + 'email' + '"',
             schema: 'email',
-            parentSchema: schema31.properties.email,
+            parentSchema: schema33.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -13848,8 +16861,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.email.type,
-          parentSchema: schema31.properties.email,
+          schema: schema33.properties.email.type,
+          parentSchema: schema33.properties.email,
           data: data5,
         };
         if (vErrors === null) {
@@ -13869,8 +16882,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema31.properties.payorId.type,
-          parentSchema: schema31.properties.payorId,
+          schema: schema33.properties.payorId.type,
+          parentSchema: schema33.properties.payorId,
           data: data6,
         };
         if (vErrors === null) {
@@ -13888,8 +16901,8 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema31.type,
-      parentSchema: schema31,
+      schema: schema33.type,
+      parentSchema: schema33,
       data,
     };
     if (vErrors === null) {
@@ -13899,11 +16912,11 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate30.errors = vErrors;
+  validate32.errors = vErrors;
   return errors === 0;
 }
-export const s21 = validate31;
-const schema32 = {
+export const s23 = validate33;
+const schema34 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -13997,7 +17010,7 @@ const schema32 = {
     setAsDefault: { type: 'boolean', enum: [true] },
   },
 };
-function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -14016,7 +17029,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema32,
+          parentSchema: schema34,
           data,
         };
         if (vErrors === null) {
@@ -14036,8 +17049,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema32.properties.expiryMonth.type,
-          parentSchema: schema32.properties.expiryMonth,
+          schema: schema34.properties.expiryMonth.type,
+          parentSchema: schema34.properties.expiryMonth,
           data: data0,
         };
         if (vErrors === null) {
@@ -14056,7 +17069,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 12 },
             message: 'must be <= 12',
             schema: 12,
-            parentSchema: schema32.properties.expiryMonth,
+            parentSchema: schema34.properties.expiryMonth,
             data: data0,
           };
           if (vErrors === null) {
@@ -14074,7 +17087,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema32.properties.expiryMonth,
+            parentSchema: schema34.properties.expiryMonth,
             data: data0,
           };
           if (vErrors === null) {
@@ -14095,8 +17108,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema32.properties.expiryYear.type,
-          parentSchema: schema32.properties.expiryYear,
+          schema: schema34.properties.expiryYear.type,
+          parentSchema: schema34.properties.expiryYear,
           data: data1,
         };
         if (vErrors === null) {
@@ -14115,7 +17128,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2099 },
             message: 'must be <= 2099',
             schema: 2099,
-            parentSchema: schema32.properties.expiryYear,
+            parentSchema: schema34.properties.expiryYear,
             data: data1,
           };
           if (vErrors === null) {
@@ -14133,7 +17146,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 2000 },
             message: 'must be >= 2000',
             schema: 2000,
-            parentSchema: schema32.properties.expiryYear,
+            parentSchema: schema34.properties.expiryYear,
             data: data1,
           };
           if (vErrors === null) {
@@ -14155,8 +17168,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'line1' },
             message: "must have required property '" + 'line1' + "'",
-            schema: schema32.properties.billingAddress.required,
-            parentSchema: schema32.properties.billingAddress,
+            schema: schema34.properties.billingAddress.required,
+            parentSchema: schema34.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -14173,8 +17186,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'city' },
             message: "must have required property '" + 'city' + "'",
-            schema: schema32.properties.billingAddress.required,
-            parentSchema: schema32.properties.billingAddress,
+            schema: schema34.properties.billingAddress.required,
+            parentSchema: schema34.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -14191,8 +17204,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'state' },
             message: "must have required property '" + 'state' + "'",
-            schema: schema32.properties.billingAddress.required,
-            parentSchema: schema32.properties.billingAddress,
+            schema: schema34.properties.billingAddress.required,
+            parentSchema: schema34.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -14209,8 +17222,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'postalCode' },
             message: "must have required property '" + 'postalCode' + "'",
-            schema: schema32.properties.billingAddress.required,
-            parentSchema: schema32.properties.billingAddress,
+            schema: schema34.properties.billingAddress.required,
+            parentSchema: schema34.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -14227,8 +17240,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'country' },
             message: "must have required property '" + 'country' + "'",
-            schema: schema32.properties.billingAddress.required,
-            parentSchema: schema32.properties.billingAddress,
+            schema: schema34.properties.billingAddress.required,
+            parentSchema: schema34.properties.billingAddress,
             data: data2,
           };
           if (vErrors === null) {
@@ -14254,7 +17267,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema32.properties.billingAddress,
+              parentSchema: schema34.properties.billingAddress,
               data: data2,
             };
             if (vErrors === null) {
@@ -14284,7 +17297,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema32.properties.billingAddress.properties.line1,
+                parentSchema: schema34.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -14302,7 +17315,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema32.properties.billingAddress.properties.line1,
+                parentSchema: schema34.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -14320,7 +17333,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema32.properties.billingAddress.properties.line1,
+                parentSchema: schema34.properties.billingAddress.properties.line1,
                 data: data3,
               };
               if (vErrors === null) {
@@ -14337,8 +17350,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema32.properties.billingAddress.properties.line1.type,
-              parentSchema: schema32.properties.billingAddress.properties.line1,
+              schema: schema34.properties.billingAddress.properties.line1.type,
+              parentSchema: schema34.properties.billingAddress.properties.line1,
               data: data3,
             };
             if (vErrors === null) {
@@ -14368,7 +17381,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema32.properties.billingAddress.properties.line2,
+                parentSchema: schema34.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -14386,7 +17399,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema32.properties.billingAddress.properties.line2,
+                parentSchema: schema34.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -14404,7 +17417,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema32.properties.billingAddress.properties.line2,
+                parentSchema: schema34.properties.billingAddress.properties.line2,
                 data: data4,
               };
               if (vErrors === null) {
@@ -14421,8 +17434,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema32.properties.billingAddress.properties.line2.type,
-              parentSchema: schema32.properties.billingAddress.properties.line2,
+              schema: schema34.properties.billingAddress.properties.line2.type,
+              parentSchema: schema34.properties.billingAddress.properties.line2,
               data: data4,
             };
             if (vErrors === null) {
@@ -14452,7 +17465,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 60 },
                 message: 'must NOT have more than 60 characters',
                 schema: 60,
-                parentSchema: schema32.properties.billingAddress.properties.city,
+                parentSchema: schema34.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -14470,7 +17483,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema32.properties.billingAddress.properties.city,
+                parentSchema: schema34.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -14488,7 +17501,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema32.properties.billingAddress.properties.city,
+                parentSchema: schema34.properties.billingAddress.properties.city,
                 data: data5,
               };
               if (vErrors === null) {
@@ -14505,8 +17518,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema32.properties.billingAddress.properties.city.type,
-              parentSchema: schema32.properties.billingAddress.properties.city,
+              schema: schema34.properties.billingAddress.properties.city.type,
+              parentSchema: schema34.properties.billingAddress.properties.city,
               data: data5,
             };
             if (vErrors === null) {
@@ -14536,7 +17549,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 50 },
                 message: 'must NOT have more than 50 characters',
                 schema: 50,
-                parentSchema: schema32.properties.billingAddress.properties.state,
+                parentSchema: schema34.properties.billingAddress.properties.state,
                 data: data6,
               };
               if (vErrors === null) {
@@ -14554,7 +17567,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema32.properties.billingAddress.properties.state,
+                parentSchema: schema34.properties.billingAddress.properties.state,
                 data: data6,
               };
               if (vErrors === null) {
@@ -14572,7 +17585,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema32.properties.billingAddress.properties.state,
+                parentSchema: schema34.properties.billingAddress.properties.state,
                 data: data6,
               };
               if (vErrors === null) {
@@ -14589,8 +17602,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema32.properties.billingAddress.properties.state.type,
-              parentSchema: schema32.properties.billingAddress.properties.state,
+              schema: schema34.properties.billingAddress.properties.state.type,
+              parentSchema: schema34.properties.billingAddress.properties.state,
               data: data6,
             };
             if (vErrors === null) {
@@ -14620,7 +17633,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 20 },
                 message: 'must NOT have more than 20 characters',
                 schema: 20,
-                parentSchema: schema32.properties.billingAddress.properties.postalCode,
+                parentSchema: schema34.properties.billingAddress.properties.postalCode,
                 data: data7,
               };
               if (vErrors === null) {
@@ -14638,7 +17651,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1 },
                 message: 'must NOT have fewer than 1 characters',
                 schema: 1,
-                parentSchema: schema32.properties.billingAddress.properties.postalCode,
+                parentSchema: schema34.properties.billingAddress.properties.postalCode,
                 data: data7,
               };
               if (vErrors === null) {
@@ -14656,7 +17669,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema32.properties.billingAddress.properties.postalCode,
+                parentSchema: schema34.properties.billingAddress.properties.postalCode,
                 data: data7,
               };
               if (vErrors === null) {
@@ -14673,8 +17686,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema32.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema32.properties.billingAddress.properties.postalCode,
+              schema: schema34.properties.billingAddress.properties.postalCode.type,
+              parentSchema: schema34.properties.billingAddress.properties.postalCode,
               data: data7,
             };
             if (vErrors === null) {
@@ -14696,7 +17709,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[A-Z]{2}$' },
                 message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
                 schema: '^[A-Z]{2}$',
-                parentSchema: schema32.properties.billingAddress.properties.country,
+                parentSchema: schema34.properties.billingAddress.properties.country,
                 data: data8,
               };
               if (vErrors === null) {
@@ -14713,8 +17726,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema32.properties.billingAddress.properties.country.type,
-              parentSchema: schema32.properties.billingAddress.properties.country,
+              schema: schema34.properties.billingAddress.properties.country.type,
+              parentSchema: schema34.properties.billingAddress.properties.country,
               data: data8,
             };
             if (vErrors === null) {
@@ -14732,8 +17745,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema32.properties.billingAddress.type,
-          parentSchema: schema32.properties.billingAddress,
+          schema: schema34.properties.billingAddress.type,
+          parentSchema: schema34.properties.billingAddress,
           data: data2,
         };
         if (vErrors === null) {
@@ -14755,7 +17768,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema32.properties.customerData,
+            parentSchema: schema34.properties.customerData,
             data: data9,
           };
           if (vErrors === null) {
@@ -14800,8 +17813,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema32.properties.customerData.propertyNames.not,
-              parentSchema: schema32.properties.customerData.propertyNames,
+              schema: schema34.properties.customerData.propertyNames.not,
+              parentSchema: schema34.properties.customerData.propertyNames,
               data: key2,
               propertyName: key2,
             };
@@ -14839,7 +17852,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema32.properties.customerData.propertyNames,
+                parentSchema: schema34.properties.customerData.propertyNames,
                 data: key2,
                 propertyName: key2,
               };
@@ -14859,8 +17872,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key2 },
               message: 'property name must be valid',
-              schema: schema32.properties.customerData.propertyNames,
-              parentSchema: schema32.properties.customerData,
+              schema: schema34.properties.customerData.propertyNames,
+              parentSchema: schema34.properties.customerData,
               data: data9,
             };
             if (vErrors === null) {
@@ -14890,7 +17903,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema32.properties.customerData.additionalProperties,
+                parentSchema: schema34.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
@@ -14908,7 +17921,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema32.properties.customerData.additionalProperties,
+                parentSchema: schema34.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
@@ -14926,7 +17939,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema32.properties.customerData.additionalProperties,
+                parentSchema: schema34.properties.customerData.additionalProperties,
                 data: data10,
               };
               if (vErrors === null) {
@@ -14943,8 +17956,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema32.properties.customerData.additionalProperties.type,
-              parentSchema: schema32.properties.customerData.additionalProperties,
+              schema: schema34.properties.customerData.additionalProperties.type,
+              parentSchema: schema34.properties.customerData.additionalProperties,
               data: data10,
             };
             if (vErrors === null) {
@@ -14962,8 +17975,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema32.properties.customerData.type,
-          parentSchema: schema32.properties.customerData,
+          schema: schema34.properties.customerData.type,
+          parentSchema: schema34.properties.customerData,
           data: data9,
         };
         if (vErrors === null) {
@@ -14983,8 +17996,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema32.properties.setAsDefault.type,
-          parentSchema: schema32.properties.setAsDefault,
+          schema: schema34.properties.setAsDefault.type,
+          parentSchema: schema34.properties.setAsDefault,
           data: data11,
         };
         if (vErrors === null) {
@@ -14999,10 +18012,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/enum',
           keyword: 'enum',
-          params: { allowedValues: schema32.properties.setAsDefault.enum },
+          params: { allowedValues: schema34.properties.setAsDefault.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema32.properties.setAsDefault.enum,
-          parentSchema: schema32.properties.setAsDefault,
+          schema: schema34.properties.setAsDefault.enum,
+          parentSchema: schema34.properties.setAsDefault,
           data: data11,
         };
         if (vErrors === null) {
@@ -15020,8 +18033,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema32.type,
-      parentSchema: schema32,
+      schema: schema34.type,
+      parentSchema: schema34,
       data,
     };
     if (vErrors === null) {
@@ -15031,11 +18044,11 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate31.errors = vErrors;
+  validate33.errors = vErrors;
   return errors === 0;
 }
-export const s22 = validate32;
-const schema33 = {
+export const s24 = validate34;
+const schema35 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -15046,11 +18059,11 @@ const schema33 = {
     },
   },
 };
-const pattern65 = new RegExp(
+const pattern85 = new RegExp(
   '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
   'u',
 );
-function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15063,7 +18076,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema33,
+          parentSchema: schema35,
           data,
         };
         if (vErrors === null) {
@@ -15077,7 +18090,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.replaceWith !== undefined) {
       let data0 = data.replaceWith;
       if (typeof data0 === 'string') {
-        if (!pattern65.test(data0)) {
+        if (!pattern85.test(data0)) {
           const err1 = {
             instancePath: instancePath + '/replaceWith',
             schemaPath: '#/properties/replaceWith/pattern',
@@ -15090,7 +18103,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
               '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$' +
               '"',
             schema: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
-            parentSchema: schema33.properties.replaceWith,
+            parentSchema: schema35.properties.replaceWith,
             data: data0,
           };
           if (vErrors === null) {
@@ -15107,8 +18120,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema33.properties.replaceWith.type,
-          parentSchema: schema33.properties.replaceWith,
+          schema: schema35.properties.replaceWith.type,
+          parentSchema: schema35.properties.replaceWith,
           data: data0,
         };
         if (vErrors === null) {
@@ -15126,8 +18139,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema33.type,
-      parentSchema: schema33,
+      schema: schema35.type,
+      parentSchema: schema35,
       data,
     };
     if (vErrors === null) {
@@ -15137,11 +18150,11 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate32.errors = vErrors;
+  validate34.errors = vErrors;
   return errors === 0;
 }
-export const s23 = validate33;
-const schema34 = {
+export const s25 = validate35;
+const schema36 = {
   type: 'object',
   additionalProperties: false,
   required: ['profileId', 'amount'],
@@ -15176,7 +18189,7 @@ const schema34 = {
     allowPartial: { type: 'boolean' },
   },
 };
-function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15187,8 +18200,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema34.required,
-        parentSchema: schema34,
+        schema: schema36.required,
+        parentSchema: schema36,
         data,
       };
       if (vErrors === null) {
@@ -15205,8 +18218,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema34.required,
-        parentSchema: schema34,
+        schema: schema36.required,
+        parentSchema: schema36,
         data,
       };
       if (vErrors === null) {
@@ -15231,7 +18244,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema34,
+          parentSchema: schema36,
           data,
         };
         if (vErrors === null) {
@@ -15253,7 +18266,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema34.properties.profileId,
+            parentSchema: schema36.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -15271,7 +18284,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema34.properties.profileId,
+            parentSchema: schema36.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -15288,8 +18301,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.profileId.type,
-          parentSchema: schema34.properties.profileId,
+          schema: schema36.properties.profileId.type,
+          parentSchema: schema36.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -15311,7 +18324,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema34.properties.amount,
+            parentSchema: schema36.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -15329,7 +18342,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema34.properties.amount,
+            parentSchema: schema36.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -15347,7 +18360,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema34.properties.amount,
+            parentSchema: schema36.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -15364,8 +18377,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema34.properties.amount.type,
-          parentSchema: schema34.properties.amount,
+          schema: schema36.properties.amount.type,
+          parentSchema: schema36.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -15391,7 +18404,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema34.properties.orderId,
+            parentSchema: schema36.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -15409,7 +18422,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema34.properties.orderId,
+            parentSchema: schema36.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -15427,7 +18440,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema34.properties.orderId,
+            parentSchema: schema36.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -15444,8 +18457,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.orderId.type,
-          parentSchema: schema34.properties.orderId,
+          schema: schema36.properties.orderId.type,
+          parentSchema: schema36.properties.orderId,
           data: data2,
         };
         if (vErrors === null) {
@@ -15475,7 +18488,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
-            parentSchema: schema34.properties.idempotencyKey,
+            parentSchema: schema36.properties.idempotencyKey,
             data: data3,
           };
           if (vErrors === null) {
@@ -15492,8 +18505,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema34.properties.idempotencyKey.type,
-          parentSchema: schema34.properties.idempotencyKey,
+          schema: schema36.properties.idempotencyKey.type,
+          parentSchema: schema36.properties.idempotencyKey,
           data: data3,
         };
         if (vErrors === null) {
@@ -15513,8 +18526,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema34.properties.allowPartial.type,
-          parentSchema: schema34.properties.allowPartial,
+          schema: schema36.properties.allowPartial.type,
+          parentSchema: schema36.properties.allowPartial,
           data: data4,
         };
         if (vErrors === null) {
@@ -15532,8 +18545,8 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema34.type,
-      parentSchema: schema34,
+      schema: schema36.type,
+      parentSchema: schema36,
       data,
     };
     if (vErrors === null) {
@@ -15543,11 +18556,11 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate33.errors = vErrors;
+  validate35.errors = vErrors;
   return errors === 0;
 }
-export const s24 = validate34;
-const schema35 = {
+export const s26 = validate36;
+const schema37 = {
   type: 'object',
   additionalProperties: false,
   required: ['amount'],
@@ -15567,7 +18580,7 @@ const schema35 = {
     },
   },
 };
-function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15578,8 +18591,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema35.required,
-        parentSchema: schema35,
+        schema: schema37.required,
+        parentSchema: schema37,
         data,
       };
       if (vErrors === null) {
@@ -15598,7 +18611,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema35,
+          parentSchema: schema37,
           data,
         };
         if (vErrors === null) {
@@ -15620,7 +18633,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema35.properties.amount,
+            parentSchema: schema37.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -15638,7 +18651,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema35.properties.amount,
+            parentSchema: schema37.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -15656,7 +18669,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema35.properties.amount,
+            parentSchema: schema37.properties.amount,
             data: data0,
           };
           if (vErrors === null) {
@@ -15673,8 +18686,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema35.properties.amount.type,
-          parentSchema: schema35.properties.amount,
+          schema: schema37.properties.amount.type,
+          parentSchema: schema37.properties.amount,
           data: data0,
         };
         if (vErrors === null) {
@@ -15704,7 +18717,7 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
-            parentSchema: schema35.properties.idempotencyKey,
+            parentSchema: schema37.properties.idempotencyKey,
             data: data1,
           };
           if (vErrors === null) {
@@ -15721,8 +18734,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema35.properties.idempotencyKey.type,
-          parentSchema: schema35.properties.idempotencyKey,
+          schema: schema37.properties.idempotencyKey.type,
+          parentSchema: schema37.properties.idempotencyKey,
           data: data1,
         };
         if (vErrors === null) {
@@ -15740,8 +18753,8 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema35.type,
-      parentSchema: schema35,
+      schema: schema37.type,
+      parentSchema: schema37,
       data,
     };
     if (vErrors === null) {
@@ -15751,11 +18764,11 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate34.errors = vErrors;
+  validate36.errors = vErrors;
   return errors === 0;
 }
-export const s25 = validate35;
-const schema36 = {
+export const s27 = validate37;
+const schema38 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -15800,9 +18813,8 @@ const schema36 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000 },
   },
 };
-const pattern70 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
-const formats30 = require('#shared/formats').formats['date-time'];
-function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+const pattern90 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
+function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15821,7 +18833,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema36,
+          parentSchema: schema38,
           data,
         };
         if (vErrors === null) {
@@ -15841,8 +18853,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema36.properties.type.type,
-          parentSchema: schema36.properties.type,
+          schema: schema38.properties.type.type,
+          parentSchema: schema38.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -15888,10 +18900,10 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/type',
           schemaPath: '#/properties/type/enum',
           keyword: 'enum',
-          params: { allowedValues: schema36.properties.type.enum },
+          params: { allowedValues: schema38.properties.type.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema36.properties.type.enum,
-          parentSchema: schema36.properties.type,
+          schema: schema38.properties.type.enum,
+          parentSchema: schema38.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -15913,7 +18925,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 64 },
             message: 'must NOT have more than 64 characters',
             schema: 64,
-            parentSchema: schema36.properties.objectId,
+            parentSchema: schema38.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -15931,7 +18943,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema36.properties.objectId,
+            parentSchema: schema38.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -15941,7 +18953,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern70.test(data1)) {
+        if (!pattern90.test(data1)) {
           const err5 = {
             instancePath: instancePath + '/objectId',
             schemaPath: '#/properties/objectId/pattern',
@@ -15949,7 +18961,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[0-9A-Za-z_-]+$' },
             message: 'must match pattern "' + '^[0-9A-Za-z_-]+$' + '"',
             schema: '^[0-9A-Za-z_-]+$',
-            parentSchema: schema36.properties.objectId,
+            parentSchema: schema38.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -15966,8 +18978,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema36.properties.objectId.type,
-          parentSchema: schema36.properties.objectId,
+          schema: schema38.properties.objectId.type,
+          parentSchema: schema38.properties.objectId,
           data: data1,
         };
         if (vErrors === null) {
@@ -15981,7 +18993,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.since !== undefined) {
       let data2 = data.since;
       if (typeof data2 === 'string') {
-        if (!formats30.validate(data2)) {
+        if (!formats28.validate(data2)) {
           const err7 = {
             instancePath: instancePath + '/since',
             schemaPath: '#/properties/since/format',
@@ -15989,7 +19001,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema36.properties.since,
+            parentSchema: schema38.properties.since,
             data: data2,
           };
           if (vErrors === null) {
@@ -16006,8 +19018,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema36.properties.since.type,
-          parentSchema: schema36.properties.since,
+          schema: schema38.properties.since.type,
+          parentSchema: schema38.properties.since,
           data: data2,
         };
         if (vErrors === null) {
@@ -16029,7 +19041,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema36.properties.pageSize,
+            parentSchema: schema38.properties.pageSize,
             data: data3,
           };
           if (vErrors === null) {
@@ -16046,8 +19058,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema36.properties.pageSize.type,
-          parentSchema: schema36.properties.pageSize,
+          schema: schema38.properties.pageSize.type,
+          parentSchema: schema38.properties.pageSize,
           data: data3,
         };
         if (vErrors === null) {
@@ -16069,7 +19081,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema36.properties.pageToken,
+            parentSchema: schema38.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -16087,7 +19099,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema36.properties.pageToken,
+            parentSchema: schema38.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -16104,8 +19116,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema36.properties.pageToken.type,
-          parentSchema: schema36.properties.pageToken,
+          schema: schema38.properties.pageToken.type,
+          parentSchema: schema38.properties.pageToken,
           data: data4,
         };
         if (vErrors === null) {
@@ -16123,8 +19135,8 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema36.type,
-      parentSchema: schema36,
+      schema: schema38.type,
+      parentSchema: schema38,
       data,
     };
     if (vErrors === null) {
@@ -16134,11 +19146,11 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate35.errors = vErrors;
+  validate37.errors = vErrors;
   return errors === 0;
 }
-export const s26 = validate36;
-const schema37 = {
+export const s28 = validate38;
+const schema39 = {
   type: 'object',
   additionalProperties: false,
   required: ['url'],
@@ -16173,12 +19185,12 @@ const schema37 = {
     },
   },
 };
-const pattern72 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
-const pattern73 = new RegExp(
+const pattern92 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
+const pattern93 = new RegExp(
   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
   'u',
 );
-function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -16189,8 +19201,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'url' },
         message: "must have required property '" + 'url' + "'",
-        schema: schema37.required,
-        parentSchema: schema37,
+        schema: schema39.required,
+        parentSchema: schema39,
         data,
       };
       if (vErrors === null) {
@@ -16209,7 +19221,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema37,
+          parentSchema: schema39,
           data,
         };
         if (vErrors === null) {
@@ -16235,7 +19247,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 2048 },
             message: 'must NOT have more than 2048 characters',
             schema: 2048,
-            parentSchema: schema37.properties.url,
+            parentSchema: schema39.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -16253,7 +19265,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema37.properties.url,
+            parentSchema: schema39.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -16263,7 +19275,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern72.test(data0)) {
+        if (!pattern92.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -16271,7 +19283,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
             message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
             schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-            parentSchema: schema37.properties.url,
+            parentSchema: schema39.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -16288,8 +19300,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema37.properties.url.type,
-          parentSchema: schema37.properties.url,
+          schema: schema39.properties.url.type,
+          parentSchema: schema39.properties.url,
           data: data0,
         };
         if (vErrors === null) {
@@ -16311,7 +19323,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 31 },
             message: 'must NOT have more than 31 items',
             schema: 31,
-            parentSchema: schema37.properties.enabledEvents,
+            parentSchema: schema39.properties.enabledEvents,
             data: data1,
           };
           if (vErrors === null) {
@@ -16329,7 +19341,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema37.properties.enabledEvents,
+            parentSchema: schema39.properties.enabledEvents,
             data: data1,
           };
           if (vErrors === null) {
@@ -16343,7 +19355,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern73.test(data2)) {
+            if (!pattern93.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',
@@ -16358,7 +19370,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                   '"',
                 schema:
                   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-                parentSchema: schema37.properties.enabledEvents.items,
+                parentSchema: schema39.properties.enabledEvents.items,
                 data: data2,
               };
               if (vErrors === null) {
@@ -16375,8 +19387,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema37.properties.enabledEvents.items.type,
-              parentSchema: schema37.properties.enabledEvents.items,
+              schema: schema39.properties.enabledEvents.items.type,
+              parentSchema: schema39.properties.enabledEvents.items,
               data: data2,
             };
             if (vErrors === null) {
@@ -16405,7 +19417,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { i: i1, j: j0 },
                 message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
                 schema: true,
-                parentSchema: schema37.properties.enabledEvents,
+                parentSchema: schema39.properties.enabledEvents,
                 data: data1,
               };
               if (vErrors === null) {
@@ -16426,8 +19438,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema37.properties.enabledEvents.type,
-          parentSchema: schema37.properties.enabledEvents,
+          schema: schema39.properties.enabledEvents.type,
+          parentSchema: schema39.properties.enabledEvents,
           data: data1,
         };
         if (vErrors === null) {
@@ -16453,7 +19465,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 500 },
             message: 'must NOT have more than 500 characters',
             schema: 500,
-            parentSchema: schema37.properties.description,
+            parentSchema: schema39.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -16471,7 +19483,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema37.properties.description,
+            parentSchema: schema39.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -16489,7 +19501,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema37.properties.description,
+            parentSchema: schema39.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -16506,8 +19518,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema37.properties.description.type,
-          parentSchema: schema37.properties.description,
+          schema: schema39.properties.description.type,
+          parentSchema: schema39.properties.description,
           data: data3,
         };
         if (vErrors === null) {
@@ -16525,8 +19537,8 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema37.type,
-      parentSchema: schema37,
+      schema: schema39.type,
+      parentSchema: schema39,
       data,
     };
     if (vErrors === null) {
@@ -16536,11 +19548,11 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate36.errors = vErrors;
+  validate38.errors = vErrors;
   return errors === 0;
 }
-export const s27 = validate37;
-const schema38 = {
+export const s29 = validate39;
+const schema40 = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
@@ -16576,7 +19588,7 @@ const schema38 = {
     status: { type: 'string', enum: ['enabled', 'disabled'] },
   },
 };
-function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate39(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -16588,7 +19600,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 1 },
         message: 'must NOT have fewer than 1 properties',
         schema: 1,
-        parentSchema: schema38,
+        parentSchema: schema40,
         data,
       };
       if (vErrors === null) {
@@ -16607,7 +19619,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema38,
+          parentSchema: schema40,
           data,
         };
         if (vErrors === null) {
@@ -16633,7 +19645,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 2048 },
             message: 'must NOT have more than 2048 characters',
             schema: 2048,
-            parentSchema: schema38.properties.url,
+            parentSchema: schema40.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -16651,7 +19663,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema38.properties.url,
+            parentSchema: schema40.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -16661,7 +19673,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern72.test(data0)) {
+        if (!pattern92.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -16669,7 +19681,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
             message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
             schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-            parentSchema: schema38.properties.url,
+            parentSchema: schema40.properties.url,
             data: data0,
           };
           if (vErrors === null) {
@@ -16686,8 +19698,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.url.type,
-          parentSchema: schema38.properties.url,
+          schema: schema40.properties.url.type,
+          parentSchema: schema40.properties.url,
           data: data0,
         };
         if (vErrors === null) {
@@ -16709,7 +19721,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 31 },
             message: 'must NOT have more than 31 items',
             schema: 31,
-            parentSchema: schema38.properties.enabledEvents,
+            parentSchema: schema40.properties.enabledEvents,
             data: data1,
           };
           if (vErrors === null) {
@@ -16727,7 +19739,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema38.properties.enabledEvents,
+            parentSchema: schema40.properties.enabledEvents,
             data: data1,
           };
           if (vErrors === null) {
@@ -16741,7 +19753,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern73.test(data2)) {
+            if (!pattern93.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',
@@ -16756,7 +19768,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
                   '"',
                 schema:
                   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
-                parentSchema: schema38.properties.enabledEvents.items,
+                parentSchema: schema40.properties.enabledEvents.items,
                 data: data2,
               };
               if (vErrors === null) {
@@ -16773,8 +19785,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema38.properties.enabledEvents.items.type,
-              parentSchema: schema38.properties.enabledEvents.items,
+              schema: schema40.properties.enabledEvents.items.type,
+              parentSchema: schema40.properties.enabledEvents.items,
               data: data2,
             };
             if (vErrors === null) {
@@ -16803,7 +19815,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { i: i1, j: j0 },
                 message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
                 schema: true,
-                parentSchema: schema38.properties.enabledEvents,
+                parentSchema: schema40.properties.enabledEvents,
                 data: data1,
               };
               if (vErrors === null) {
@@ -16824,8 +19836,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema38.properties.enabledEvents.type,
-          parentSchema: schema38.properties.enabledEvents,
+          schema: schema40.properties.enabledEvents.type,
+          parentSchema: schema40.properties.enabledEvents,
           data: data1,
         };
         if (vErrors === null) {
@@ -16851,7 +19863,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 500 },
             message: 'must NOT have more than 500 characters',
             schema: 500,
-            parentSchema: schema38.properties.description,
+            parentSchema: schema40.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -16869,7 +19881,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema38.properties.description,
+            parentSchema: schema40.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -16887,7 +19899,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema38.properties.description,
+            parentSchema: schema40.properties.description,
             data: data3,
           };
           if (vErrors === null) {
@@ -16904,8 +19916,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.description.type,
-          parentSchema: schema38.properties.description,
+          schema: schema40.properties.description.type,
+          parentSchema: schema40.properties.description,
           data: data3,
         };
         if (vErrors === null) {
@@ -16925,8 +19937,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.status.type,
-          parentSchema: schema38.properties.status,
+          schema: schema40.properties.status.type,
+          parentSchema: schema40.properties.status,
           data: data4,
         };
         if (vErrors === null) {
@@ -16941,10 +19953,10 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema38.properties.status.enum },
+          params: { allowedValues: schema40.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema38.properties.status.enum,
-          parentSchema: schema38.properties.status,
+          schema: schema40.properties.status.enum,
+          parentSchema: schema40.properties.status,
           data: data4,
         };
         if (vErrors === null) {
@@ -16962,8 +19974,8 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema38.type,
-      parentSchema: schema38,
+      schema: schema40.type,
+      parentSchema: schema40,
       data,
     };
     if (vErrors === null) {
@@ -16973,11 +19985,11 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate37.errors = vErrors;
+  validate39.errors = vErrors;
   return errors === 0;
 }
-export const s28 = validate38;
-const schema39 = {
+export const s30 = validate40;
+const schema41 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -16986,7 +19998,7 @@ const schema39 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
   },
 };
-function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate40(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -16999,7 +20011,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema39,
+          parentSchema: schema41,
           data,
         };
         if (vErrors === null) {
@@ -17019,8 +20031,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema39.properties.status.type,
-          parentSchema: schema39.properties.status,
+          schema: schema41.properties.status.type,
+          parentSchema: schema41.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -17035,10 +20047,10 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema39.properties.status.enum },
+          params: { allowedValues: schema41.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema39.properties.status.enum,
-          parentSchema: schema39.properties.status,
+          schema: schema41.properties.status.enum,
+          parentSchema: schema41.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -17060,7 +20072,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema39.properties.pageSize,
+            parentSchema: schema41.properties.pageSize,
             data: data1,
           };
           if (vErrors === null) {
@@ -17077,8 +20089,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema39.properties.pageSize.type,
-          parentSchema: schema39.properties.pageSize,
+          schema: schema41.properties.pageSize.type,
+          parentSchema: schema41.properties.pageSize,
           data: data1,
         };
         if (vErrors === null) {
@@ -17100,7 +20112,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema39.properties.pageToken,
+            parentSchema: schema41.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -17118,7 +20130,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema39.properties.pageToken,
+            parentSchema: schema41.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -17136,7 +20148,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema39.properties.pageToken,
+            parentSchema: schema41.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -17153,8 +20165,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema39.properties.pageToken.type,
-          parentSchema: schema39.properties.pageToken,
+          schema: schema41.properties.pageToken.type,
+          parentSchema: schema41.properties.pageToken,
           data: data2,
         };
         if (vErrors === null) {
@@ -17172,8 +20184,8 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema39.type,
-      parentSchema: schema39,
+      schema: schema41.type,
+      parentSchema: schema41,
       data,
     };
     if (vErrors === null) {
@@ -17183,17 +20195,17 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate38.errors = vErrors;
+  validate40.errors = vErrors;
   return errors === 0;
 }
-export const s29 = validate39;
-const schema40 = {
+export const s31 = validate41;
+const schema42 = {
   type: 'object',
   additionalProperties: false,
   required: ['since'],
   properties: { since: { type: 'string', format: 'date-time' } },
 };
-function validate39(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate41(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -17204,8 +20216,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'since' },
         message: "must have required property '" + 'since' + "'",
-        schema: schema40.required,
-        parentSchema: schema40,
+        schema: schema42.required,
+        parentSchema: schema42,
         data,
       };
       if (vErrors === null) {
@@ -17224,7 +20236,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema40,
+          parentSchema: schema42,
           data,
         };
         if (vErrors === null) {
@@ -17238,7 +20250,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.since !== undefined) {
       let data0 = data.since;
       if (typeof data0 === 'string') {
-        if (!formats30.validate(data0)) {
+        if (!formats28.validate(data0)) {
           const err2 = {
             instancePath: instancePath + '/since',
             schemaPath: '#/properties/since/format',
@@ -17246,7 +20258,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema40.properties.since,
+            parentSchema: schema42.properties.since,
             data: data0,
           };
           if (vErrors === null) {
@@ -17263,8 +20275,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.since.type,
-          parentSchema: schema40.properties.since,
+          schema: schema42.properties.since.type,
+          parentSchema: schema42.properties.since,
           data: data0,
         };
         if (vErrors === null) {
@@ -17282,8 +20294,8 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema40.type,
-      parentSchema: schema40,
+      schema: schema42.type,
+      parentSchema: schema42,
       data,
     };
     if (vErrors === null) {
@@ -17293,18 +20305,18 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate39.errors = vErrors;
+  validate41.errors = vErrors;
   return errors === 0;
 }
-export const s30 = validate40;
-const schema41 = {
+export const s32 = validate42;
+const schema43 = {
   type: 'object',
   required: ['accountType'],
   properties: {
     accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING'] },
   },
 };
-function validate40(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate42(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -17315,8 +20327,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema41.required,
-        parentSchema: schema41,
+        schema: schema43.required,
+        parentSchema: schema43,
         data,
       };
       if (vErrors === null) {
@@ -17335,8 +20347,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema41.properties.accountType.type,
-          parentSchema: schema41.properties.accountType,
+          schema: schema43.properties.accountType.type,
+          parentSchema: schema43.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -17357,10 +20369,10 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema41.properties.accountType.enum },
+          params: { allowedValues: schema43.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema41.properties.accountType.enum,
-          parentSchema: schema41.properties.accountType,
+          schema: schema43.properties.accountType.enum,
+          parentSchema: schema43.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -17378,8 +20390,8 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema41.type,
-      parentSchema: schema41,
+      schema: schema43.type,
+      parentSchema: schema43,
       data,
     };
     if (vErrors === null) {
@@ -17389,11 +20401,11 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate40.errors = vErrors;
+  validate42.errors = vErrors;
   return errors === 0;
 }
-export const s31 = validate41;
-const schema42 = {
+export const s33 = validate43;
+const schema44 = {
   type: 'object',
   additionalProperties: false,
   required: ['profileId', 'amount'],
@@ -17486,7 +20498,7 @@ const schema42 = {
     },
   },
 };
-function validate41(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate43(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -17497,8 +20509,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema42.required,
-        parentSchema: schema42,
+        schema: schema44.required,
+        parentSchema: schema44,
         data,
       };
       if (vErrors === null) {
@@ -17515,8 +20527,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema42.required,
-        parentSchema: schema42,
+        schema: schema44.required,
+        parentSchema: schema44,
         data,
       };
       if (vErrors === null) {
@@ -17527,7 +20539,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema42.properties, key0)) {
+      if (!func2.call(schema44.properties, key0)) {
         const err2 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -17535,7 +20547,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema42,
+          parentSchema: schema44,
           data,
         };
         if (vErrors === null) {
@@ -17557,7 +20569,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema42.properties.profileId,
+            parentSchema: schema44.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -17575,7 +20587,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema42.properties.profileId,
+            parentSchema: schema44.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -17592,8 +20604,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema42.properties.profileId.type,
-          parentSchema: schema42.properties.profileId,
+          schema: schema44.properties.profileId.type,
+          parentSchema: schema44.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -17615,7 +20627,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema42.properties.amount,
+            parentSchema: schema44.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -17633,7 +20645,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema42.properties.amount,
+            parentSchema: schema44.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -17651,7 +20663,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema42.properties.amount,
+            parentSchema: schema44.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -17668,8 +20680,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema42.properties.amount.type,
-          parentSchema: schema42.properties.amount,
+          schema: schema44.properties.amount.type,
+          parentSchema: schema44.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -17695,7 +20707,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema42.properties.orderId,
+            parentSchema: schema44.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -17713,7 +20725,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema42.properties.orderId,
+            parentSchema: schema44.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -17731,7 +20743,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema42.properties.orderId,
+            parentSchema: schema44.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -17748,8 +20760,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema42.properties.orderId.type,
-          parentSchema: schema42.properties.orderId,
+          schema: schema44.properties.orderId.type,
+          parentSchema: schema44.properties.orderId,
           data: data2,
         };
         if (vErrors === null) {
@@ -17769,8 +20781,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema42.properties.recurring.type,
-          parentSchema: schema42.properties.recurring,
+          schema: schema44.properties.recurring.type,
+          parentSchema: schema44.properties.recurring,
           data: data3,
         };
         if (vErrors === null) {
@@ -17790,8 +20802,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema42.properties.allowPartial.type,
-          parentSchema: schema42.properties.allowPartial,
+          schema: schema44.properties.allowPartial.type,
+          parentSchema: schema44.properties.allowPartial,
           data: data4,
         };
         if (vErrors === null) {
@@ -17811,8 +20823,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema42.properties.sendEmailReceipt.type,
-          parentSchema: schema42.properties.sendEmailReceipt,
+          schema: schema44.properties.sendEmailReceipt.type,
+          parentSchema: schema44.properties.sendEmailReceipt,
           data: data5,
         };
         if (vErrors === null) {
@@ -17832,8 +20844,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema42.properties.sendPaymentScheduledNotification.type,
-          parentSchema: schema42.properties.sendPaymentScheduledNotification,
+          schema: schema44.properties.sendPaymentScheduledNotification.type,
+          parentSchema: schema44.properties.sendPaymentScheduledNotification,
           data: data6,
         };
         if (vErrors === null) {
@@ -17853,8 +20865,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema42.properties.sendDeclineNotification.type,
-          parentSchema: schema42.properties.sendDeclineNotification,
+          schema: schema44.properties.sendDeclineNotification.type,
+          parentSchema: schema44.properties.sendDeclineNotification,
           data: data7,
         };
         if (vErrors === null) {
@@ -17876,7 +20888,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema42.properties.customAttributes,
+            parentSchema: schema44.properties.customAttributes,
             data: data8,
           };
           if (vErrors === null) {
@@ -17921,8 +20933,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema42.properties.customAttributes.propertyNames.not,
-              parentSchema: schema42.properties.customAttributes.propertyNames,
+              schema: schema44.properties.customAttributes.propertyNames.not,
+              parentSchema: schema44.properties.customAttributes.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -17960,7 +20972,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema42.properties.customAttributes.propertyNames,
+                parentSchema: schema44.properties.customAttributes.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -17980,8 +20992,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema42.properties.customAttributes.propertyNames,
-              parentSchema: schema42.properties.customAttributes,
+              schema: schema44.properties.customAttributes.propertyNames,
+              parentSchema: schema44.properties.customAttributes,
               data: data8,
             };
             if (vErrors === null) {
@@ -18015,7 +21027,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1000 },
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
-                parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema44.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data9,
               };
               if (vErrors === null) {
@@ -18034,7 +21046,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema44.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data9,
               };
               if (vErrors === null) {
@@ -18052,8 +21064,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema42.properties.customAttributes.additionalProperties.anyOf[0].type,
-              parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[0],
+              schema: schema44.properties.customAttributes.additionalProperties.anyOf[0].type,
+              parentSchema: schema44.properties.customAttributes.additionalProperties.anyOf[0],
               data: data9,
             };
             if (vErrors === null) {
@@ -18085,7 +21097,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '<=', limit: 1000000000000000 },
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
-                  parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema44.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -18104,7 +21116,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '>=', limit: -1000000000000000 },
                   message: 'must be >= -1000000000000000',
                   schema: -1000000000000000,
-                  parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema44.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -18123,7 +21135,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
                   params: {},
                   message: 'must pass "maxDecimals" keyword validation',
                   schema: 6,
-                  parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema44.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -18141,8 +21153,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'type',
                 params: { type: 'number' },
                 message: 'must be number',
-                schema: schema42.properties.customAttributes.additionalProperties.anyOf[1].type,
-                parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[1],
+                schema: schema44.properties.customAttributes.additionalProperties.anyOf[1].type,
+                parentSchema: schema44.properties.customAttributes.additionalProperties.anyOf[1],
                 data: data9,
               };
               if (vErrors === null) {
@@ -18164,8 +21176,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema42.properties.customAttributes.additionalProperties.anyOf[2].type,
-                  parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[2],
+                  schema: schema44.properties.customAttributes.additionalProperties.anyOf[2].type,
+                  parentSchema: schema44.properties.customAttributes.additionalProperties.anyOf[2],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -18187,8 +21199,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'anyOf',
               params: {},
               message: 'must match a schema in anyOf',
-              schema: schema42.properties.customAttributes.additionalProperties.anyOf,
-              parentSchema: schema42.properties.customAttributes.additionalProperties,
+              schema: schema44.properties.customAttributes.additionalProperties.anyOf,
+              parentSchema: schema44.properties.customAttributes.additionalProperties,
               data: data9,
             };
             if (vErrors === null) {
@@ -18215,8 +21227,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema42.properties.customAttributes.type,
-          parentSchema: schema42.properties.customAttributes,
+          schema: schema44.properties.customAttributes.type,
+          parentSchema: schema44.properties.customAttributes,
           data: data8,
         };
         if (vErrors === null) {
@@ -18238,7 +21250,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 items',
             schema: 20,
-            parentSchema: schema42.properties.fees,
+            parentSchema: schema44.properties.fees,
             data: data10,
           };
           if (vErrors === null) {
@@ -18259,8 +21271,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema42.properties.fees.items.required,
-                parentSchema: schema42.properties.fees.items,
+                schema: schema44.properties.fees.items.required,
+                parentSchema: schema44.properties.fees.items,
                 data: data11,
               };
               if (vErrors === null) {
@@ -18277,8 +21289,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'amount' },
                 message: "must have required property '" + 'amount' + "'",
-                schema: schema42.properties.fees.items.required,
-                parentSchema: schema42.properties.fees.items,
+                schema: schema44.properties.fees.items.required,
+                parentSchema: schema44.properties.fees.items,
                 data: data11,
               };
               if (vErrors === null) {
@@ -18297,7 +21309,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { additionalProperty: key3 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema42.properties.fees.items,
+                  parentSchema: schema44.properties.fees.items,
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -18327,7 +21339,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema42.properties.fees.items.properties.name,
+                    parentSchema: schema44.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -18345,7 +21357,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema42.properties.fees.items.properties.name,
+                    parentSchema: schema44.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -18363,7 +21375,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                     message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                     schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema42.properties.fees.items.properties.name,
+                    parentSchema: schema44.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -18380,8 +21392,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema42.properties.fees.items.properties.name.type,
-                  parentSchema: schema42.properties.fees.items.properties.name,
+                  schema: schema44.properties.fees.items.properties.name.type,
+                  parentSchema: schema44.properties.fees.items.properties.name,
                   data: data12,
                 };
                 if (vErrors === null) {
@@ -18403,7 +21415,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '<=', limit: 999999.99 },
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
-                    parentSchema: schema42.properties.fees.items.properties.amount,
+                    parentSchema: schema44.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -18421,7 +21433,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '>=', limit: 0 },
                     message: 'must be >= 0',
                     schema: 0,
-                    parentSchema: schema42.properties.fees.items.properties.amount,
+                    parentSchema: schema44.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -18439,7 +21451,7 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
                     params: {},
                     message: 'must pass "maxDecimals" keyword validation',
                     schema: 2,
-                    parentSchema: schema42.properties.fees.items.properties.amount,
+                    parentSchema: schema44.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -18456,8 +21468,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'number' },
                   message: 'must be number',
-                  schema: schema42.properties.fees.items.properties.amount.type,
-                  parentSchema: schema42.properties.fees.items.properties.amount,
+                  schema: schema44.properties.fees.items.properties.amount.type,
+                  parentSchema: schema44.properties.fees.items.properties.amount,
                   data: data13,
                 };
                 if (vErrors === null) {
@@ -18475,8 +21487,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema42.properties.fees.items.type,
-              parentSchema: schema42.properties.fees.items,
+              schema: schema44.properties.fees.items.type,
+              parentSchema: schema44.properties.fees.items,
               data: data11,
             };
             if (vErrors === null) {
@@ -18494,8 +21506,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema42.properties.fees.type,
-          parentSchema: schema42.properties.fees,
+          schema: schema44.properties.fees.type,
+          parentSchema: schema44.properties.fees,
           data: data10,
         };
         if (vErrors === null) {
@@ -18513,8 +21525,8 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema42.type,
-      parentSchema: schema42,
+      schema: schema44.type,
+      parentSchema: schema44,
       data,
     };
     if (vErrors === null) {
@@ -18524,11 +21536,11 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate41.errors = vErrors;
+  validate43.errors = vErrors;
   return errors === 0;
 }
-export const s32 = validate42;
-const schema43 = {
+export const s34 = validate44;
+const schema45 = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'amount'],
@@ -18544,7 +21556,7 @@ const schema43 = {
     amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
   },
 };
-function validate42(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate44(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -18555,8 +21567,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'name' },
         message: "must have required property '" + 'name' + "'",
-        schema: schema43.required,
-        parentSchema: schema43,
+        schema: schema45.required,
+        parentSchema: schema45,
         data,
       };
       if (vErrors === null) {
@@ -18573,8 +21585,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema43.required,
-        parentSchema: schema43,
+        schema: schema45.required,
+        parentSchema: schema45,
         data,
       };
       if (vErrors === null) {
@@ -18593,7 +21605,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema43,
+          parentSchema: schema45,
           data,
         };
         if (vErrors === null) {
@@ -18619,7 +21631,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema43.properties.name,
+            parentSchema: schema45.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -18637,7 +21649,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema43.properties.name,
+            parentSchema: schema45.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -18655,7 +21667,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema43.properties.name,
+            parentSchema: schema45.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -18672,8 +21684,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema43.properties.name.type,
-          parentSchema: schema43.properties.name,
+          schema: schema45.properties.name.type,
+          parentSchema: schema45.properties.name,
           data: data0,
         };
         if (vErrors === null) {
@@ -18695,7 +21707,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema43.properties.amount,
+            parentSchema: schema45.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -18713,7 +21725,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema43.properties.amount,
+            parentSchema: schema45.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -18731,7 +21743,7 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema43.properties.amount,
+            parentSchema: schema45.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -18748,8 +21760,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema43.properties.amount.type,
-          parentSchema: schema43.properties.amount,
+          schema: schema45.properties.amount.type,
+          parentSchema: schema45.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -18767,8 +21779,8 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema43.type,
-      parentSchema: schema43,
+      schema: schema45.type,
+      parentSchema: schema45,
       data,
     };
     if (vErrors === null) {
@@ -18778,11 +21790,11 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate42.errors = vErrors;
+  validate44.errors = vErrors;
   return errors === 0;
 }
-export const s33 = validate43;
-const schema44 = {
+export const s35 = validate45;
+const schema46 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
@@ -18820,1026 +21832,6 @@ const schema44 = {
     ],
     description:
       'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals, no card number) or a boolean',
-  },
-};
-function validate43(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
-  let vErrors = null;
-  let errors = 0;
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (Object.keys(data).length > 50) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/maxProperties',
-        keyword: 'maxProperties',
-        params: { limit: 50 },
-        message: 'must NOT have more than 50 properties',
-        schema: 50,
-        parentSchema: schema44,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      const _errs1 = errors;
-      const _errs2 = errors;
-      const _errs3 = errors;
-      if (!(
-        key0 === '__proto__' ||
-        key0 === 'constructor' ||
-        key0 === 'prototype' ||
-        key0 === 'toString' ||
-        key0 === 'toLocaleString' ||
-        key0 === 'valueOf' ||
-        key0 === 'hasOwnProperty' ||
-        key0 === 'isPrototypeOf' ||
-        key0 === 'propertyIsEnumerable' ||
-        key0 === '__defineGetter__' ||
-        key0 === '__defineSetter__' ||
-        key0 === '__lookupGetter__' ||
-        key0 === '__lookupSetter__'
-      )) {
-        const err1 = {};
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-      var valid1 = _errs3 === errors;
-      if (valid1) {
-        const err2 = {
-          instancePath,
-          schemaPath: '#/propertyNames/not',
-          keyword: 'not',
-          params: {},
-          message: 'must NOT be valid',
-          schema: schema44.propertyNames.not,
-          parentSchema: schema44.propertyNames,
-          data: key0,
-          propertyName: key0,
-        };
-        if (vErrors === null) {
-          vErrors = [err2];
-        } else {
-          vErrors.push(err2);
-        }
-        errors++;
-      } else {
-        errors = _errs2;
-        if (vErrors !== null) {
-          if (_errs2) {
-            vErrors.length = _errs2;
-          } else {
-            vErrors = null;
-          }
-        }
-      }
-      if (true && func6(key0)) {
-        vErrors = func7(vErrors, instancePath, '#/propertyNames/noCardNumber', key0);
-        errors++;
-      }
-      if (typeof key0 === 'string') {
-        if (func4(key0) > 100) {
-          const err3 = {
-            instancePath,
-            schemaPath: '#/propertyNames/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 100 },
-            message: 'must NOT have more than 100 characters',
-            schema: 100,
-            parentSchema: schema44.propertyNames,
-            data: key0,
-            propertyName: key0,
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-      }
-      var valid0 = _errs1 === errors;
-      if (!valid0) {
-        const err4 = {
-          instancePath,
-          schemaPath: '#/propertyNames',
-          keyword: 'propertyNames',
-          params: { propertyName: key0 },
-          message: 'property name must be valid',
-          schema: schema44.propertyNames,
-          parentSchema: schema44,
-          data,
-        };
-        if (vErrors === null) {
-          vErrors = [err4];
-        } else {
-          vErrors.push(err4);
-        }
-        errors++;
-      }
-    }
-    for (const key1 in data) {
-      let data0 = data[key1];
-      const _errs6 = errors;
-      let valid3 = false;
-      const _errs7 = errors;
-      if (true && func6(data0)) {
-        vErrors = func7(
-          vErrors,
-          instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-          '#/additionalProperties/anyOf/0/noCardNumber',
-        );
-        errors++;
-      }
-      if (typeof data0 === 'string') {
-        if (func4(data0) > 1000) {
-          const err5 = {
-            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-            schemaPath: '#/additionalProperties/anyOf/0/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 1000 },
-            message: 'must NOT have more than 1000 characters',
-            schema: 1000,
-            parentSchema: schema44.additionalProperties.anyOf[0],
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err5];
-          } else {
-            vErrors.push(err5);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data0)) {
-          const err6 = {
-            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-            schemaPath: '#/additionalProperties/anyOf/0/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema44.additionalProperties.anyOf[0],
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
-        }
-      } else {
-        const err7 = {
-          instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-          schemaPath: '#/additionalProperties/anyOf/0/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema44.additionalProperties.anyOf[0].type,
-          parentSchema: schema44.additionalProperties.anyOf[0],
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err7];
-        } else {
-          vErrors.push(err7);
-        }
-        errors++;
-      }
-      var _valid0 = _errs7 === errors;
-      valid3 = valid3 || _valid0;
-      if (!valid3) {
-        const _errs9 = errors;
-        if (true && func6(data0)) {
-          vErrors = func7(
-            vErrors,
-            instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-            '#/additionalProperties/anyOf/1/noCardNumber',
-          );
-          errors++;
-        }
-        if (typeof data0 == 'number' && isFinite(data0)) {
-          if (data0 > 1000000000000000 || isNaN(data0)) {
-            const err8 = {
-              instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-              schemaPath: '#/additionalProperties/anyOf/1/maximum',
-              keyword: 'maximum',
-              params: { comparison: '<=', limit: 1000000000000000 },
-              message: 'must be <= 1000000000000000',
-              schema: 1000000000000000,
-              parentSchema: schema44.additionalProperties.anyOf[1],
-              data: data0,
-            };
-            if (vErrors === null) {
-              vErrors = [err8];
-            } else {
-              vErrors.push(err8);
-            }
-            errors++;
-          }
-          if (data0 < -1000000000000000 || isNaN(data0)) {
-            const err9 = {
-              instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-              schemaPath: '#/additionalProperties/anyOf/1/minimum',
-              keyword: 'minimum',
-              params: { comparison: '>=', limit: -1000000000000000 },
-              message: 'must be >= -1000000000000000',
-              schema: -1000000000000000,
-              parentSchema: schema44.additionalProperties.anyOf[1],
-              data: data0,
-            };
-            if (vErrors === null) {
-              vErrors = [err9];
-            } else {
-              vErrors.push(err9);
-            }
-            errors++;
-          }
-          if (!func5(data0, 6)) {
-            const err10 = {
-              instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-              schemaPath: '#/additionalProperties/anyOf/1/maxDecimals',
-              keyword: 'maxDecimals',
-              params: {},
-              message: 'must pass "maxDecimals" keyword validation',
-              schema: 6,
-              parentSchema: schema44.additionalProperties.anyOf[1],
-              data: data0,
-            };
-            if (vErrors === null) {
-              vErrors = [err10];
-            } else {
-              vErrors.push(err10);
-            }
-            errors++;
-          }
-        } else {
-          const err11 = {
-            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-            schemaPath: '#/additionalProperties/anyOf/1/type',
-            keyword: 'type',
-            params: { type: 'number' },
-            message: 'must be number',
-            schema: schema44.additionalProperties.anyOf[1].type,
-            parentSchema: schema44.additionalProperties.anyOf[1],
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err11];
-          } else {
-            vErrors.push(err11);
-          }
-          errors++;
-        }
-        var _valid0 = _errs9 === errors;
-        valid3 = valid3 || _valid0;
-        if (!valid3) {
-          const _errs11 = errors;
-          if (typeof data0 !== 'boolean') {
-            const err12 = {
-              instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-              schemaPath: '#/additionalProperties/anyOf/2/type',
-              keyword: 'type',
-              params: { type: 'boolean' },
-              message: 'must be boolean',
-              schema: schema44.additionalProperties.anyOf[2].type,
-              parentSchema: schema44.additionalProperties.anyOf[2],
-              data: data0,
-            };
-            if (vErrors === null) {
-              vErrors = [err12];
-            } else {
-              vErrors.push(err12);
-            }
-            errors++;
-          }
-          var _valid0 = _errs11 === errors;
-          valid3 = valid3 || _valid0;
-        }
-      }
-      if (!valid3) {
-        const err13 = {
-          instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-          schemaPath: '#/additionalProperties/anyOf',
-          keyword: 'anyOf',
-          params: {},
-          message: 'must match a schema in anyOf',
-          schema: schema44.additionalProperties.anyOf,
-          parentSchema: schema44.additionalProperties,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
-        }
-        errors++;
-      } else {
-        errors = _errs6;
-        if (vErrors !== null) {
-          if (_errs6) {
-            vErrors.length = _errs6;
-          } else {
-            vErrors = null;
-          }
-        }
-      }
-    }
-  } else {
-    const err14 = {
-      instancePath,
-      schemaPath: '#/type',
-      keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object',
-      schema: schema44.type,
-      parentSchema: schema44,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err14];
-    } else {
-      vErrors.push(err14);
-    }
-    errors++;
-  }
-  validate43.errors = vErrors;
-  return errors === 0;
-}
-export const s34 = validate44;
-const schema45 = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['line1', 'city', 'state', 'postalCode', 'country'],
-  properties: {
-    line1: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 100,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
-    },
-    line2: {
-      type: 'string',
-      minLength: 0,
-      maxLength: 100,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
-    },
-    city: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 60,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
-    },
-    state: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 50,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
-    },
-    postalCode: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 20,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
-    },
-    country: {
-      type: 'string',
-      pattern: '^[A-Z]{2}$',
-      description: 'must be an ISO 3166-1 alpha-2 code like US',
-    },
-  },
-};
-function validate44(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
-  let vErrors = null;
-  let errors = 0;
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (data.line1 === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'line1' },
-        message: "must have required property '" + 'line1' + "'",
-        schema: schema45.required,
-        parentSchema: schema45,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.city === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'city' },
-        message: "must have required property '" + 'city' + "'",
-        schema: schema45.required,
-        parentSchema: schema45,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-    if (data.state === undefined) {
-      const err2 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'state' },
-        message: "must have required property '" + 'state' + "'",
-        schema: schema45.required,
-        parentSchema: schema45,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err2];
-      } else {
-        vErrors.push(err2);
-      }
-      errors++;
-    }
-    if (data.postalCode === undefined) {
-      const err3 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'postalCode' },
-        message: "must have required property '" + 'postalCode' + "'",
-        schema: schema45.required,
-        parentSchema: schema45,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err3];
-      } else {
-        vErrors.push(err3);
-      }
-      errors++;
-    }
-    if (data.country === undefined) {
-      const err4 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'country' },
-        message: "must have required property '" + 'country' + "'",
-        schema: schema45.required,
-        parentSchema: schema45,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err4];
-      } else {
-        vErrors.push(err4);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      if (!(
-        key0 === 'line1' ||
-        key0 === 'line2' ||
-        key0 === 'city' ||
-        key0 === 'state' ||
-        key0 === 'postalCode' ||
-        key0 === 'country'
-      )) {
-        const err5 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-          schema: false,
-          parentSchema: schema45,
-          data,
-        };
-        if (vErrors === null) {
-          vErrors = [err5];
-        } else {
-          vErrors.push(err5);
-        }
-        errors++;
-      }
-    }
-    if (data.line1 !== undefined) {
-      let data0 = data.line1;
-      if (true && func6(data0)) {
-        vErrors = func7(vErrors, instancePath + '/line1', '#/properties/line1/noCardNumber');
-        errors++;
-      }
-      if (typeof data0 === 'string') {
-        if (func4(data0) > 100) {
-          const err6 = {
-            instancePath: instancePath + '/line1',
-            schemaPath: '#/properties/line1/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 100 },
-            message: 'must NOT have more than 100 characters',
-            schema: 100,
-            parentSchema: schema45.properties.line1,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
-        }
-        if (func4(data0) < 1) {
-          const err7 = {
-            instancePath: instancePath + '/line1',
-            schemaPath: '#/properties/line1/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema45.properties.line1,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data0)) {
-          const err8 = {
-            instancePath: instancePath + '/line1',
-            schemaPath: '#/properties/line1/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema45.properties.line1,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err8];
-          } else {
-            vErrors.push(err8);
-          }
-          errors++;
-        }
-      } else {
-        const err9 = {
-          instancePath: instancePath + '/line1',
-          schemaPath: '#/properties/line1/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema45.properties.line1.type,
-          parentSchema: schema45.properties.line1,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err9];
-        } else {
-          vErrors.push(err9);
-        }
-        errors++;
-      }
-    }
-    if (data.line2 !== undefined) {
-      let data1 = data.line2;
-      if (true && func6(data1)) {
-        vErrors = func7(vErrors, instancePath + '/line2', '#/properties/line2/noCardNumber');
-        errors++;
-      }
-      if (typeof data1 === 'string') {
-        if (func4(data1) > 100) {
-          const err10 = {
-            instancePath: instancePath + '/line2',
-            schemaPath: '#/properties/line2/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 100 },
-            message: 'must NOT have more than 100 characters',
-            schema: 100,
-            parentSchema: schema45.properties.line2,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err10];
-          } else {
-            vErrors.push(err10);
-          }
-          errors++;
-        }
-        if (func4(data1) < 0) {
-          const err11 = {
-            instancePath: instancePath + '/line2',
-            schemaPath: '#/properties/line2/minLength',
-            keyword: 'minLength',
-            params: { limit: 0 },
-            message: 'must NOT have fewer than 0 characters',
-            schema: 0,
-            parentSchema: schema45.properties.line2,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err11];
-          } else {
-            vErrors.push(err11);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data1)) {
-          const err12 = {
-            instancePath: instancePath + '/line2',
-            schemaPath: '#/properties/line2/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema45.properties.line2,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err12];
-          } else {
-            vErrors.push(err12);
-          }
-          errors++;
-        }
-      } else {
-        const err13 = {
-          instancePath: instancePath + '/line2',
-          schemaPath: '#/properties/line2/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema45.properties.line2.type,
-          parentSchema: schema45.properties.line2,
-          data: data1,
-        };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
-        }
-        errors++;
-      }
-    }
-    if (data.city !== undefined) {
-      let data2 = data.city;
-      if (true && func6(data2)) {
-        vErrors = func7(vErrors, instancePath + '/city', '#/properties/city/noCardNumber');
-        errors++;
-      }
-      if (typeof data2 === 'string') {
-        if (func4(data2) > 60) {
-          const err14 = {
-            instancePath: instancePath + '/city',
-            schemaPath: '#/properties/city/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 60 },
-            message: 'must NOT have more than 60 characters',
-            schema: 60,
-            parentSchema: schema45.properties.city,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
-          }
-          errors++;
-        }
-        if (func4(data2) < 1) {
-          const err15 = {
-            instancePath: instancePath + '/city',
-            schemaPath: '#/properties/city/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema45.properties.city,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data2)) {
-          const err16 = {
-            instancePath: instancePath + '/city',
-            schemaPath: '#/properties/city/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema45.properties.city,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err16];
-          } else {
-            vErrors.push(err16);
-          }
-          errors++;
-        }
-      } else {
-        const err17 = {
-          instancePath: instancePath + '/city',
-          schemaPath: '#/properties/city/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema45.properties.city.type,
-          parentSchema: schema45.properties.city,
-          data: data2,
-        };
-        if (vErrors === null) {
-          vErrors = [err17];
-        } else {
-          vErrors.push(err17);
-        }
-        errors++;
-      }
-    }
-    if (data.state !== undefined) {
-      let data3 = data.state;
-      if (true && func6(data3)) {
-        vErrors = func7(vErrors, instancePath + '/state', '#/properties/state/noCardNumber');
-        errors++;
-      }
-      if (typeof data3 === 'string') {
-        if (func4(data3) > 50) {
-          const err18 = {
-            instancePath: instancePath + '/state',
-            schemaPath: '#/properties/state/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 50 },
-            message: 'must NOT have more than 50 characters',
-            schema: 50,
-            parentSchema: schema45.properties.state,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err18];
-          } else {
-            vErrors.push(err18);
-          }
-          errors++;
-        }
-        if (func4(data3) < 1) {
-          const err19 = {
-            instancePath: instancePath + '/state',
-            schemaPath: '#/properties/state/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema45.properties.state,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err19];
-          } else {
-            vErrors.push(err19);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data3)) {
-          const err20 = {
-            instancePath: instancePath + '/state',
-            schemaPath: '#/properties/state/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema45.properties.state,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err20];
-          } else {
-            vErrors.push(err20);
-          }
-          errors++;
-        }
-      } else {
-        const err21 = {
-          instancePath: instancePath + '/state',
-          schemaPath: '#/properties/state/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema45.properties.state.type,
-          parentSchema: schema45.properties.state,
-          data: data3,
-        };
-        if (vErrors === null) {
-          vErrors = [err21];
-        } else {
-          vErrors.push(err21);
-        }
-        errors++;
-      }
-    }
-    if (data.postalCode !== undefined) {
-      let data4 = data.postalCode;
-      if (true && func6(data4)) {
-        vErrors = func7(vErrors, instancePath + '/postalCode', '#/properties/postalCode/noCardNumber');
-        errors++;
-      }
-      if (typeof data4 === 'string') {
-        if (func4(data4) > 20) {
-          const err22 = {
-            instancePath: instancePath + '/postalCode',
-            schemaPath: '#/properties/postalCode/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 20 },
-            message: 'must NOT have more than 20 characters',
-            schema: 20,
-            parentSchema: schema45.properties.postalCode,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err22];
-          } else {
-            vErrors.push(err22);
-          }
-          errors++;
-        }
-        if (func4(data4) < 1) {
-          const err23 = {
-            instancePath: instancePath + '/postalCode',
-            schemaPath: '#/properties/postalCode/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema45.properties.postalCode,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err23];
-          } else {
-            vErrors.push(err23);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data4)) {
-          const err24 = {
-            instancePath: instancePath + '/postalCode',
-            schemaPath: '#/properties/postalCode/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema45.properties.postalCode,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err24];
-          } else {
-            vErrors.push(err24);
-          }
-          errors++;
-        }
-      } else {
-        const err25 = {
-          instancePath: instancePath + '/postalCode',
-          schemaPath: '#/properties/postalCode/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema45.properties.postalCode.type,
-          parentSchema: schema45.properties.postalCode,
-          data: data4,
-        };
-        if (vErrors === null) {
-          vErrors = [err25];
-        } else {
-          vErrors.push(err25);
-        }
-        errors++;
-      }
-    }
-    if (data.country !== undefined) {
-      let data5 = data.country;
-      if (typeof data5 === 'string') {
-        if (!pattern43.test(data5)) {
-          const err26 = {
-            instancePath: instancePath + '/country',
-            schemaPath: '#/properties/country/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[A-Z]{2}$' },
-            message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
-            schema: '^[A-Z]{2}$',
-            parentSchema: schema45.properties.country,
-            data: data5,
-          };
-          if (vErrors === null) {
-            vErrors = [err26];
-          } else {
-            vErrors.push(err26);
-          }
-          errors++;
-        }
-      } else {
-        const err27 = {
-          instancePath: instancePath + '/country',
-          schemaPath: '#/properties/country/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema45.properties.country.type,
-          parentSchema: schema45.properties.country,
-          data: data5,
-        };
-        if (vErrors === null) {
-          vErrors = [err27];
-        } else {
-          vErrors.push(err27);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err28 = {
-      instancePath,
-      schemaPath: '#/type',
-      keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object',
-      schema: schema45.type,
-      parentSchema: schema45,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err28];
-    } else {
-      vErrors.push(err28);
-    }
-    errors++;
-  }
-  validate44.errors = vErrors;
-  return errors === 0;
-}
-export const s35 = validate45;
-const schema46 = {
-  type: 'object',
-  maxProperties: 50,
-  propertyNames: {
-    maxLength: 100,
-    not: {
-      enum: [
-        '__proto__',
-        'constructor',
-        'prototype',
-        'toString',
-        'toLocaleString',
-        'valueOf',
-        'hasOwnProperty',
-        'isPrototypeOf',
-        'propertyIsEnumerable',
-        '__defineGetter__',
-        '__defineSetter__',
-        '__lookupGetter__',
-        '__lookupSetter__',
-      ],
-    },
-    noCardNumber: true,
-  },
-  additionalProperties: {
-    type: 'string',
-    minLength: 0,
-    maxLength: 500,
-    pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-    noCardNumber: true,
-    description: 'must not contain control characters or a card number',
   },
 };
 function validate45(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -19967,6 +21959,1357 @@ function validate45(data, { instancePath = '', parentData, parentDataProperty, r
     }
     for (const key1 in data) {
       let data0 = data[key1];
+      const _errs6 = errors;
+      let valid3 = false;
+      const _errs7 = errors;
+      if (true && func6(data0)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+          '#/additionalProperties/anyOf/0/noCardNumber',
+        );
+        errors++;
+      }
+      if (typeof data0 === 'string') {
+        if (func4(data0) > 1000) {
+          const err5 = {
+            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            schemaPath: '#/additionalProperties/anyOf/0/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 1000 },
+            message: 'must NOT have more than 1000 characters',
+            schema: 1000,
+            parentSchema: schema46.additionalProperties.anyOf[0],
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data0)) {
+          const err6 = {
+            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            schemaPath: '#/additionalProperties/anyOf/0/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema46.additionalProperties.anyOf[0],
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+      } else {
+        const err7 = {
+          instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+          schemaPath: '#/additionalProperties/anyOf/0/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema46.additionalProperties.anyOf[0].type,
+          parentSchema: schema46.additionalProperties.anyOf[0],
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
+      var _valid0 = _errs7 === errors;
+      valid3 = valid3 || _valid0;
+      if (!valid3) {
+        const _errs9 = errors;
+        if (true && func6(data0)) {
+          vErrors = func7(
+            vErrors,
+            instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            '#/additionalProperties/anyOf/1/noCardNumber',
+          );
+          errors++;
+        }
+        if (typeof data0 == 'number' && isFinite(data0)) {
+          if (data0 > 1000000000000000 || isNaN(data0)) {
+            const err8 = {
+              instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+              schemaPath: '#/additionalProperties/anyOf/1/maximum',
+              keyword: 'maximum',
+              params: { comparison: '<=', limit: 1000000000000000 },
+              message: 'must be <= 1000000000000000',
+              schema: 1000000000000000,
+              parentSchema: schema46.additionalProperties.anyOf[1],
+              data: data0,
+            };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+          if (data0 < -1000000000000000 || isNaN(data0)) {
+            const err9 = {
+              instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+              schemaPath: '#/additionalProperties/anyOf/1/minimum',
+              keyword: 'minimum',
+              params: { comparison: '>=', limit: -1000000000000000 },
+              message: 'must be >= -1000000000000000',
+              schema: -1000000000000000,
+              parentSchema: schema46.additionalProperties.anyOf[1],
+              data: data0,
+            };
+            if (vErrors === null) {
+              vErrors = [err9];
+            } else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+          if (!func5(data0, 6)) {
+            const err10 = {
+              instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+              schemaPath: '#/additionalProperties/anyOf/1/maxDecimals',
+              keyword: 'maxDecimals',
+              params: {},
+              message: 'must pass "maxDecimals" keyword validation',
+              schema: 6,
+              parentSchema: schema46.additionalProperties.anyOf[1],
+              data: data0,
+            };
+            if (vErrors === null) {
+              vErrors = [err10];
+            } else {
+              vErrors.push(err10);
+            }
+            errors++;
+          }
+        } else {
+          const err11 = {
+            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            schemaPath: '#/additionalProperties/anyOf/1/type',
+            keyword: 'type',
+            params: { type: 'number' },
+            message: 'must be number',
+            schema: schema46.additionalProperties.anyOf[1].type,
+            parentSchema: schema46.additionalProperties.anyOf[1],
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+        var _valid0 = _errs9 === errors;
+        valid3 = valid3 || _valid0;
+        if (!valid3) {
+          const _errs11 = errors;
+          if (typeof data0 !== 'boolean') {
+            const err12 = {
+              instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+              schemaPath: '#/additionalProperties/anyOf/2/type',
+              keyword: 'type',
+              params: { type: 'boolean' },
+              message: 'must be boolean',
+              schema: schema46.additionalProperties.anyOf[2].type,
+              parentSchema: schema46.additionalProperties.anyOf[2],
+              data: data0,
+            };
+            if (vErrors === null) {
+              vErrors = [err12];
+            } else {
+              vErrors.push(err12);
+            }
+            errors++;
+          }
+          var _valid0 = _errs11 === errors;
+          valid3 = valid3 || _valid0;
+        }
+      }
+      if (!valid3) {
+        const err13 = {
+          instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+          schemaPath: '#/additionalProperties/anyOf',
+          keyword: 'anyOf',
+          params: {},
+          message: 'must match a schema in anyOf',
+          schema: schema46.additionalProperties.anyOf,
+          parentSchema: schema46.additionalProperties,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      } else {
+        errors = _errs6;
+        if (vErrors !== null) {
+          if (_errs6) {
+            vErrors.length = _errs6;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+  } else {
+    const err14 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema46.type,
+      parentSchema: schema46,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err14];
+    } else {
+      vErrors.push(err14);
+    }
+    errors++;
+  }
+  validate45.errors = vErrors;
+  return errors === 0;
+}
+export const s36 = validate46;
+const schema47 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['acceptedAt', 'method'],
+  properties: {
+    acceptedAt: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When the payor accepted the debits: UTC (ISO 8601), not in the future.',
+    },
+    method: {
+      type: 'string',
+      enum: ['online', 'paper', 'phone'],
+      description:
+        'How the payor accepted: `online` (on a web page; then ipAddress and userAgent are required), `paper` (a signed form) or `phone` (a recorded call).',
+    },
+    ipAddress: {
+      type: 'string',
+      maxLength: 45,
+      pattern: '^[0-9A-Fa-f.:]+$',
+      description: 'The IP address (IPv4 or IPv6) the payor accepted from; online only.',
+    },
+    userAgent: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 500,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      noCardNumber: true,
+      description: "The payor's browser (its User-Agent); online only.",
+    },
+  },
+};
+function validate46(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (data.acceptedAt === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'acceptedAt' },
+        message: "must have required property '" + 'acceptedAt' + "'",
+        schema: schema47.required,
+        parentSchema: schema47,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.method === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'method' },
+        message: "must have required property '" + 'method' + "'",
+        schema: schema47.required,
+        parentSchema: schema47,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === 'acceptedAt' || key0 === 'method' || key0 === 'ipAddress' || key0 === 'userAgent')) {
+        const err2 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema47,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.acceptedAt !== undefined) {
+      let data0 = data.acceptedAt;
+      if (typeof data0 === 'string') {
+        if (!formats28.validate(data0)) {
+          const err3 = {
+            instancePath: instancePath + '/acceptedAt',
+            schemaPath: '#/properties/acceptedAt/format',
+            keyword: 'format',
+            params: { format: 'date-time' },
+            message: 'must match format "' + 'date-time' + '"',
+            schema: 'date-time',
+            parentSchema: schema47.properties.acceptedAt,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      } else {
+        const err4 = {
+          instancePath: instancePath + '/acceptedAt',
+          schemaPath: '#/properties/acceptedAt/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema47.properties.acceptedAt.type,
+          parentSchema: schema47.properties.acceptedAt,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.method !== undefined) {
+      let data1 = data.method;
+      if (typeof data1 !== 'string') {
+        const err5 = {
+          instancePath: instancePath + '/method',
+          schemaPath: '#/properties/method/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema47.properties.method.type,
+          parentSchema: schema47.properties.method,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+      if (!(data1 === 'online' || data1 === 'paper' || data1 === 'phone')) {
+        const err6 = {
+          instancePath: instancePath + '/method',
+          schemaPath: '#/properties/method/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema47.properties.method.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema47.properties.method.enum,
+          parentSchema: schema47.properties.method,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.ipAddress !== undefined) {
+      let data2 = data.ipAddress;
+      if (typeof data2 === 'string') {
+        if (func4(data2) > 45) {
+          const err7 = {
+            instancePath: instancePath + '/ipAddress',
+            schemaPath: '#/properties/ipAddress/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 45 },
+            message: 'must NOT have more than 45 characters',
+            schema: 45,
+            parentSchema: schema47.properties.ipAddress,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        if (!pattern45.test(data2)) {
+          const err8 = {
+            instancePath: instancePath + '/ipAddress',
+            schemaPath: '#/properties/ipAddress/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[0-9A-Fa-f.:]+$' },
+            message: 'must match pattern "' + '^[0-9A-Fa-f.:]+$' + '"',
+            schema: '^[0-9A-Fa-f.:]+$',
+            parentSchema: schema47.properties.ipAddress,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      } else {
+        const err9 = {
+          instancePath: instancePath + '/ipAddress',
+          schemaPath: '#/properties/ipAddress/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema47.properties.ipAddress.type,
+          parentSchema: schema47.properties.ipAddress,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.userAgent !== undefined) {
+      let data3 = data.userAgent;
+      if (true && func6(data3)) {
+        vErrors = func7(vErrors, instancePath + '/userAgent', '#/properties/userAgent/noCardNumber');
+        errors++;
+      }
+      if (typeof data3 === 'string') {
+        if (func4(data3) > 500) {
+          const err10 = {
+            instancePath: instancePath + '/userAgent',
+            schemaPath: '#/properties/userAgent/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 500 },
+            message: 'must NOT have more than 500 characters',
+            schema: 500,
+            parentSchema: schema47.properties.userAgent,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+        if (func4(data3) < 1) {
+          const err11 = {
+            instancePath: instancePath + '/userAgent',
+            schemaPath: '#/properties/userAgent/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema47.properties.userAgent,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data3)) {
+          const err12 = {
+            instancePath: instancePath + '/userAgent',
+            schemaPath: '#/properties/userAgent/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema47.properties.userAgent,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+      } else {
+        const err13 = {
+          instancePath: instancePath + '/userAgent',
+          schemaPath: '#/properties/userAgent/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema47.properties.userAgent.type,
+          parentSchema: schema47.properties.userAgent,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err14 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema47.type,
+      parentSchema: schema47,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err14];
+    } else {
+      vErrors.push(err14);
+    }
+    errors++;
+  }
+  validate46.errors = vErrors;
+  return errors === 0;
+}
+export const s37 = validate47;
+const schema48 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['line1', 'city', 'state', 'postalCode', 'country'],
+  properties: {
+    line1: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
+    },
+    line2: {
+      type: 'string',
+      minLength: 0,
+      maxLength: 100,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
+    },
+    city: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 60,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
+    },
+    state: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 50,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
+    },
+    postalCode: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 20,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
+    },
+    country: {
+      type: 'string',
+      pattern: '^[A-Z]{2}$',
+      description: 'must be an ISO 3166-1 alpha-2 code like US',
+    },
+  },
+};
+function validate47(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (data.line1 === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'line1' },
+        message: "must have required property '" + 'line1' + "'",
+        schema: schema48.required,
+        parentSchema: schema48,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.city === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'city' },
+        message: "must have required property '" + 'city' + "'",
+        schema: schema48.required,
+        parentSchema: schema48,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.state === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'state' },
+        message: "must have required property '" + 'state' + "'",
+        schema: schema48.required,
+        parentSchema: schema48,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    if (data.postalCode === undefined) {
+      const err3 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'postalCode' },
+        message: "must have required property '" + 'postalCode' + "'",
+        schema: schema48.required,
+        parentSchema: schema48,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err3];
+      } else {
+        vErrors.push(err3);
+      }
+      errors++;
+    }
+    if (data.country === undefined) {
+      const err4 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'country' },
+        message: "must have required property '" + 'country' + "'",
+        schema: schema48.required,
+        parentSchema: schema48,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err4];
+      } else {
+        vErrors.push(err4);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(
+        key0 === 'line1' ||
+        key0 === 'line2' ||
+        key0 === 'city' ||
+        key0 === 'state' ||
+        key0 === 'postalCode' ||
+        key0 === 'country'
+      )) {
+        const err5 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema48,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.line1 !== undefined) {
+      let data0 = data.line1;
+      if (true && func6(data0)) {
+        vErrors = func7(vErrors, instancePath + '/line1', '#/properties/line1/noCardNumber');
+        errors++;
+      }
+      if (typeof data0 === 'string') {
+        if (func4(data0) > 100) {
+          const err6 = {
+            instancePath: instancePath + '/line1',
+            schemaPath: '#/properties/line1/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 100 },
+            message: 'must NOT have more than 100 characters',
+            schema: 100,
+            parentSchema: schema48.properties.line1,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (func4(data0) < 1) {
+          const err7 = {
+            instancePath: instancePath + '/line1',
+            schemaPath: '#/properties/line1/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema48.properties.line1,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data0)) {
+          const err8 = {
+            instancePath: instancePath + '/line1',
+            schemaPath: '#/properties/line1/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema48.properties.line1,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      } else {
+        const err9 = {
+          instancePath: instancePath + '/line1',
+          schemaPath: '#/properties/line1/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema48.properties.line1.type,
+          parentSchema: schema48.properties.line1,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.line2 !== undefined) {
+      let data1 = data.line2;
+      if (true && func6(data1)) {
+        vErrors = func7(vErrors, instancePath + '/line2', '#/properties/line2/noCardNumber');
+        errors++;
+      }
+      if (typeof data1 === 'string') {
+        if (func4(data1) > 100) {
+          const err10 = {
+            instancePath: instancePath + '/line2',
+            schemaPath: '#/properties/line2/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 100 },
+            message: 'must NOT have more than 100 characters',
+            schema: 100,
+            parentSchema: schema48.properties.line2,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+        if (func4(data1) < 0) {
+          const err11 = {
+            instancePath: instancePath + '/line2',
+            schemaPath: '#/properties/line2/minLength',
+            keyword: 'minLength',
+            params: { limit: 0 },
+            message: 'must NOT have fewer than 0 characters',
+            schema: 0,
+            parentSchema: schema48.properties.line2,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data1)) {
+          const err12 = {
+            instancePath: instancePath + '/line2',
+            schemaPath: '#/properties/line2/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema48.properties.line2,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+      } else {
+        const err13 = {
+          instancePath: instancePath + '/line2',
+          schemaPath: '#/properties/line2/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema48.properties.line2.type,
+          parentSchema: schema48.properties.line2,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.city !== undefined) {
+      let data2 = data.city;
+      if (true && func6(data2)) {
+        vErrors = func7(vErrors, instancePath + '/city', '#/properties/city/noCardNumber');
+        errors++;
+      }
+      if (typeof data2 === 'string') {
+        if (func4(data2) > 60) {
+          const err14 = {
+            instancePath: instancePath + '/city',
+            schemaPath: '#/properties/city/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 60 },
+            message: 'must NOT have more than 60 characters',
+            schema: 60,
+            parentSchema: schema48.properties.city,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+        if (func4(data2) < 1) {
+          const err15 = {
+            instancePath: instancePath + '/city',
+            schemaPath: '#/properties/city/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema48.properties.city,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data2)) {
+          const err16 = {
+            instancePath: instancePath + '/city',
+            schemaPath: '#/properties/city/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema48.properties.city,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err16];
+          } else {
+            vErrors.push(err16);
+          }
+          errors++;
+        }
+      } else {
+        const err17 = {
+          instancePath: instancePath + '/city',
+          schemaPath: '#/properties/city/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema48.properties.city.type,
+          parentSchema: schema48.properties.city,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+    if (data.state !== undefined) {
+      let data3 = data.state;
+      if (true && func6(data3)) {
+        vErrors = func7(vErrors, instancePath + '/state', '#/properties/state/noCardNumber');
+        errors++;
+      }
+      if (typeof data3 === 'string') {
+        if (func4(data3) > 50) {
+          const err18 = {
+            instancePath: instancePath + '/state',
+            schemaPath: '#/properties/state/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 50 },
+            message: 'must NOT have more than 50 characters',
+            schema: 50,
+            parentSchema: schema48.properties.state,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err18];
+          } else {
+            vErrors.push(err18);
+          }
+          errors++;
+        }
+        if (func4(data3) < 1) {
+          const err19 = {
+            instancePath: instancePath + '/state',
+            schemaPath: '#/properties/state/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema48.properties.state,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err19];
+          } else {
+            vErrors.push(err19);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data3)) {
+          const err20 = {
+            instancePath: instancePath + '/state',
+            schemaPath: '#/properties/state/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema48.properties.state,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err20];
+          } else {
+            vErrors.push(err20);
+          }
+          errors++;
+        }
+      } else {
+        const err21 = {
+          instancePath: instancePath + '/state',
+          schemaPath: '#/properties/state/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema48.properties.state.type,
+          parentSchema: schema48.properties.state,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
+    }
+    if (data.postalCode !== undefined) {
+      let data4 = data.postalCode;
+      if (true && func6(data4)) {
+        vErrors = func7(vErrors, instancePath + '/postalCode', '#/properties/postalCode/noCardNumber');
+        errors++;
+      }
+      if (typeof data4 === 'string') {
+        if (func4(data4) > 20) {
+          const err22 = {
+            instancePath: instancePath + '/postalCode',
+            schemaPath: '#/properties/postalCode/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 20 },
+            message: 'must NOT have more than 20 characters',
+            schema: 20,
+            parentSchema: schema48.properties.postalCode,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err22];
+          } else {
+            vErrors.push(err22);
+          }
+          errors++;
+        }
+        if (func4(data4) < 1) {
+          const err23 = {
+            instancePath: instancePath + '/postalCode',
+            schemaPath: '#/properties/postalCode/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema48.properties.postalCode,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err23];
+          } else {
+            vErrors.push(err23);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data4)) {
+          const err24 = {
+            instancePath: instancePath + '/postalCode',
+            schemaPath: '#/properties/postalCode/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema48.properties.postalCode,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err24];
+          } else {
+            vErrors.push(err24);
+          }
+          errors++;
+        }
+      } else {
+        const err25 = {
+          instancePath: instancePath + '/postalCode',
+          schemaPath: '#/properties/postalCode/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema48.properties.postalCode.type,
+          parentSchema: schema48.properties.postalCode,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
+    }
+    if (data.country !== undefined) {
+      let data5 = data.country;
+      if (typeof data5 === 'string') {
+        if (!pattern43.test(data5)) {
+          const err26 = {
+            instancePath: instancePath + '/country',
+            schemaPath: '#/properties/country/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[A-Z]{2}$' },
+            message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
+            schema: '^[A-Z]{2}$',
+            parentSchema: schema48.properties.country,
+            data: data5,
+          };
+          if (vErrors === null) {
+            vErrors = [err26];
+          } else {
+            vErrors.push(err26);
+          }
+          errors++;
+        }
+      } else {
+        const err27 = {
+          instancePath: instancePath + '/country',
+          schemaPath: '#/properties/country/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema48.properties.country.type,
+          parentSchema: schema48.properties.country,
+          data: data5,
+        };
+        if (vErrors === null) {
+          vErrors = [err27];
+        } else {
+          vErrors.push(err27);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err28 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema48.type,
+      parentSchema: schema48,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err28];
+    } else {
+      vErrors.push(err28);
+    }
+    errors++;
+  }
+  validate47.errors = vErrors;
+  return errors === 0;
+}
+export const s38 = validate48;
+const schema49 = {
+  type: 'object',
+  maxProperties: 50,
+  propertyNames: {
+    maxLength: 100,
+    not: {
+      enum: [
+        '__proto__',
+        'constructor',
+        'prototype',
+        'toString',
+        'toLocaleString',
+        'valueOf',
+        'hasOwnProperty',
+        'isPrototypeOf',
+        'propertyIsEnumerable',
+        '__defineGetter__',
+        '__defineSetter__',
+        '__lookupGetter__',
+        '__lookupSetter__',
+      ],
+    },
+    noCardNumber: true,
+  },
+  additionalProperties: {
+    type: 'string',
+    minLength: 0,
+    maxLength: 500,
+    pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+    noCardNumber: true,
+    description: 'must not contain control characters or a card number',
+  },
+};
+function validate48(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (Object.keys(data).length > 50) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/maxProperties',
+        keyword: 'maxProperties',
+        params: { limit: 50 },
+        message: 'must NOT have more than 50 properties',
+        schema: 50,
+        parentSchema: schema49,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      const _errs1 = errors;
+      const _errs2 = errors;
+      const _errs3 = errors;
+      if (!(
+        key0 === '__proto__' ||
+        key0 === 'constructor' ||
+        key0 === 'prototype' ||
+        key0 === 'toString' ||
+        key0 === 'toLocaleString' ||
+        key0 === 'valueOf' ||
+        key0 === 'hasOwnProperty' ||
+        key0 === 'isPrototypeOf' ||
+        key0 === 'propertyIsEnumerable' ||
+        key0 === '__defineGetter__' ||
+        key0 === '__defineSetter__' ||
+        key0 === '__lookupGetter__' ||
+        key0 === '__lookupSetter__'
+      )) {
+        const err1 = {};
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+      var valid1 = _errs3 === errors;
+      if (valid1) {
+        const err2 = {
+          instancePath,
+          schemaPath: '#/propertyNames/not',
+          keyword: 'not',
+          params: {},
+          message: 'must NOT be valid',
+          schema: schema49.propertyNames.not,
+          parentSchema: schema49.propertyNames,
+          data: key0,
+          propertyName: key0,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      } else {
+        errors = _errs2;
+        if (vErrors !== null) {
+          if (_errs2) {
+            vErrors.length = _errs2;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+      if (true && func6(key0)) {
+        vErrors = func7(vErrors, instancePath, '#/propertyNames/noCardNumber', key0);
+        errors++;
+      }
+      if (typeof key0 === 'string') {
+        if (func4(key0) > 100) {
+          const err3 = {
+            instancePath,
+            schemaPath: '#/propertyNames/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 100 },
+            message: 'must NOT have more than 100 characters',
+            schema: 100,
+            parentSchema: schema49.propertyNames,
+            data: key0,
+            propertyName: key0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      }
+      var valid0 = _errs1 === errors;
+      if (!valid0) {
+        const err4 = {
+          instancePath,
+          schemaPath: '#/propertyNames',
+          keyword: 'propertyNames',
+          params: { propertyName: key0 },
+          message: 'property name must be valid',
+          schema: schema49.propertyNames,
+          parentSchema: schema49,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    for (const key1 in data) {
+      let data0 = data[key1];
       if (true && func6(data0)) {
         vErrors = func7(
           vErrors,
@@ -19984,7 +23327,7 @@ function validate45(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 500 },
             message: 'must NOT have more than 500 characters',
             schema: 500,
-            parentSchema: schema46.additionalProperties,
+            parentSchema: schema49.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -20002,7 +23345,7 @@ function validate45(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 0 },
             message: 'must NOT have fewer than 0 characters',
             schema: 0,
-            parentSchema: schema46.additionalProperties,
+            parentSchema: schema49.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -20020,7 +23363,7 @@ function validate45(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema46.additionalProperties,
+            parentSchema: schema49.additionalProperties,
             data: data0,
           };
           if (vErrors === null) {
@@ -20037,8 +23380,8 @@ function validate45(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema46.additionalProperties.type,
-          parentSchema: schema46.additionalProperties,
+          schema: schema49.additionalProperties.type,
+          parentSchema: schema49.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
@@ -20056,8 +23399,8 @@ function validate45(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema46.type,
-      parentSchema: schema46,
+      schema: schema49.type,
+      parentSchema: schema49,
       data,
     };
     if (vErrors === null) {
@@ -20067,11 +23410,11 @@ function validate45(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate45.errors = vErrors;
+  validate48.errors = vErrors;
   return errors === 0;
 }
-export const s36 = validate46;
-const schema47 = {
+export const s39 = validate49;
+const schema50 = {
   type: 'object',
   additionalProperties: false,
   required: ['maxRetries'],
@@ -20082,7 +23425,7 @@ const schema47 = {
     intervalHours: { type: 'integer', minimum: 24, maximum: 240, description: 'must be an integer 24-240' },
   },
 };
-function validate46(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate49(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -20093,8 +23436,8 @@ function validate46(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'maxRetries' },
         message: "must have required property '" + 'maxRetries' + "'",
-        schema: schema47.required,
-        parentSchema: schema47,
+        schema: schema50.required,
+        parentSchema: schema50,
         data,
       };
       if (vErrors === null) {
@@ -20113,7 +23456,7 @@ function validate46(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema47,
+          parentSchema: schema50,
           data,
         };
         if (vErrors === null) {
@@ -20133,8 +23476,8 @@ function validate46(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema47.properties.maxRetries.type,
-          parentSchema: schema47.properties.maxRetries,
+          schema: schema50.properties.maxRetries.type,
+          parentSchema: schema50.properties.maxRetries,
           data: data0,
         };
         if (vErrors === null) {
@@ -20153,7 +23496,7 @@ function validate46(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 4 },
             message: 'must be <= 4',
             schema: 4,
-            parentSchema: schema47.properties.maxRetries,
+            parentSchema: schema50.properties.maxRetries,
             data: data0,
           };
           if (vErrors === null) {
@@ -20171,7 +23514,7 @@ function validate46(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema47.properties.maxRetries,
+            parentSchema: schema50.properties.maxRetries,
             data: data0,
           };
           if (vErrors === null) {
@@ -20192,8 +23535,8 @@ function validate46(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema47.properties.intervalHours.type,
-          parentSchema: schema47.properties.intervalHours,
+          schema: schema50.properties.intervalHours.type,
+          parentSchema: schema50.properties.intervalHours,
           data: data1,
         };
         if (vErrors === null) {
@@ -20212,7 +23555,7 @@ function validate46(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 240 },
             message: 'must be <= 240',
             schema: 240,
-            parentSchema: schema47.properties.intervalHours,
+            parentSchema: schema50.properties.intervalHours,
             data: data1,
           };
           if (vErrors === null) {
@@ -20230,7 +23573,7 @@ function validate46(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 24 },
             message: 'must be >= 24',
             schema: 24,
-            parentSchema: schema47.properties.intervalHours,
+            parentSchema: schema50.properties.intervalHours,
             data: data1,
           };
           if (vErrors === null) {
@@ -20249,8 +23592,8 @@ function validate46(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema47.type,
-      parentSchema: schema47,
+      schema: schema50.type,
+      parentSchema: schema50,
       data,
     };
     if (vErrors === null) {
@@ -20260,7 +23603,7 @@ function validate46(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate46.errors = vErrors;
+  validate49.errors = vErrors;
   return errors === 0;
 }
 
@@ -20406,17 +23749,17 @@ export const CreatePayor = /* @__PURE__ */ routeCheck<typeof routes.CreatePayor>
 export const SearchPayors = /* @__PURE__ */ routeCheck<typeof routes.SearchPayors>(
   'SearchPayors',
   undefined,
-  s18,
+  s20,
 );
 export const BulkSearchPayors = /* @__PURE__ */ routeCheck<typeof routes.BulkSearchPayors>(
   'BulkSearchPayors',
-  { optional: false, validate: s19 },
+  { optional: false, validate: s21 },
   s0,
 );
 export const GetPayor = /* @__PURE__ */ routeCheck<typeof routes.GetPayor>('GetPayor', undefined, s0);
 export const UpdatePayor = /* @__PURE__ */ routeCheck<typeof routes.UpdatePayor>(
   'UpdatePayor',
-  { optional: false, validate: s20 },
+  { optional: false, validate: s22 },
   s0,
 );
 export const DeletePayor = /* @__PURE__ */ routeCheck<typeof routes.DeletePayor>(
@@ -20438,17 +23781,17 @@ export const AddMethod = /* @__PURE__ */ routeCheck<typeof routes.AddMethod>(
 export const GetMethod = /* @__PURE__ */ routeCheck<typeof routes.GetMethod>('GetMethod', undefined, s0);
 export const UpdateMethod = /* @__PURE__ */ routeCheck<typeof routes.UpdateMethod>(
   'UpdateMethod',
-  { optional: false, validate: s21 },
+  { optional: false, validate: s23 },
   s0,
 );
 export const DeleteMethod = /* @__PURE__ */ routeCheck<typeof routes.DeleteMethod>(
   'DeleteMethod',
   undefined,
-  s22,
+  s24,
 );
 export const CreateSale = /* @__PURE__ */ routeCheck<typeof routes.CreateSale>(
   'CreateSale',
-  { optional: false, validate: s23 },
+  { optional: false, validate: s25 },
   s0,
   { scope: 'sale', operation: 'CreateSale', bodyKey: true },
 );
@@ -20465,15 +23808,15 @@ export const VoidTransaction = /* @__PURE__ */ routeCheck<typeof routes.VoidTran
 );
 export const RefundTransaction = /* @__PURE__ */ routeCheck<typeof routes.RefundTransaction>(
   'RefundTransaction',
-  { optional: false, validate: s24 },
+  { optional: false, validate: s26 },
   s0,
   { scope: 'refund:{TransactionID}', operation: 'RefundTransaction', bodyKey: true },
 );
-export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s25);
+export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s27);
 export const GetEvent = /* @__PURE__ */ routeCheck<typeof routes.GetEvent>('GetEvent', undefined, s0);
 export const CreateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.CreateWebhookEndpoint>(
   'CreateWebhookEndpoint',
-  { optional: false, validate: s26 },
+  { optional: false, validate: s28 },
   s0,
   { scope: 'request', operation: 'CreateWebhookEndpoint', bodyKey: false },
 );
@@ -20489,7 +23832,7 @@ export const GetWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.GetWe
 );
 export const UpdateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.UpdateWebhookEndpoint>(
   'UpdateWebhookEndpoint',
-  { optional: false, validate: s27 },
+  { optional: false, validate: s29 },
   s0,
 );
 export const DeleteWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.DeleteWebhookEndpoint>(
@@ -20506,16 +23849,18 @@ export const RotateWebhookSecret = /* @__PURE__ */ routeCheck<typeof routes.Rota
 export const ListWebhookDeliveries = /* @__PURE__ */ routeCheck<typeof routes.ListWebhookDeliveries>(
   'ListWebhookDeliveries',
   undefined,
-  s28,
+  s30,
 );
 export const ReplayWebhookEvents = /* @__PURE__ */ routeCheck<typeof routes.ReplayWebhookEvents>(
   'ReplayWebhookEvents',
-  { optional: false, validate: s29 },
+  { optional: false, validate: s31 },
   s0,
   { scope: 'request', operation: 'ReplayWebhookEvents', bodyKey: false },
 );
 
 // Schemas validated in handler code, by name.
-export const validateAccountType: CompiledValidate = s30;
+export const validateAccountType: CompiledValidate = s32;
 export const validateCardMethod: CompiledValidate = s16;
 export const validateCheckingMethod: CompiledValidate = s17;
+export const validateCardTokenMethod: CompiledValidate = s18;
+export const validateCheckingTokenMethod: CompiledValidate = s19;
