@@ -9,14 +9,17 @@
 export const PROCESSORS = ['sandbox', 'stripe'] as const;
 export type ProcessorName = (typeof PROCESSORS)[number];
 
-export function parseProcessor(value: string | undefined, fallback: ProcessorName = 'sandbox'): ProcessorName {
+export function parseProcessor(
+  value: string | undefined,
+  fallback: ProcessorName = 'sandbox',
+): ProcessorName {
   const name = value ?? fallback;
   if (!(PROCESSORS as readonly string[]).includes(name))
     throw new Error(`processor must be one of ${PROCESSORS.join(', ')}, got "${name}"`);
   return name as ProcessorName;
 }
 
-export interface ProcessorTiming {
+interface ProcessorTiming {
   /** The bound of one call of the adapter, in ms (lambdas/processor/timeout.ts). */
   readonly callMs: number;
   /**

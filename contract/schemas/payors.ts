@@ -239,7 +239,8 @@ export type CheckingMethodInput = FromSchema<typeof checkingMethodSchema>;
 export type CardTokenMethodInput = FromSchema<typeof cardTokenMethodSchema>;
 export type CheckingTokenMethodInput = FromSchema<typeof checkingTokenMethodSchema>;
 export type MandateInput = FromSchema<typeof mandateSchema>;
-export type MethodInput = CardMethodInput | CheckingMethodInput | CardTokenMethodInput | CheckingTokenMethodInput;
+export type MethodInput =
+  CardMethodInput | CheckingMethodInput | CardTokenMethodInput | CheckingTokenMethodInput;
 export type UpdateMethodInput = FromSchema<typeof updateMethodSchema>;
 export type UpdatePayorInput = FromSchema<typeof updatePayorSchema>;
 
@@ -382,5 +383,3 @@ export const methodDeletionAcceptedSchema = {
     },
   },
 } as const;
-
-export type DeleteMethodQuery = FromSchema<typeof deleteMethodQuerySchema>;

@@ -27,7 +27,7 @@ function accountOf(input: MethodInput): VaultedAccount {
   };
 }
 
-export interface NewMethodRequest {
+interface NewMethodRequest {
   raw: unknown;
   payorId: string;
   merchantId: string;

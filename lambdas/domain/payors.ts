@@ -190,7 +190,7 @@ export function parseMethodInput(value: unknown, now: Date, root = ''): MethodIn
  * What the processor told of an account vaulted by its token (the service never saw the number):
  * its last four digits, a card's expiry and brand.
  */
-export interface TokenAccount {
+interface TokenAccount {
   last4?: string;
   expiryMonth?: number;
   expiryYear?: number;

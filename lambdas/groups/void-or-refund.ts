@@ -11,6 +11,7 @@ import { requireGroup } from '#core/groups';
 import { voidOrRefundGroup, type Outcome } from '#core/void-or-refund';
 import { merchantRoute } from '#core/merchants';
 import { reversalSeconds, reverseInBackground, reversesInBackground } from '#core/void-or-refund-run';
+import { clock } from '#shared/clock';
 
 export const handler = merchantRoute(routes.VoidOrRefundGroup, async ({ merchant, params, body, now }) => {
   const groupId = params.GroupID;
@@ -24,8 +25,7 @@ export const handler = merchantRoute(routes.VoidOrRefundGroup, async ({ merchant
   }
   // The last reversal starts early enough to end before the function's timeout (at the
   // configured processor's bound: contract/processor.ts).
-  const deadline =
-    Date.now() + (VOID_OR_REFUND.apiTimeoutSeconds - reversalSeconds() - 2) * 1000;
+  const deadline = clock.nowMs() + (VOID_OR_REFUND.apiTimeoutSeconds - reversalSeconds() - 2) * 1000;
   const { group, outcomes } = await voidOrRefundGroup(
     groupId,
     merchant.merchantId,

@@ -5,6 +5,7 @@
  * killed half-way with nothing recorded. docs/decisions.md "Processor timeout".
  */
 import { PROCESSOR_TIMING } from '#contract/processor';
+import { withTimeout } from '#shared/clock';
 import { ProcessorUnavailableError, type PaymentProcessor } from './processor';
 
 /**
@@ -13,16 +14,10 @@ import { ProcessorUnavailableError, type PaymentProcessor } from './processor';
  */
 export const PROCESSOR_TIMEOUT_MS = PROCESSOR_TIMING.sandbox.callMs;
 
-function bounded<T>(call: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new ProcessorUnavailableError(`processor ${what} gave no answer within ${ms} ms`)),
-      ms,
-    );
+const bounded = <T>(call: Promise<T>, ms: number, what: string): Promise<T> =>
+  withTimeout(call, ms, () => {
+    throw new ProcessorUnavailableError(`processor ${what} gave no answer within ${ms} ms`);
   });
-  return Promise.race([call, timeout]).finally(() => clearTimeout(timer));
-}
 
 /** The adapter with every network call bounded by `ms` (settlementTime is local arithmetic). */
 export function withProcessorTimeout(inner: PaymentProcessor, ms: number): PaymentProcessor {

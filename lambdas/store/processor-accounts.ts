@@ -15,13 +15,14 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { clock } from '#shared/clock';
+import { keys } from './keys';
 import { MerchantRegistry, type Merchant } from './merchants';
 
 /** What a processor's account id looks like (Stripe's `acct_…`), by processor. */
 const ACCOUNT_PATTERNS: Readonly<Record<string, RegExp>> = { stripe: /^acct_[A-Za-z0-9]{1,64}$/ };
 
-export class ProcessorAccountError extends Error {
+class ProcessorAccountError extends Error {
   override readonly name = 'ProcessorAccountError';
 }
 
@@ -46,7 +47,7 @@ export class ProcessorAccounts {
     processor: string,
     account: string,
     actor: string,
-    now = new Date(),
+    now = clock.now(),
   ): Promise<{ merchant: Merchant; previous?: string }> {
     const pattern = ACCOUNT_PATTERNS[processor];
     if (!pattern) throw new ProcessorAccountError(`no processor ${processor} keeps merchant accounts`);

@@ -33,7 +33,7 @@ import { parseProcessor, PROCESSORS, type ProcessorName } from '../../contract/p
 import { ServiceStack } from './service-stack';
 
 /** The stack name of a stage. */
-export const stackName = (stage: Stage): string => `ScheduledPayments-${stage}`;
+const stackName = (stage: Stage): string => `ScheduledPayments-${stage}`;
 
 function context(app: App, key: string): string | undefined {
   const value: unknown = app.node.tryGetContext(key);

@@ -32,7 +32,7 @@ import { handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 import { TaskStateMachine } from './task-state-machine';
 import { batchTimeoutSecondsOf } from './processor';
 
-export interface ServiceProcessingProps {
+interface ServiceProcessingProps {
   readonly stage: Stage;
   readonly table: ITable;
   /**

@@ -39,7 +39,7 @@ export const processorOf = (scope: IConstruct): ProcessorName => {
 };
 
 /** The physical name of a stage's Stripe secret key: fixed, so that operators know where to put it. */
-export const stripeSecretName = (stage: Stage): string => `scheduled-payments/${stage}/stripe-secret-key`;
+const stripeSecretName = (stage: Stage): string => `scheduled-payments/${stage}/stripe-secret-key`;
 
 /**
  * The Stripe secret key of a Stripe stage: one Secrets Manager secret, whose value the operator
@@ -99,7 +99,9 @@ function processorSettings(fn: lambda.Function, stage: Stage): ProcessorSettings
       : {};
   const processor = processorOf(fn);
   const rate: unknown = fn.node.tryGetContext(PROCESSOR_RATE_CONTEXT);
-  const rateOf = (fallback: number) => ({ PROCESSOR_RATE: String(typeof rate === 'number' ? rate : fallback) });
+  const rateOf = (fallback: number) => ({
+    PROCESSOR_RATE: String(typeof rate === 'number' ? rate : fallback),
+  });
   if (processor === 'sandbox')
     return {
       // The sandbox's rate is the functions' default (1,000) unless the context gives one.
@@ -108,7 +110,8 @@ function processorSettings(fn: lambda.Function, stage: Stage): ProcessorSettings
     };
   const mode = stripeModeOf(stage);
   const key = stageStackOf(fn).node.tryFindChild(StripeSecretKey.ID);
-  if (!(key instanceof StripeSecretKey)) throw new Error(`stage ${stage} runs Stripe but has no ${StripeSecretKey.ID}`);
+  if (!(key instanceof StripeSecretKey))
+    throw new Error(`stage ${stage} runs Stripe but has no ${StripeSecretKey.ID}`);
   return {
     environment: {
       PROCESSOR: 'stripe',

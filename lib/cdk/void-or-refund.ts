@@ -29,14 +29,14 @@ export const REVERSAL_SECONDS = VOID_OR_REFUND.reversalSeconds;
  * A ReverseBatch task: ⌈batch / concurrency⌉ rounds of reversals at the stage's processor's bound
  * (contract/processor.ts), with room for the reads: 120 s at the sandbox.
  */
-export const reverseBatchTimeout = (processor: ProcessorName): Duration =>
+const reverseBatchTimeout = (processor: ProcessorName): Duration =>
   Duration.seconds(
     Math.ceil(VOID_OR_REFUND.batchSize / VOID_OR_REFUND.concurrency) *
       PROCESSOR_TIMING[processor].reversalSeconds +
       24,
   );
 /** The sandbox stages' ReverseBatch timeout. */
-export const REVERSE_BATCH_TIMEOUT = reverseBatchTimeout('sandbox');
+const REVERSE_BATCH_TIMEOUT = reverseBatchTimeout('sandbox');
 
 /**
  * The API function: up to 1,000 payments reversed within the request, none started in its last
@@ -51,7 +51,7 @@ const TASK_SETTINGS: Record<string, TaskSettings> = {
   'void-or-refund/complete': { timeout: Duration.seconds(10) },
 };
 
-export interface ServiceVoidOrRefundProps {
+interface ServiceVoidOrRefundProps {
   readonly stage: Stage;
   readonly table: ITable;
   readonly alarmTopic: sns.ITopic;

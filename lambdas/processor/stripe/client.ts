@@ -10,9 +10,9 @@ import { PROCESSOR_TIMING } from '#contract/processor';
  * take many when the issuer is slow; Stripe advises long client timeouts. 20 s covers nearly all
  * of them; a call past it is the processor not answering (ProcessorUnavailableError).
  */
-export const STRIPE_TIMEOUT_MS = PROCESSOR_TIMING.stripe.callMs;
+const STRIPE_TIMEOUT_MS = PROCESSOR_TIMING.stripe.callMs;
 
-export interface StripeClientOptions {
+interface StripeClientOptions {
   secretKey: string;
   /** Where the API is: absent for Stripe itself; the stand-in's address in the local runtime and tests. */
   api?: { host: string; port: number; protocol: 'http' | 'https' };

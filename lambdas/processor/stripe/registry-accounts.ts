@@ -6,7 +6,7 @@
  * changed one; a vaulting reads it afresh after it is done.
  */
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import type { ConnectedAccounts } from './accounts';
 
 const PROCESSOR = 'stripe';
