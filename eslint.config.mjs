@@ -1,19 +1,26 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/** The folders of lambdas/ that hold handlers, one file per entry point (contract/ names them). */
-const HANDLER_FOLDERS = [
+/**
+ * The folders of lambdas/ that hold handlers, one file per entry point (contract/ names them), by
+ * kind: API routes, non-production triggers, state machine tasks, EventBridge schedules, queue and
+ * stream consumers. The README's layer picture lists them (test/unit/docs-sync.test.ts).
+ */
+export const HANDLER_FOLDERS = [
   'groups',
   'payments',
+  'series',
   'payors',
   'methods',
   'transactions',
-  'processing',
-  'notifications',
-  'void-or-refund',
+  'settings',
   'events',
   'webhooks',
-  'series',
+  'triggers',
+  'process-group',
+  'void-or-refund',
+  'scheduled',
+  'notifications',
 ];
 
 /** What no file of lambdas/ imports: the infrastructure, the tools and the tests. */
@@ -116,6 +123,9 @@ const LAYERS = [
     ],
   },
 ];
+
+/** The folders of lambdas/, layer by layer from the top (the handler folders first). */
+export const FUNCTION_LAYERS = LAYERS.map(({ folders }) => folders);
 
 /**
  * The clock rule: every file of lambdas/ reads the time, pauses and bounds a wait through the one

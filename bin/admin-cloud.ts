@@ -16,7 +16,7 @@ import type { Stage } from '../contract/stage';
 import type { ReconcileReport } from '../lambdas/core/reconcile';
 import { functionNameOf } from '../lib/cdk/service-function';
 
-/** What the reconciliation function reads of its event (lambdas/processing/reconcile.ts). */
+/** What the reconciliation function reads of its event (lambdas/scheduled/reconcile.ts). */
 export interface ReconcilePayload {
   since: string;
   staleMinutes?: number;

@@ -36,10 +36,10 @@ export const DELIVERY_RETENTION_DAYS = 30;
 export const BREAKER_THRESHOLD = 5;
 
 /** The queue consumer that fans events out to endpoints and delivers them. */
-export const WEBHOOK_DELIVERY_HANDLER = 'webhooks/deliver';
-/** Every WEBHOOK_SWEEP_INTERVAL_MINUTES: re-enqueues deliveries that are due and whose message is lost. */
-export const WEBHOOK_SWEEP_HANDLER = 'webhooks/sweep-deliveries';
-export const WEBHOOK_SWEEP_INTERVAL_MINUTES = 1;
+export const WEBHOOK_DELIVERY_HANDLER = 'notifications/deliver-webhooks';
+/** Every WEBHOOK_RECOVERY_INTERVAL_MINUTES: re-enqueues deliveries that are due and whose message is lost. */
+export const WEBHOOK_RECOVERY_HANDLER = 'scheduled/recover-webhook-deliveries';
+export const WEBHOOK_RECOVERY_INTERVAL_MINUTES = 1;
 
 /**
  * The delivery function's metric (CloudWatch embedded metric format): attempts that failed (any

@@ -15,9 +15,9 @@
  *   receives made pending again (or created); then a message for the next page.
  *
  * Every pending delivery is on the due index with the time its message counts as lost (`checkAt`):
- * the webhook sweep (`sweepDue`) enqueues a new message for each one past it, so no delivery waits
+ * the webhook recovery (`recoverDeliveries`) enqueues a new message for each one past it, so no delivery waits
  * on a message that was never sent or was lost. Retries longer than SQS's 15-minute delay are left
- * to the sweep alone.
+ * to the recovery alone.
  */
 import { eventEnabled } from '#domain/events';
 import { DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES_READ } from '#contract/webhooks';
@@ -154,7 +154,7 @@ async function heldByOrder(d: WebhookDelivery, batch: Batch): Promise<boolean> {
   const now = batch.now();
   const earlier = await store.earlierPending(d);
   if (earlier) {
-    // Released when the earlier one is delivered or fails; the sweep looks again no sooner than
+    // Released when the earlier one is delivered or fails; the recovery looks again no sooner than
     // the earlier one's own next look.
     const next = Date.parse(earlier.nextAttemptAt ?? now.toISOString());
     const check = Math.max(Date.parse(earlier.checkAt ?? now.toISOString()), now.getTime() + lostAfterMs());
@@ -188,7 +188,7 @@ async function deliverTurn(m: DeliveryMessage, batch: Batch): Promise<void> {
   const d = await store.get(m);
   if (!d || d.status !== 'pending') return;
   const now = batch.now();
-  // Early (a repeated message) or held by another attempt: its own message or the sweep comes back.
+  // Early (a repeated message) or held by another attempt: its own message or the recovery comes back.
   if (d.nextAttemptAt !== undefined && Date.parse(d.nextAttemptAt) > now.getTime() + 1000) return;
   if (d.leaseUntil !== undefined && Date.parse(d.leaseUntil) > now.getTime()) return;
   logger.appendKeys({ webhookEndpointId: d.webhookEndpointId, eventId: d.eventId });
@@ -206,7 +206,7 @@ async function deliverTurn(m: DeliveryMessage, batch: Batch): Promise<void> {
   }
   try {
     // The turn is this one's before anything is decided: a second message of the same delivery
-    // (SQS delivers at least once; the sweep re-sends a late one) finds it claimed and stops, so
+    // (SQS delivers at least once; the recovery re-sends a late one) finds it claimed and stops, so
     // neither skips a turn the other is taking nor holds the breaker's probe without a request.
     const leaseUntil = now.getTime() + LEASE_MS;
     if (!(await store.claim(d, now, iso(leaseUntil), iso(leaseUntil + lostAfterMs())))) return;

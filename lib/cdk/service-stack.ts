@@ -13,7 +13,6 @@ import { ServiceTable } from './table';
 import { ServiceProcessing } from './processing';
 import { ServiceSweeper } from './sweeper';
 import { ServiceAccountUpdater } from './account-updater';
-import { ACCOUNT_UPDATER_JOB } from '../../contract/account-updater';
 import { ServiceNotifications } from './notifications';
 import { ServiceReconciliation } from './reconciliation';
 import { ServiceSeries } from './series';
@@ -29,7 +28,6 @@ import {
   StripeSecretKey,
 } from './processor';
 import type { ProcessorName } from '../../contract/processor';
-import { SERIES_JOB } from '../../contract/series';
 import { bindStateMachineIfUsed } from './access';
 import { ServiceWaf } from './waf';
 import { IdempotencyHashKey } from './idempotency-key';
@@ -168,6 +166,7 @@ export class ServiceStack extends Stack {
       forwarder: this.notifications.forwarder,
       queueKey: this.keys.queues,
       functionScope: nested.of('WebhookFunctions'),
+      scheduledScope: nested.of('ScheduledFunctions'),
     });
     this.reconciliation = new ServiceReconciliation(this, 'Reconciliation', {
       stage,
@@ -175,19 +174,18 @@ export class ServiceStack extends Stack {
       alarmTopic: this.processing.alarmTopic,
       functionScope: nested.of('ScheduledFunctions'),
     });
-    // The daily series job, in the nested stack of its handler folder (`series`: ApiSeries).
+    // The daily series job and the account updater: scheduled jobs, with the others.
     this.series = new ServiceSeries(this, 'Series', {
       stage,
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,
-      functionScope: nested.of(apiStackOf(SERIES_JOB.handler)),
+      functionScope: nested.of('ScheduledFunctions'),
     });
-    // The daily account updater, in the nested stack of its handler folder (`methods`: ApiPayors).
     new ServiceAccountUpdater(this, 'AccountUpdater', {
       stage,
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,
-      functionScope: nested.of(apiStackOf(ACCOUNT_UPDATER_JOB.handler)),
+      functionScope: nested.of('ScheduledFunctions'),
     });
     this.voidOrRefund = new ServiceVoidOrRefund(this, 'VoidOrRefund', {
       stage,

@@ -3,8 +3,8 @@
  * endpoint secrets (rotation on); the webhook queue (encrypted, TLS only) with its dead-letter
  * queue, which the stream forwarder fills with one message per new event; the delivery function
  * that consumes it at a bounded concurrency (its reserved concurrency and the event source's
- * maximum); the sweep every minute; the alarms (`webhook-deliveries-failing`: failed attempts in
- * every 5 minutes of an hour; dead letters; sweep errors). Grants are least privilege: only the
+ * maximum); the recovery of lost deliveries every minute; the alarms (`webhook-deliveries-failing`: failed attempts in
+ * every 5 minutes of an hour; dead letters; recovery errors). Grants are least privilege: only the
  * create and rotate functions may encrypt, only they (to answer a retried request its secret) and
  * the delivery function may decrypt, and only the functions that send to the queue may.
  *
@@ -28,8 +28,8 @@ import type { Stage } from '../../contract/stage';
 import {
   WEBHOOK_DELIVERY_HANDLER,
   WEBHOOK_FAILURES_METRIC,
-  WEBHOOK_SWEEP_HANDLER,
-  WEBHOOK_SWEEP_INTERVAL_MINUTES,
+  WEBHOOK_RECOVERY_HANDLER,
+  WEBHOOK_RECOVERY_INTERVAL_MINUTES,
 } from '../../contract/webhooks';
 import { serviceAlarm } from './alarms';
 import { actionsOf, bindTable, grantSendMessages, readsSetting } from './access';
@@ -55,11 +55,16 @@ interface ServiceWebhooksProps {
    */
   readonly concurrency?: number;
   /**
-   * Where the delivery and sweep functions go (a nested stack of the stage); the key, the queues
+   * Where the delivery function goes (a nested stack of the stage); the key, the queues, the rule
    * and the alarms stay in this construct's stack.
    * @default - this construct
    */
   readonly functionScope?: Construct;
+  /**
+   * Where the scheduled recovery of lost deliveries goes (the stage's scheduled jobs' stack).
+   * @default - functionScope
+   */
+  readonly scheduledScope?: Construct;
 }
 
 const DELIVERY_TIMEOUT_SECONDS = 60;
@@ -77,7 +82,7 @@ export class ServiceWebhooks extends Construct {
   readonly queue: sqs.Queue;
   readonly deadLetterQueue: sqs.Queue;
   readonly deliverer: NodejsFunction;
-  readonly sweeper: NodejsFunction;
+  readonly recovery: NodejsFunction;
   readonly failingAlarm: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: ServiceWebhooksProps) {
@@ -104,7 +109,7 @@ export class ServiceWebhooks extends Construct {
     Validations.of(this.deadLetterQueue).acknowledge({
       id: 'AwsSolutions-SQS3',
       reason:
-        'This queue is itself the dead-letter queue of the webhook queue; its messages raise an alarm and stay 14 days, and their deliveries stay pending for the sweep.',
+        'This queue is itself the dead-letter queue of the webhook queue; its messages raise an alarm and stay 14 days, and their deliveries stay pending for the recovery.',
     });
     this.queue = new sqs.Queue(this, 'WebhookQueue', {
       queueName: `${SERVICE_NAME}-${stage}-webhooks`,
@@ -139,20 +144,24 @@ export class ServiceWebhooks extends Construct {
       }),
     );
 
-    this.sweeper = new ServiceFunction(functionScope, handlerSlug(WEBHOOK_SWEEP_HANDLER), {
-      handler: WEBHOOK_SWEEP_HANDLER,
-      stage,
-      timeout: Duration.seconds(60),
-      environment: queueUrl,
-    }).fn;
-    bindTable(this.sweeper, table, WEBHOOK_SWEEP_HANDLER);
-    grantSendMessages(this.queue, this.sweeper);
+    this.recovery = new ServiceFunction(
+      props.scheduledScope ?? functionScope,
+      handlerSlug(WEBHOOK_RECOVERY_HANDLER),
+      {
+        handler: WEBHOOK_RECOVERY_HANDLER,
+        stage,
+        timeout: Duration.seconds(60),
+        environment: queueUrl,
+      },
+    ).fn;
+    bindTable(this.recovery, table, WEBHOOK_RECOVERY_HANDLER);
+    grantSendMessages(this.queue, this.recovery);
     new events.Rule(this, 'SweepEvery', {
       ruleName: `${SERVICE_NAME}-${stage}-webhook-sweep`,
       description: 'Re-enqueues webhook deliveries that are due and whose message is lost',
-      schedule: events.Schedule.rate(Duration.minutes(WEBHOOK_SWEEP_INTERVAL_MINUTES)),
+      schedule: events.Schedule.rate(Duration.minutes(WEBHOOK_RECOVERY_INTERVAL_MINUTES)),
       // A missed run is not retried: the next one, a minute later, does the same work.
-      targets: [new targets.LambdaFunction(this.sweeper, { retryAttempts: 0 })],
+      targets: [new targets.LambdaFunction(this.recovery, { retryAttempts: 0 })],
     });
 
     // The stream forwarder puts each new event on the queue (its filter admits event items).
@@ -176,12 +185,12 @@ export class ServiceWebhooks extends Construct {
     alarm(
       'webhook-dead-letters',
       this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
-      'Webhook messages the delivery function could not handle 5 times: their deliveries stay pending for the sweep (see the runbook)',
+      'Webhook messages the delivery function could not handle 5 times: their deliveries stay pending for the recovery (see the runbook)',
     );
     alarm(
       'webhook-sweep-errors',
-      this.sweeper.metricErrors({ period: Duration.minutes(15) }),
-      'The webhook sweep failed: lost delivery messages wait for its next run (see the runbook)',
+      this.recovery.metricErrors({ period: Duration.minutes(15) }),
+      'The webhook recovery failed: lost delivery messages wait for its next run (see the runbook)',
     );
   }
 

@@ -61,6 +61,26 @@ export class LocalQueue<M = unknown> implements MessageQueue<M> {
     return [];
   }
 
+  /**
+   * `message` sent `times` over and each copy received at once (invisible for `visibilityMs`), so
+   * that no poller takes them: what SQS hands out when it delivers one message more than once.
+   */
+  sendReceived(message: M, times: number, visibilityMs: number): Message[] {
+    const now = Date.now();
+    const body = JSON.stringify(message);
+    const copies = Array.from({ length: times }, () => ({
+      id: randomUUID(),
+      body,
+      visibleAt: now + visibilityMs,
+      receiveCount: 1,
+      sentAt: now,
+    }));
+    for (const copy of copies) this.messages.set(copy.id, copy);
+    if (this.journal !== undefined)
+      appendFileSync(this.journal, copies.map((sent) => `${JSON.stringify({ sent })}\n`).join(''));
+    return copies;
+  }
+
   /** Up to `max` visible messages, made invisible for `visibilityMs`. */
   receive(max: number, visibilityMs: number): Message[] {
     const now = Date.now();

@@ -270,6 +270,14 @@ export async function startLocalNotifications(
   useOutboxQueue(queue);
   const reader = startStreamReader(tableName, forwarder.handler, deadLetters, durableDir);
   const poller = startQueuePoller(queue, notifier.handler, localQueueOptions(), deadLetters);
+  // Local-only, for the tests of a duplicate delivery: a message handed to the notifier several
+  // times at once, and the messages still on the queue (a copy put back for later among them).
+  const redeliver: LocalRoute = async (_req, body) => {
+    const { message, times } = JSON.parse(body || '{}') as { message?: unknown; times?: unknown };
+    if (typeof message !== 'object' || message === null || !Number.isInteger(times) || (times as number) < 1)
+      return { status: 400, body: { message: 'body: {"message": {...}, "times": <1 or more>}' } };
+    return { status: 200, body: await poller.redeliver(message as never, times as number) };
+  };
   const state: LocalRoute = async () => {
     const caughtUpAt = reader.caughtUpAt();
     return {
@@ -281,7 +289,10 @@ export async function startLocalNotifications(
     };
   };
   return {
-    routes: [['GET /__local/notifications', state]] as [string, LocalRoute][],
+    routes: [
+      ['GET /__local/notifications', state],
+      ['POST /__local/notifications/redeliver', redeliver],
+    ] as [string, LocalRoute][],
     async stop() {
       await reader.stop();
       await poller.stop();

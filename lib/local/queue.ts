@@ -10,6 +10,9 @@
  *   list (`GET /__local/dlq`, like the stream's on-failure destination);
  * - the others are deleted.
  *
+ * `redeliver` hands one message to `times` invocations at once, as SQS's at-least-once delivery
+ * may (the tests of a duplicate delivery, through `POST /__local/notifications/redeliver`).
+ *
  * The notifier's own pacing (EMAIL_SEND_RATE) applies unchanged: its invocations share this
  * process, so the runtime runs them as one container (EMAIL_SEND_CONCURRENCY=1).
  * The queue itself is lib/local/local-queue.ts.
@@ -63,7 +66,7 @@ export function startQueuePoller<M>(
   let running = true;
   const visibilityMs = options.visibilityTimeoutSeconds * 1000;
 
-  const invoke = async (batch: Message[]) => {
+  const invoke = async (batch: Message[]): Promise<number> => {
     let failed: Set<string>;
     let reason = 'reported as failed by the handler';
     try {
@@ -83,6 +86,7 @@ export function startQueuePoller<M>(
         console.error(`local queue: message ${message.body} sent to the dead-letter list: ${reason}`);
       }
     }
+    return failed.size;
   };
 
   const worker = async () => {
@@ -102,6 +106,15 @@ export function startQueuePoller<M>(
     async stop() {
       running = false;
       await Promise.all(workers);
+    },
+    /**
+     * `message` sent `times` over and each copy handed to its own invocation at once; how many
+     * of them the handler reported failed (each failed copy is handed out again, as any message).
+     */
+    async redeliver(message: M, times: number): Promise<{ failed: number }> {
+      const copies = queue.sendReceived(message, times, visibilityMs);
+      const failed = await Promise.all(copies.map((copy) => invoke([copy])));
+      return { failed: failed.reduce((a, b) => a + b, 0) };
     },
   };
 }

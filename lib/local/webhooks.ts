@@ -2,7 +2,7 @@
  * Local webhooks, as in the cloud (lib/cdk/webhooks.ts): the stream forwarder (started with the
  * e-mail stand-ins) puts each new event on the webhook queue, an in-process queue here
  * (lib/local/queue.ts) that invokes the delivery function's own handler at a bounded concurrency;
- * a timer runs the webhook sweep every LOCAL_WEBHOOK_SWEEP_SECONDS (60; 0: none) and
+ * a timer runs the webhook recovery every LOCAL_WEBHOOK_SWEEP_SECONDS (60; 0: none) and
  * `POST /__local/webhooks/sweep` runs it now. Secrets are sealed with a key file in the data
  * directory (made on first start, readable by its owner only); WEBHOOK_ALLOW_LOOPBACK lets
  * endpoints on 127.0.0.1 and localhost receive them. `GET /__local/webhooks` lists every delivery
@@ -14,13 +14,13 @@ import { join } from 'node:path';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { WEBHOOK_DELIVERY_HANDLER, WEBHOOK_SWEEP_HANDLER } from '../../contract/webhooks';
+import { WEBHOOK_DELIVERY_HANDLER, WEBHOOK_RECOVERY_HANDLER } from '../../contract/webhooks';
 import type { DeadLetter } from './dead-letters';
 import { invokeAs, type LocalRoute } from './http-server';
 import { LocalQueue, startQueuePoller } from './queue';
 
 type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
-type SweepHandler = (input: unknown, context: Context) => Promise<unknown>;
+type RecoveryHandler = (input: unknown, context: Context) => Promise<unknown>;
 
 /** The environment of the functions locally: a key file for secrets, loopback endpoints allowed. */
 export function localWebhookEnv(dataDir: string): Record<string, string> {
@@ -43,7 +43,9 @@ const localQueueOptions = () => ({
 export async function startLocalWebhooks(tableName: string, deadLetters: DeadLetter[], durableDir?: string) {
   const { useWebhookQueue } = await import('../../lambdas/shared/webhook-queue');
   const deliver = (await import(`../../lambdas/${WEBHOOK_DELIVERY_HANDLER}`)) as { handler: QueueHandler };
-  const sweep = (await import(`../../lambdas/${WEBHOOK_SWEEP_HANDLER}`)) as { handler: SweepHandler };
+  const recovery = (await import(`../../lambdas/${WEBHOOK_RECOVERY_HANDLER}`)) as {
+    handler: RecoveryHandler;
+  };
   const queue = new LocalQueue<import('../../lambdas/shared/webhook-queue').WebhookMessage>(
     'webhooks',
     durableDir && join(durableDir, 'queue-webhooks.jsonl'),
@@ -51,13 +53,15 @@ export async function startLocalWebhooks(tableName: string, deadLetters: DeadLet
   useWebhookQueue(queue);
   const poller = startQueuePoller(queue, deliver.handler, localQueueOptions(), deadLetters);
 
-  const runSweep = () =>
-    invokeAs('WebhookSweep', 60_000, (context) => sweep.handler({ time: new Date().toISOString() }, context));
+  const runRecovery = () =>
+    invokeAs('WebhookRecovery', 60_000, (context) =>
+      recovery.handler({ time: new Date().toISOString() }, context),
+    );
   const seconds = Number(process.env.LOCAL_WEBHOOK_SWEEP_SECONDS ?? 60);
   const timer =
     seconds > 0
       ? setInterval(() => {
-          runSweep().catch((error: unknown) => console.error('local webhook sweep failed', error));
+          runRecovery().catch((error: unknown) => console.error('local webhook recovery failed', error));
         }, seconds * 1000)
       : undefined;
   timer?.unref();
@@ -103,7 +107,7 @@ export async function startLocalWebhooks(tableName: string, deadLetters: DeadLet
   };
   const routes: [string, LocalRoute][] = [
     ['GET /__local/webhooks', list],
-    ['POST /__local/webhooks/sweep', async () => ({ status: 200, body: await runSweep() })],
+    ['POST /__local/webhooks/sweep', async () => ({ status: 200, body: await runRecovery() })],
   ];
   return {
     routes,

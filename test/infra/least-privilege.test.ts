@@ -63,10 +63,10 @@ test('lib/cdk/function-access.json is what the functions’ code does (npm run a
 test('the analysis reads a read-only POST as read-only and tells settle-now from the triggers', () => {
   expect(routeList.find((r) => r.handler === 'payors/bulk-search-payors')?.method).toBe('POST');
   expect(analysis['payors/bulk-search-payors']?.actions).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
-  expect(analysis['processing/settle-now']?.actions.filter((a) => a.startsWith('states:'))).toEqual([]);
-  expect(analysis['processing/trigger-group']?.actions).toContain('states:StartExecution');
+  expect(analysis['triggers/settle-now']?.actions.filter((a) => a.startsWith('states:'))).toEqual([]);
+  expect(analysis['triggers/process-group']?.actions).toContain('states:StartExecution');
   // Its route takes an Idempotency-Key: it reads the key's hash key too.
-  expect(analysis['processing/trigger-group']?.settings).toEqual(['idempotencyHashKey', 'stateMachineArn']);
+  expect(analysis['triggers/process-group']?.settings).toEqual(['idempotencyHashKey', 'stateMachineArn']);
 });
 
 test('defect "GET handlers held write actions through the idempotency store": its writes are for routes that declare idempotency', () => {
@@ -232,9 +232,9 @@ describe.each(['dev', 'prod'] as Stage[])('ScheduledPayments-%s', (stage) => {
       .filter((h) => everyFunction().some((f) => f.handler === h))
       .sort();
     expect(starters).toEqual(expected);
-    expect(starters).not.toContain('processing/settle-now');
-    if (stage === 'dev') expect(starters).toEqual(expect.arrayContaining(['processing/trigger-group']));
-    else expect(starters).not.toContain('processing/trigger-group');
+    expect(starters).not.toContain('triggers/settle-now');
+    if (stage === 'dev') expect(starters).toEqual(expect.arrayContaining(['triggers/process-group']));
+    else expect(starters).not.toContain('triggers/process-group');
   });
 
   describe('no function can write the merchant registry, a grant or the audit trail', () => {

@@ -2,11 +2,15 @@
  * Webhooks in the cloud (issue 18, lib/cdk/webhooks.ts): the KMS key of the secrets (customer
  * managed, rotation on, kept in prod), granted to the create and rotate functions (encrypt) and the
  * delivery function (decrypt) only; the webhook queue (encrypted, TLS only, dead-letter queue); the
- * delivery function at a bounded concurrency; the sweep every minute; the alarms.
+ * delivery function at a bounded concurrency; the recovery of lost deliveries every minute; the alarms.
  */
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { Stage } from '#contract/stage';
-import { WEBHOOK_DELIVERY_HANDLER, WEBHOOK_FAILURES_METRIC, WEBHOOK_SWEEP_HANDLER } from '#contract/webhooks';
+import {
+  WEBHOOK_DELIVERY_HANDLER,
+  WEBHOOK_FAILURES_METRIC,
+  WEBHOOK_RECOVERY_HANDLER,
+} from '#contract/webhooks';
 import {
   actionsOf,
   flatten,
@@ -120,21 +124,21 @@ describe.each(['dev', 'prod'] as const)('webhooks (%s)', (stage: Stage) => {
     ]);
   });
 
-  it('sweeps every minute with the table and the queue, nothing else', () => {
-    const [id, sweep] = fn(WEBHOOK_SWEEP_HANDLER);
+  it('recovers lost deliveries every minute with the table and the queue, nothing else', () => {
+    const [id, recovery] = fn(WEBHOOK_RECOVERY_HANDLER);
     const rules = Object.values(resourcesOf(template, 'AWS::Events::Rule')).filter((r) =>
       ((props(r).Targets ?? []) as { Arn: unknown }[]).some((t) => flatten(t.Arn) === `\${${id}.Arn}`),
     );
     expect(rules.map((r) => props(r).ScheduleExpression)).toEqual(['rate(1 minute)']);
     // Prod's table and queues keys go with the table and the queue (kms.test.ts).
-    const actions = roleStatements(template, roleIdOf(sweep))
+    const actions = roleStatements(template, roleIdOf(recovery))
       .filter((s) => !isDataKeyStatement(s))
       .flatMap(actionsOf);
     expect(actions.filter((a) => !/^(dynamodb|sqs|xray):/.test(a))).toEqual([]);
     expect(actions).toContain('sqs:SendMessage');
   });
 
-  it('alarms when attempts failed in every 5 minutes of an hour, on dead letters and on sweep errors', () => {
+  it('alarms when attempts failed in every 5 minutes of an hour, on dead letters and on recovery errors', () => {
     const alarm = (name: string) =>
       props(byName('AWS::CloudWatch::Alarm', 'AlarmName', `scheduled-payments-${stage}-${name}`)[1]);
     expect(alarm('webhook-deliveries-failing')).toMatchObject({

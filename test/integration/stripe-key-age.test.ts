@@ -16,6 +16,7 @@ import {
   stripeOnStandIn,
   type StripeOnStandIn,
 } from '#support/stripe-stand-in';
+import { clockAt } from '#support/clock';
 
 let env: StripeOnStandIn;
 beforeAll(async () => {
@@ -28,25 +29,6 @@ afterEach(() => {
 });
 
 const HOUR = 3600_000;
-/** Moves the service's clock (Date only: timers and sockets run on). */
-function clockAt(ms: number): void {
-  jest.useFakeTimers({
-    now: ms,
-    doNotFake: [
-      'setTimeout',
-      'clearTimeout',
-      'setInterval',
-      'clearInterval',
-      'setImmediate',
-      'clearImmediate',
-      'nextTick',
-      'queueMicrotask',
-      'hrtime',
-      'performance',
-    ],
-  });
-}
-
 let keys = 0;
 async function aSale(number = '4242424242424242', amountCents = 2500): Promise<SaleRequest> {
   const { token } = await env.processor.tokenize(cardOf(number));

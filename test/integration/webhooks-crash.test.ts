@@ -5,7 +5,7 @@
  * chosen write, so nothing after it happens (the batch's messages are never sent; the message
  * being handled comes back after the queue's visibility timeout, or is lost outright). Then the
  * service carries on as it would after a restart: the queue hands the message out again and the
- * webhook sweep finds the deliveries whose message never came.
+ * webhook recovery finds the deliveries whose message never came.
  *
  * What must hold: a change and its event are written together or not at all (a crash before the
  * transaction leaves neither, after it both, once); every event written reaches every endpoint
@@ -14,7 +14,7 @@
 import { createGroup, updateGroup } from '#core/groups';
 import { Batch, LOST_AFTER_MS } from '#core/webhook-batch';
 import { handleMessage } from '#core/webhook-delivery';
-import { sweepDue } from '#core/webhook-recovery';
+import { recoverDeliveries } from '#core/webhook-recovery';
 import { createEndpoint } from '#core/webhooks';
 import type { ServiceEvent } from '#domain/events';
 import { ddb } from '#shared/ddb';
@@ -106,13 +106,13 @@ async function pump(limit = 200): Promise<void> {
 }
 
 /**
- * Runs the queue dry, then the sweep once every pending delivery's checkAt has passed (a lease
+ * Runs the queue dry, then the recovery once every pending delivery's checkAt has passed (a lease
  * and LOST_AFTER_MS), and the queue again.
  */
 async function settle(): Promise<void> {
   await pump();
   clock += LOST_AFTER_MS + 60_000;
-  await sweepDue(new Date(clock));
+  await recoverDeliveries(new Date(clock));
   await pump();
 }
 
@@ -185,7 +185,7 @@ test('a crash just before the change is written leaves neither change nor event;
     expect(delivered(r).filter((x) => x.event.objectId === groupId)).toHaveLength(2);
 });
 
-test("a crash after the receiver's 2xx, before its answer is recorded: the sweep sends it again with the same webhook-id, then the object's next event", async () => {
+test("a crash after the receiver's 2xx, before its answer is recorded: the recovery sends it again with the same webhook-id, then the object's next event", async () => {
   const groupId = await aGroup();
   await updateGroup(groupId, MID, { scheduleHour: 20 }, new Date(clock));
   const events = await eventsOf(groupId);
@@ -213,7 +213,7 @@ test("a crash after the receiver's 2xx, before its answer is recorded: the sweep
   for (const m of messages) if (m !== mine) queue.push(m);
   await pump();
   expect(delivered(first).filter((x) => x.id === events[1]!.id)).toHaveLength(0);
-  expect(await sweepDue(new Date(clock))).toEqual({ enqueued: 0 }); // its lease and checkAt still run
+  expect(await recoverDeliveries(new Date(clock))).toEqual({ enqueued: 0 }); // its lease and checkAt still run
   await settle();
 
   expectDelivered(groupId, events);
@@ -246,7 +246,7 @@ test("a crash in the fan-out between two endpoints' deliveries: the message agai
     expect(delivered(r).filter((x) => x.event.objectId === groupId)).toHaveLength(1);
 });
 
-test('a crash of the sweep after it moved checkAt on, before sending: the next sweep sends it', async () => {
+test('a crash of the recovery after it moved checkAt on, before sending: its next run sends it', async () => {
   const groupId = await aGroup();
   const [event] = await eventsOf(groupId);
   await handle(eventMessage(event!));
@@ -254,7 +254,7 @@ test('a crash of the sweep after it moved checkAt on, before sending: the next s
   clock += LOST_AFTER_MS + 1000;
   let touches = 0;
   const crash = injectCrash(ddb(), 'UpdateItemCommand', 'after', () => ++touches === 1);
-  await expect(sweepDue(new Date(clock))).rejects.toThrow(CrashError);
+  await expect(recoverDeliveries(new Date(clock))).rejects.toThrow(CrashError);
   expect(crash.crashed).toBe(1);
   expect(queue).toEqual([]);
   await settle();

@@ -2,7 +2,7 @@
  * Webhooks on DynamoDB Local with a real receiver on loopback (issue 18): the endpoint limit under
  * concurrent creates, the address rules of the cloud configuration (a host resolving to 127.0.0.1
  * through an injected resolver, refused at create and before an attempt), and the delivery flow
- * driven message by message on a test clock: a lost message recovered by the sweep, an event that
+ * driven message by message on a test clock: a lost message recovered by the webhook recovery, an event that
  * arrives before its predecessor waits for it, a message handled twice makes one attempt.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { reloadConfigForTests } from '#shared/config';
 import { useWebhookQueue, type QueuedWebhookMessage, type EventMessage } from '#shared/webhook-queue';
 import { Batch, lostAfterMs } from '#core/webhook-batch';
 import { handleMessage } from '#core/webhook-delivery';
-import { sweepDue } from '#core/webhook-recovery';
+import { recoverDeliveries } from '#core/webhook-recovery';
 import { checkTarget, useResolver } from '#core/webhook-target';
 import { createEndpoint, listEndpoints, updateEndpoint } from '#core/webhooks';
 import { BadRequestError } from '#shared/errors';
@@ -222,19 +222,19 @@ describe('delivery, message by message', () => {
     hooks.secrets = [created.secret];
   });
 
-  test('a lost message is sent again by the sweep once its checkAt has passed', async () => {
+  test('a lost message is sent again by the webhook recovery once its checkAt has passed', async () => {
     const event = await writeEvent(randomUUID(), 1);
     queue.push({ message: eventMessage(event), at: clock });
     await pump(1); // The fan-out only: the delivery's message is now queued...
     expect(queue).toHaveLength(1);
     queue.length = 0; // ...and lost.
-    expect(await sweepDue(new Date(clock))).toEqual({ enqueued: 0 });
+    expect(await recoverDeliveries(new Date(clock))).toEqual({ enqueued: 0 });
     // Past its checkAt (LOST_AFTER_MS at this file's scale: a second). Not the unscaled 5 minutes:
     // the receiver checks the signature's timestamp against its own clock (5 minutes' tolerance),
     // and a delivery signed 5 min 1 s ahead of it failed whenever the file reached this test within
     // a second of loading.
     clock += lostAfterMs() + 1000;
-    expect((await sweepDue(new Date(clock))).enqueued).toBeGreaterThanOrEqual(1);
+    expect((await recoverDeliveries(new Date(clock))).enqueued).toBeGreaterThanOrEqual(1);
     await pump();
     expect(delivered(hooks, '/it').filter((r) => r.id === event.id)).toHaveLength(1);
     expect(delivered(hooks, '/it').every((r) => r.verified)).toBe(true);
@@ -397,7 +397,7 @@ describe('the breaker', () => {
     await pump();
     await endpoints.holdUntil(BREAKER_MID, endpointId, hour, new Date(clock + 7_200_000).toISOString());
     clock += 3_601_000;
-    expect((await sweepDue(new Date(clock))).enqueued).toBeGreaterThanOrEqual(1);
+    expect((await recoverDeliveries(new Date(clock))).enqueued).toBeGreaterThanOrEqual(1);
     await pump();
     const d = await webhookDeliveryStore().get({
       webhookEndpointId: endpointId,

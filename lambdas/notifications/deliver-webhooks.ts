@@ -4,8 +4,8 @@
  * replay page (core/webhook-delivery.ts); the messages they lead to (deliveries, retries with a
  * delay) are sent after the batch. A message whose handling broke (the table unreachable) is
  * reported failed: SQS hands it out again, and after maxReceiveCount moves it to the dead-letter
- * queue (alarmed); its delivery stays pending and the sweep enqueues it again. A message of the
- * batch that could not be sent needs nothing: its delivery is on the due index, for the sweep.
+ * queue (alarmed); its delivery stays pending and the recovery enqueues it again. A message of the
+ * batch that could not be sent needs nothing: its delivery is on the due index, for the recovery.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { Batch, emitMetric } from '#core/webhook-batch';
@@ -30,7 +30,7 @@ export const handler = taskHandler(async (event: SQSEvent): Promise<SQSBatchResp
   });
   const notQueued = await webhookQueue().send(batch.messages);
   if (notQueued.length > 0)
-    logger.warn('webhook messages not enqueued; the sweep enqueues their deliveries', {
+    logger.warn('webhook messages not enqueued; the recovery enqueues their deliveries', {
       notQueued: notQueued.length,
     });
   emitMetric(batch);
