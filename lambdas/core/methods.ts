@@ -2,7 +2,7 @@
 import type { MethodInput } from '#contract/schemas/payors';
 import { byProcessorToken, newMethod, parseMethodInput, type SavedMethod } from '#domain/payors';
 import { newId } from '#shared/ids';
-import { paymentProcessor } from '#processor/index';
+import { paymentProcessor } from '#core/processor';
 import { ProcessorUnavailableError, type VaultedAccount } from '#processor/processor';
 
 /** What the processor vaults: the numbers, or its own token; a bank account with its mandate. */

@@ -16,7 +16,7 @@ import { BadRequestError } from '#shared/errors';
 import { declineOf } from '#domain/declines';
 import { isUnusable, parseProfileId } from '#domain/payors';
 import { PENDING_CODE, PENDING_MESSAGE, type Transaction } from '#domain/transactions';
-import { paymentProcessor, processorTiming } from '#processor/index';
+import { paymentProcessor, processorTiming } from '#core/processor';
 import { ProcessorUnavailableError, type SaleResult } from '#processor/processor';
 import { methodStore } from '#store/methods';
 import { logger } from '#shared/logger';

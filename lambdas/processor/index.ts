@@ -13,11 +13,21 @@ import { config, type FunctionConfig } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { nextCutoff } from './cut-offs';
 import type { PaymentProcessor } from './processor';
+import type { ConnectedAccounts } from './stripe/accounts';
 import { SandboxProcessor } from './sandbox';
 import { withProcessorTimeout } from './timeout';
 
+/**
+ * What the service hands an adapter from outside processor/ (the composition root,
+ * lambdas/core/processor.ts): the merchants' accounts at a processor that keeps one per merchant,
+ * as the merchant registry maps them (Stripe's connected accounts).
+ */
+export interface ProcessorPorts {
+  merchantAccounts: (processor: ProcessorName) => ConnectedAccounts;
+}
+
 interface Adapter {
-  create: (config: FunctionConfig) => PaymentProcessor;
+  create: (config: FunctionConfig, ports: ProcessorPorts) => PaymentProcessor;
 }
 
 /**
@@ -60,9 +70,9 @@ const adapters: Readonly<Partial<Record<ProcessorName, Adapter>>> = {
   }),
   ...((process.env.PROCESSOR_BUNDLE ?? 'stripe') === 'stripe' && {
     stripe: {
-      create: (c: FunctionConfig) =>
+      create: (c: FunctionConfig, ports: ProcessorPorts) =>
         loadedOnUse(
-          async () => (await import('./stripe/adapter')).stripeProcessor(c),
+          async () => (await import('./stripe/adapter')).stripeProcessor(c, ports.merchantAccounts('stripe')),
           (at) => nextCutoff(at, c.settlement),
           // The test clock of a test-mode stage: the service's own cut-offs (stripe/stripe-processor.ts).
           c.stripeMode === 'test',
@@ -86,10 +96,14 @@ export const processorTiming = () => PROCESSOR_TIMING[parseProcessor(config().pr
 
 let processor: PaymentProcessor | undefined;
 
-export function paymentProcessor(): PaymentProcessor {
+/**
+ * The configured processor, made once with the service's ports (core/processor.ts gives them; the
+ * rest of the service asks core/ for the processor, never this module directly).
+ */
+export function configuredProcessor(ports: ProcessorPorts): PaymentProcessor {
   // Every call is bounded by its adapter's own timeout, below the function's (timeout.ts).
   const adapter = adapterOf(config().processor);
-  processor ??= withProcessorTimeout(adapter.create(config()), processorTiming().callMs);
+  processor ??= withProcessorTimeout(adapter.create(config(), ports), processorTiming().callMs);
   return processor;
 }
 

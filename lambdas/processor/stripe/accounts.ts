@@ -1,8 +1,8 @@
 /**
  * Which Stripe connected account (Stripe Connect, direct charges) holds each merchant's
- * customers and charges. The merchant registry keeps the mapping (store/processor-accounts.ts;
- * read here by registry-accounts.ts); tests give a fixed one. A merchant without an account cannot
- * be charged through Stripe.
+ * customers and charges. The merchant registry keeps the mapping (store/processor-accounts.ts
+ * writes it; store/merchant-accounts.ts reads it, handed to the adapter by core/processor.ts);
+ * tests give a fixed one. A merchant without an account cannot be charged through Stripe.
  */
 export interface ConnectedAccounts {
   /** The merchant's account (`acct_...`), or undefined when it has none. */

@@ -2,17 +2,17 @@
  * The Stripe processor as a function's configuration makes it (PROCESSOR=stripe;
  * lambdas/processor/index.ts loads this module only then): the secret key read once from where
  * STRIPE_SECRET_KEY names it (Secrets Manager in the cloud), checked against the stage's mode
- * (STRIPE_MODE), the merchants' connected accounts from the registry, the service's cut-offs.
+ * (STRIPE_MODE), the merchants' connected accounts as the service hands them (the registry's,
+ * through core/processor.ts), the service's cut-offs.
  * Until the key is read nothing is asked of Stripe; a key that cannot be read, or is of the wrong
  * mode, leaves the processor unavailable (never a charge with the wrong key).
  */
 import { ProcessorUnavailableError } from '#processor/processor';
 import type { FunctionConfig } from '#shared/config';
 import { needed } from '#shared/config';
-import { ddb } from '#shared/ddb';
 import { readSecretSetting } from '#shared/secret-setting';
 import { stripeClient } from './client';
-import { registryAccounts } from './registry-accounts';
+import type { ConnectedAccounts } from './accounts';
 import { StripeProcessor } from './stripe-processor';
 
 /** What a key of each mode starts with: a secret key, or a restricted key (docs/operating.md). */
@@ -25,7 +25,7 @@ function apiOf(address: string): { host: string; port: number; protocol: 'http' 
   return { host: url.hostname, port: Number(url.port || (protocol === 'https' ? 443 : 80)), protocol };
 }
 
-async function load(c: FunctionConfig): Promise<StripeProcessor> {
+async function load(c: FunctionConfig, accounts: ConnectedAccounts): Promise<StripeProcessor> {
   let secretKey: string;
   try {
     secretKey = await readSecretSetting(needed('stripeSecretKey'), 'STRIPE_SECRET_KEY');
@@ -44,11 +44,12 @@ async function load(c: FunctionConfig): Promise<StripeProcessor> {
       secretKey,
       ...(c.stripeApi !== undefined && { api: apiOf(c.stripeApi) }),
     }),
-    accounts: registryAccounts(ddb(), c.tableName),
+    accounts,
     schedule: c.settlement,
     testClock: c.stripeMode === 'test',
   });
 }
 
 /** The Stripe processor of this configuration (its key read, its mode checked). */
-export const stripeProcessor = (c: FunctionConfig): Promise<StripeProcessor> => load(c);
+export const stripeProcessor = (c: FunctionConfig, accounts: ConnectedAccounts): Promise<StripeProcessor> =>
+  load(c, accounts);
