@@ -95,7 +95,12 @@ function target(values: { local?: boolean; stage?: string }): {
     return { client: new DynamoDBClient({}), table: tableName(stage), where: `stage ${stage}`, env };
   }
   const dataDir = process.env.DATA_DIR ?? '.data';
-  let runtime: { dynamodbEndpoint: string; tableName: string; settlement?: Record<string, string> };
+  let runtime: {
+    dynamodbEndpoint: string;
+    tableName: string;
+    settlement?: Record<string, string>;
+    processorEnv?: Record<string, string>;
+  };
   try {
     runtime = JSON.parse(readFileSync(runtimeFile(dataDir), 'utf8'));
   } catch {
@@ -118,6 +123,8 @@ function target(values: { local?: boolean; stage?: string }): {
     // The runtime's settlement schedule (SANDBOX_SETTLEMENT_SECONDS), so that a sale the sweeper
     // heals gets the cut-off the runtime's own handlers would give it.
     ...runtime.settlement,
+    // The runtime's processor when it is not the sandbox (PROCESSOR=stripe: the stand-in's address and key).
+    ...runtime.processorEnv,
   };
   return { client, table: runtime.tableName, where: `local runtime (${runtime.dynamodbEndpoint})`, env };
 }
