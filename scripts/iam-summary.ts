@@ -162,6 +162,7 @@ async function stageResources(stage: Stage): Promise<Json> {
       prodAccount: '222222222222',
       region: 'eu-west-1',
       senderAddress: 'payments@payments.example.org',
+      prodProcessor: 'sandbox',
     }),
   };
   const [stack] = addServiceStacks(new App({ context }));

@@ -15,7 +15,7 @@
 import { accountUpdated, makesUnusable, type AccountChange } from '#domain/account-updates';
 import { accountUpdateOutboxId, type OutboxItem } from '#domain/notifications';
 import { methodEvent } from '#domain/payors';
-import { paymentProcessor } from '#processor/index';
+import { paymentProcessor } from '#core/processor';
 import type { AccountUpdate } from '#processor/processor';
 import { logger } from '#shared/logger';
 import { PAYOR, withOptimisticRetry } from '#shared/optimistic-concurrency';

@@ -8,7 +8,7 @@
  */
 import { config } from '#shared/config';
 import { ddb } from '#shared/ddb';
-import { paymentProcessor } from '#processor/index';
+import { paymentProcessor } from '#core/processor';
 import type { PaymentProcessor } from '#processor/processor';
 import { refundIdOfKey, saleIdOfKey } from '#domain/processor-keys';
 import { ReconciliationRecords } from '#store/reconciliation';

@@ -9,7 +9,7 @@ import { reversalEventType } from '#domain/groups';
 import { fromCents } from '#domain/money';
 import { processorKeys } from '#domain/processor-keys';
 import type { Refund, Transaction } from '#domain/transactions';
-import { paymentProcessor } from '#processor/index';
+import { paymentProcessor } from '#core/processor';
 import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { paymentStore } from '#store/payments';
 import { transactionStore } from '#store/transactions';

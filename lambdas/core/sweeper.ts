@@ -16,7 +16,7 @@
  * here), and a retry of the request then resumes the claim onto the settled record.
  */
 import { ProcessorUnavailableError } from '#processor/processor';
-import { paymentProcessor } from '#processor/index';
+import { paymentProcessor } from '#core/processor';
 import { mapLimit } from '#shared/concurrency';
 import { ServiceError } from '#shared/errors';
 import { logger } from '#shared/logger';

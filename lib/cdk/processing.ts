@@ -30,6 +30,7 @@ import type { Stage } from '../../contract/stage';
 import { bindStateMachineIfUsed, bindTable } from './access';
 import { handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 import { TaskStateMachine } from './task-state-machine';
+import { batchTimeoutSecondsOf } from './processor';
 
 interface ServiceProcessingProps {
   readonly stage: Stage;
@@ -65,12 +66,16 @@ interface ServiceProcessingProps {
  */
 const TASK_SETTINGS: Record<string, { timeout: Duration; memorySize: number }> = {
   'process-group/begin-group': { timeout: Duration.minutes(2), memorySize: 512 },
+  // At the sandbox: 2 minutes; at another processor, its own (CHARGING_BATCHES).
   'process-group/authorize-first-batch': { timeout: Duration.minutes(2), memorySize: 1024 },
   'process-group/authorize-batch': { timeout: Duration.minutes(2), memorySize: 1024 },
   'process-group/fail-batch': { timeout: Duration.minutes(2), memorySize: 512 },
   // One page of receipts (RECEIPTS_PAGE_SIZE, 500), 16 at once: about 32 rounds of two table calls.
   'process-group/emit-receipts': { timeout: Duration.minutes(2), memorySize: 512 },
 };
+
+/** The tasks that charge: their timeout is their stage's processor's (batchTimeoutSecondsOf). */
+const CHARGING_BATCHES = ['process-group/authorize-first-batch', 'process-group/authorize-batch'];
 
 export class ServiceProcessing extends TaskStateMachine {
   readonly scheduler: NodejsFunction;
@@ -90,6 +95,10 @@ export class ServiceProcessing extends TaskStateMachine {
       tasks: processGroupTasks,
       settingsOf: (task) => ({
         ...(TASK_SETTINGS[task.handler] ?? { timeout: Duration.seconds(30) }),
+        // The batches that charge take as long as the stage's processor needs (contract/processor.ts).
+        ...(CHARGING_BATCHES.includes(task.handler) && {
+          timeout: Duration.seconds(batchTimeoutSecondsOf(scope)),
+        }),
         reservedConcurrency: PROCESSING_CONCURRENCY[stage][task.handler],
       }),
       // Production waits for the cut-off; other stages poll, honouring the test clock.

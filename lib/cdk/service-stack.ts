@@ -21,7 +21,13 @@ import { ServiceVoidOrRefund } from './void-or-refund';
 import { ServiceWebhooks } from './webhooks';
 import { addNagSuppressions } from './nag';
 import { apiStackOf, NestedStacks } from './stacks';
-import { SETTLEMENT_PERIOD_CONTEXT } from './processor';
+import {
+  PROCESSOR_CONTEXT,
+  PROCESSOR_RATE_CONTEXT,
+  SETTLEMENT_PERIOD_CONTEXT,
+  StripeSecretKey,
+} from './processor';
+import type { ProcessorName } from '../../contract/processor';
 import { bindStateMachineIfUsed } from './access';
 import { ServiceWaf } from './waf';
 import { IdempotencyHashKey } from './idempotency-key';
@@ -58,10 +64,24 @@ interface ServiceStackProps extends StackProps {
    * @default 3600
    */
   readonly settlementPeriodSeconds?: number;
+  /**
+   * The stage's payment processor (lib/cdk/processor.ts; lib/cdk/app.ts reads it from the
+   * context and refuses prod on the sandbox unless asked for explicitly).
+   * @default 'sandbox'
+   */
+  readonly processor?: ProcessorName;
+  /**
+   * The stage's processor rate (`PROCESSOR_RATE`, charges a second); e.g. the rate Stripe raised
+   * the account's limits to.
+   * @default - the processor's (contract/processor.ts DEFAULT_PROCESSOR_RATE)
+   */
+  readonly processorRate?: number;
 }
 
 export class ServiceStack extends Stack {
   readonly stage: Stage;
+  /** The stage's payment processor. */
+  readonly processor: ProcessorName;
   readonly table: ServiceTable;
   /** The customer-managed keys at rest (prod; none in dev: lib/cdk/keys.ts). */
   readonly keys: ServiceKeys;
@@ -88,6 +108,8 @@ export class ServiceStack extends Stack {
       configureFunction,
       senderAddress,
       settlementPeriodSeconds,
+      processor,
+      processorRate,
       ...stackProps
     } = props;
     super(scope, id, {
@@ -99,10 +121,16 @@ export class ServiceStack extends Stack {
     // Read by bindProcessor; context must be set before any child exists.
     if (settlementPeriodSeconds !== undefined)
       this.node.setContext(SETTLEMENT_PERIOD_CONTEXT, settlementPeriodSeconds);
+    // Read by every function (its bundle's adapter, its timeout) and by bindProcessor.
+    this.node.setContext(PROCESSOR_CONTEXT, processor ?? 'sandbox');
+    if (processorRate !== undefined) this.node.setContext(PROCESSOR_RATE_CONTEXT, processorRate);
+    this.processor = processor ?? 'sandbox';
     Tags.of(this).add('service', SERVICE_NAME);
     Tags.of(this).add('stage', stage);
 
     this.keys = new ServiceKeys(this, 'Keys', { stage });
+    // Before any function: bindProcessor finds it here.
+    if (this.processor === 'stripe') new StripeSecretKey(this, StripeSecretKey.ID, { stage });
     this.table = new ServiceTable(this, 'Data', { stage, encryptionKey: this.keys.table });
     if (this.keys.logs !== undefined) encryptLogGroups(this, this.keys.logs);
     this.auth = new ServiceAuth(this, 'Auth', { stage, domainSuffix: authDomainSuffix });
