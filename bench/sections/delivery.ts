@@ -22,6 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { Webhook } from 'standardwebhooks';
+import { WEBHOOK_DELIVERY } from '../../contract/webhooks';
 import { sleep } from '../../lambdas/shared/clock';
 import { MID, scheduleDate, type BenchContext } from '../support/context';
 import { round } from '../support/load';
@@ -51,11 +52,61 @@ interface DeliveryResult {
   /** A payment's answer (its event's createdAt) → its webhook's first arrival, ms. */
   answerToWebhookMs: { p50: number; p99: number; max: number };
   deliveryConcurrency: number;
+  /** The runtime's event pipeline over the run (GET /__local/metrics `pipeline`, after less before). */
+  pipeline?: PipelineDelta;
   /** The machine's 1-minute load average at the trigger and at the end (others' work shows here). */
   loadAverage?: { start: number; end: number };
   measuredAt: string;
   commit?: string;
 }
+
+interface TimingJson {
+  count: number;
+  totalMs: number;
+  meanMs: number;
+  maxMs: number;
+}
+interface QueueJson {
+  sent: number;
+  messages: number;
+  waitMs: TimingJson;
+  invocationMs: TimingJson;
+}
+interface PipelineJson {
+  stream: { reads: number; records: number; readMs: TimingJson; forwardMs: TimingJson; lagMs: TimingJson };
+  queues: Record<string, QueueJson>;
+}
+/** A timing's count and mean over the run (the largest is the runtime's since it started). */
+const timingDelta = (a: TimingJson | undefined, b: TimingJson) => {
+  const count = b.count - (a?.count ?? 0);
+  const ms = b.totalMs - (a?.totalMs ?? 0);
+  return { count, meanMs: count === 0 ? 0 : round(ms / count, 1), maxMs: b.maxMs };
+};
+type PipelineDelta = ReturnType<typeof pipelineDelta>;
+function pipelineDelta(a: PipelineJson, b: PipelineJson) {
+  const qa = a.queues.webhooks;
+  const qb = b.queues.webhooks ?? {
+    sent: 0,
+    messages: 0,
+    waitMs: qa!.waitMs,
+    invocationMs: qa!.invocationMs,
+  };
+  const invocations = timingDelta(qa?.invocationMs, qb.invocationMs);
+  return {
+    streamReads: b.stream.reads - a.stream.reads,
+    streamRecords: b.stream.records - a.stream.records,
+    streamReadMs: timingDelta(a.stream.readMs, b.stream.readMs),
+    forwarderMs: timingDelta(a.stream.forwardMs, b.stream.forwardMs),
+    streamLagMs: timingDelta(a.stream.lagMs, b.stream.lagMs),
+    queueSent: qb.sent - (qa?.sent ?? 0),
+    queueWaitMs: timingDelta(qa?.waitMs, qb.waitMs),
+    invocationMs: invocations,
+    messagesPerInvocation:
+      invocations.count === 0 ? 0 : round((qb.messages - (qa?.messages ?? 0)) / invocations.count, 1),
+  };
+}
+const pipelineOf = async (ctx: BenchContext) =>
+  (await ctx.api.json<{ pipeline: PipelineJson }>('GET', '/__local/metrics', undefined, 200)).pipeline;
 
 interface Arrival {
   at: number;
@@ -175,6 +226,7 @@ async function run(ctx: BenchContext): Promise<Results> {
     }
     const before = new Set(receiver.arrivals.keys());
 
+    const pipelineBefore = await pipelineOf(ctx);
     const started = Date.now();
     const loadAtStart = loadavg()[0]!;
     const groupPath = `/rest/merchants/${MID}/groups/${group.paymentGroupId}`;
@@ -208,6 +260,7 @@ async function run(ctx: BenchContext): Promise<Results> {
     }
     // Late repeats (none expected) would show in the counts: a moment for any still in flight.
     await sleep(1000);
+    const pipeline = pipelineDelta(pipelineBefore, await pipelineOf(ctx));
 
     const events = fresh();
     const lastAt = Math.max(...events.map((e) => e.at));
@@ -233,8 +286,11 @@ async function run(ctx: BenchContext): Promise<Results> {
         p99: percentile(latencies, 99),
         max: latencies.at(-1) ?? 0,
       },
-      deliveryConcurrency: Number(process.env.LOCAL_WEBHOOK_CONCURRENCY ?? 4) || 4,
+      deliveryConcurrency:
+        Number(process.env.LOCAL_WEBHOOK_CONCURRENCY ?? WEBHOOK_DELIVERY.concurrency) ||
+        WEBHOOK_DELIVERY.concurrency,
       loadAverage: { start: round(loadAtStart, 1), end: round(loadavg()[0]!, 1) },
+      pipeline,
       measuredAt: new Date().toISOString(),
       ...(commit !== undefined && { commit }),
     };
@@ -242,6 +298,7 @@ async function run(ctx: BenchContext): Promise<Results> {
       `  delivery: ${result.events} events in ${result.seconds} s (${result.eventsPerSecond}/s); ` +
         `answer → webhook p50 ${result.answerToWebhookMs.p50} ms, p99 ${result.answerToWebhookMs.p99} ms`,
     );
+    console.log(`  delivery: pipeline ${JSON.stringify(pipeline)}`);
     return { delivery: result };
   } finally {
     if (endpointId)

@@ -76,12 +76,13 @@ afterAll(async () => {
 });
 
 /**
- * One message handled as the delivery function does. A crash kills the container: the batch's
- * messages are never sent, and the message comes back after the visibility timeout (`lost`: never
- * again, as if it went to the dead-letter queue).
+ * One message handled as the delivery function does, every delivery by a message of its own (the
+ * crash points between them). A crash kills the container: the batch's messages are never sent,
+ * and the message comes back after the visibility timeout (`lost`: never again, as if it went to
+ * the dead-letter queue).
  */
 async function handle(message: WebhookMessage, lost = false): Promise<'done' | 'crashed'> {
-  const batch = new Batch(() => new Date(clock));
+  const batch = new Batch(() => new Date(clock), false);
   try {
     await handleMessage(message, batch);
   } catch (error) {
