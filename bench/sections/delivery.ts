@@ -9,7 +9,9 @@
  * group is processed by the local state machine. Every event of the processing (group.processing,
  * one payment.approved per payment, group.processed) goes the cloud's way: the table's stream, the
  * forwarder, the webhook queue, the delivery function (LOCAL_WEBHOOK_CONCURRENCY invocations of
- * 10 messages, 4 attempts in flight per endpoint per invocation), the signed POST.
+ * 10 messages, 4 requests in flight per endpoint per invocation, an object's first event attempted by the
+ * fan-out itself), the signed POST. The runtime's event pipeline counters (GET /__local/metrics
+ * `pipeline`, lib/local/pipeline-metrics.ts) before and after say where the time went.
  *
  * Reported: events delivered per second, from the trigger to the last event's first 2xx (the
  * processing runs meanwhile and bounds it); how long delivery trails the processing (the last
@@ -325,9 +327,23 @@ function report(results: Results) {
       `\`standardwebhooks\` package. An endpoint for it (\`group.*\`, \`payment.*\`), then one group of ` +
       `${r.payments.toLocaleString('en-US')} payments processed by the local state machine: its events go the cloud's ` +
       `way (table stream, forwarder, webhook queue, delivery function at ${r.deliveryConcurrency} invocations of 10 ` +
-      `messages, 4 attempts in flight per endpoint in each, signed POST) while the processing runs. Events/s: from ` +
+      `messages, the slow lane's 2 beside them, 4 requests in flight per endpoint in each, an object's first event ` +
+      `attempted by the fan-out itself, signed POST) while the processing runs, DynamoDB Local on the JVM's first ` +
+      `tier (lib/local/dynamodb-local.ts). Events/s: from ` +
       `\`POST .../process-payments\` to the last event's first 2xx. Answer → webhook: a payment's event's \`createdAt\` ` +
-      `(written in the answer's own transaction) to its first arrival at the receiver.`,
+      `(written in the answer's own transaction) to its first arrival at the receiver.` +
+      (r.loadAverage
+        ? ` The machine's 1-minute load average was ${r.loadAverage.start} at the trigger and ${r.loadAverage.end} at ` +
+          `the end (2 cores: above 2, other work shared them).`
+        : '') +
+      (r.pipeline
+        ? ` Where the time went (the runtime's GET /__local/metrics \`pipeline\`): the stream ${r.pipeline.streamLagMs.meanMs} ms ` +
+          `behind the table on average (${r.pipeline.streamLagMs.maxMs} ms at most) in ${r.pipeline.streamReads} reads of ` +
+          `${r.pipeline.streamRecords} records (every write of the table, about ${r.pipeline.streamReadMs.meanMs} ms a read); ` +
+          `the forwarder ${r.pipeline.forwarderMs.meanMs} ms a batch; a message waited ${r.pipeline.queueWaitMs.meanMs} ms ` +
+          `on the webhook queue on average (${r.pipeline.queueWaitMs.maxMs} ms at most); an invocation of ` +
+          `${r.pipeline.messagesPerInvocation} messages took ${r.pipeline.invocationMs.meanMs} ms.`
+        : ''),
     '',
     '| events delivered | seconds (trigger → last) | events/s | processing (trigger → group.processed) | last arrival after group.processed | answer → webhook p50 / p99 / max | repeats | unverified |',
     '|---|---|---|---|---|---|---|---|',
