@@ -35,6 +35,8 @@ const PAYORS = 25;
 /** Past this the section fails rather than hold the bench. */
 const RUN_LIMIT_MS = 18 * 60_000;
 const POLL_MS = 500;
+/** The slow endpoint's answer time (`delivery-slow`). */
+const SLOW_ANSWER_MS = 2000;
 
 interface DeliveryResult {
   payments: number;
@@ -56,10 +58,22 @@ interface DeliveryResult {
   deliveryConcurrency: number;
   /** The runtime's event pipeline over the run (GET /__local/metrics `pipeline`, after less before). */
   pipeline?: PipelineDelta;
+  /** `delivery-slow`: the slow endpoint beside it. */
+  slowEndpoint?: SlowEndpointResult;
   /** The machine's 1-minute load average at the trigger and at the end (others' work shows here). */
   loadAverage?: { start: number; end: number };
   measuredAt: string;
   commit?: string;
+}
+
+/** The slow endpoint beside the measured one (`delivery-slow`), by the time the fast one had every event. */
+interface SlowEndpointResult {
+  /** Requests it was sent (2 s each, every tenth answered 500). */
+  requests: number;
+  /** Events of the run it had with a 2xx. */
+  delivered: number;
+  /** Messages the runtime put on the slow lane's queue since it started. */
+  slowLaneMessages: number;
 }
 
 interface TimingJson {
@@ -116,8 +130,11 @@ interface Arrival {
   createdAt: string;
 }
 
-/** The bench's receiver: verifies with `standardwebhooks`, answers 204, notes first arrivals. */
-async function startReceiver() {
+/**
+ * The bench's receiver: verifies with `standardwebhooks`, answers 204, notes first arrivals. A slow
+ * one (issue 36 item 2) answers every request 2 s late, and every tenth of them 500.
+ */
+async function startReceiver(slow = false) {
   const arrivals = new Map<string, Arrival>();
   const counts = { requests: 0, unverified: 0 };
   let webhook: Webhook | undefined;
@@ -140,11 +157,15 @@ async function startReceiver() {
         res.writeHead(400).end();
         return;
       }
-      if (!arrivals.has(id)) {
+      const fail = slow && counts.requests % 10 === 0;
+      if (!arrivals.has(id) && !fail) {
         const event = JSON.parse(body) as { type: string; createdAt: string };
         arrivals.set(id, { at, type: event.type, createdAt: event.createdAt });
       }
-      res.writeHead(204).end();
+      if (!slow) return void res.writeHead(204).end();
+      setTimeout(() => {
+        if (!res.destroyed) res.writeHead(fail ? 500 : 204).end();
+      }, SLOW_ANSWER_MS);
     });
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
@@ -174,13 +195,25 @@ const headCommit = (): string | undefined => {
   return `${head.stdout.trim()}${dirty.stdout.trim() === '' ? '' : ' with uncommitted changes'}`;
 };
 
-async function run(ctx: BenchContext): Promise<Results> {
+async function run(ctx: BenchContext, besideSlow = false): Promise<Results> {
   const { api } = ctx;
   const n = ctx.config.deliveryPayments;
   const commit = headCommit();
   const receiver = await startReceiver();
+  const slowReceiver = besideSlow ? await startReceiver(true) : undefined;
   let endpointId: string | undefined;
+  let slowEndpointId: string | undefined;
   try {
+    if (slowReceiver) {
+      const slow = await api.json<{ webhookEndpointId: string; secret: string }>(
+        'POST',
+        `/v1/rest/merchants/${MID}/webhook-endpoints`,
+        { url: slowReceiver.url, enabledEvents: ['group.*', 'payment.*'] },
+        201,
+      );
+      slowEndpointId = slow.webhookEndpointId;
+      slowReceiver.useSecret(slow.secret);
+    }
     const endpoint = await api.json<{ webhookEndpointId: string; secret: string }>(
       'POST',
       `/v1/rest/merchants/${MID}/webhook-endpoints`,
@@ -301,26 +334,39 @@ async function run(ctx: BenchContext): Promise<Results> {
         `answer → webhook p50 ${result.answerToWebhookMs.p50} ms, p99 ${result.answerToWebhookMs.p99} ms`,
     );
     console.log(`  delivery: pipeline ${JSON.stringify(pipeline)}`);
-    return { delivery: result };
+    if (!slowReceiver) return { delivery: result };
+    const slowLane = (await pipelineOf(ctx)).queues['webhooks-slow'];
+    const beside: SlowEndpointResult = {
+      requests: slowReceiver.counts.requests,
+      delivered: [...slowReceiver.arrivals.keys()].filter((id) => !before.has(id)).length,
+      slowLaneMessages: slowLane?.sent ?? 0,
+    };
+    console.log(`  delivery: beside a slow endpoint ${JSON.stringify(beside)}`);
+    return { deliveryBesideSlow: { ...result, slowEndpoint: beside } };
   } finally {
-    if (endpointId)
-      await api
-        .send('DELETE', `/v1/rest/merchants/${MID}/webhook-endpoints/${endpointId}`)
-        .catch(() => undefined);
+    for (const id of [endpointId, slowEndpointId])
+      if (id)
+        await api.send('DELETE', `/v1/rest/merchants/${MID}/webhook-endpoints/${id}`).catch(() => undefined);
     await receiver.close();
+    await slowReceiver?.close();
   }
 }
 
-function report(results: Results) {
-  const r = results.delivery as DeliveryResult | undefined;
+function report(results: Results, key = 'delivery') {
+  const r = results[key] as DeliveryResult | undefined;
   if (!r?.events) return undefined;
+  const slow = r.slowEndpoint;
   const l = r.answerToWebhookMs;
   const text =
     `webhooks of a ${r.payments}-payment group's processing: ${r.events} events delivered in ${r.seconds} s = ` +
     `${r.eventsPerSecond} events/s (processing ${r.processingSeconds} s; the last arrival ${r.trailingSeconds} s after ` +
     `group.processed); a payment's answer → its webhook p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms; ` +
     `${r.repeats} repeats, ${r.unverified} unverified` +
-    (r.loadAverage ? `; machine load average ${r.loadAverage.start} → ${r.loadAverage.end}` : '');
+    (r.loadAverage ? `; machine load average ${r.loadAverage.start} → ${r.loadAverage.end}` : '') +
+    (slow
+      ? `; beside a slow endpoint (2 s, every tenth 500): ${slow.requests} requests to it, ${slow.delivered} ` +
+        `delivered, ${slow.slowLaneMessages} messages on the slow lane`
+      : '');
   const markdown = [
     `Measured on ${r.measuredAt.slice(0, 10)}${r.commit ? `, code ${r.commit}` : ''}. ` +
       `A receiver on loopback (in the bench process, answering 204 at once) verifies every request with the ` +
@@ -345,6 +391,15 @@ function report(results: Results) {
           `${r.pipeline.messagesPerInvocation} messages took ${r.pipeline.invocationMs.meanMs} ms.`
         : ''),
     '',
+    ...(slow
+      ? [
+          `Beside it, on the same merchant and the same events, a slow endpoint (answering every request ` +
+            `${SLOW_ANSWER_MS / 1000} s late, every tenth 500): by the time the measured endpoint had every event, ` +
+            `it had been sent ${slow.requests} requests and had ${slow.delivered} events delivered; ` +
+            `${slow.slowLaneMessages} messages went by the slow lane. The figures below are the measured (fast) endpoint's.`,
+          '',
+        ]
+      : []),
     '| events delivered | seconds (trigger → last) | events/s | processing (trigger → group.processed) | last arrival after group.processed | answer → webhook p50 / p99 / max | repeats | unverified |',
     '|---|---|---|---|---|---|---|---|',
     `| ${r.events} | ${r.seconds} s | ${r.eventsPerSecond} | ${r.processingSeconds} s | ${r.trailingSeconds} s | ` +
@@ -359,4 +414,13 @@ export const delivery: CustomSection = {
   title: "Webhook delivery of a large group's events",
   run,
   report,
+};
+
+/** Issue 36 item 2: the same run with a slow endpoint beside the measured one. */
+export const deliveryBesideSlow: CustomSection = {
+  kind: 'custom',
+  name: 'delivery-slow',
+  title: "Webhook delivery of a large group's events beside a slow endpoint",
+  run: (ctx) => run(ctx, true),
+  report: (results) => report(results, 'deliveryBesideSlow'),
 };
