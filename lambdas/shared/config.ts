@@ -101,6 +101,8 @@ export interface FunctionConfig {
   readonly notificationQueueUrl: string | undefined;
   /** The webhook queue (the stream forwarder, the webhook functions and the delivery function write it). */
   readonly webhookQueueUrl: string | undefined;
+  /** The webhook slow lane's queue (only the delivery function writes it). */
+  readonly webhookSlowQueueUrl: string | undefined;
   /** WEBHOOK_SECRET_KEY: how webhook secrets are sealed, `kms:<key>` or `file:<path>` (shared/secret-box.ts). */
   readonly webhookSecretKey: string | undefined;
   /**
@@ -135,6 +137,7 @@ const OPTIONAL_VARIABLES = {
   sesConfigurationSet: 'SES_CONFIGURATION_SET',
   notificationQueueUrl: 'NOTIFICATION_QUEUE_URL',
   webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
+  webhookSlowQueueUrl: 'WEBHOOK_SLOW_QUEUE_URL',
   webhookSecretKey: 'WEBHOOK_SECRET_KEY',
   idempotencyHashKey: 'IDEMPOTENCY_HASH_KEY',
   /**
@@ -233,6 +236,7 @@ export function loadConfig(env: Env): FunctionConfig {
     sesConfigurationSet: text(env, OPTIONAL_VARIABLES.sesConfigurationSet),
     notificationQueueUrl: text(env, OPTIONAL_VARIABLES.notificationQueueUrl),
     webhookQueueUrl: text(env, OPTIONAL_VARIABLES.webhookQueueUrl),
+    webhookSlowQueueUrl: text(env, OPTIONAL_VARIABLES.webhookSlowQueueUrl),
     webhookSecretKey: text(env, OPTIONAL_VARIABLES.webhookSecretKey),
     idempotencyHashKey: text(env, OPTIONAL_VARIABLES.idempotencyHashKey),
     stripeSecretKey: text(env, OPTIONAL_VARIABLES.stripeSecretKey),

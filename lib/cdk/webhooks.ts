@@ -26,6 +26,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { Stage } from '../../contract/stage';
 import {
+  WEBHOOK_DELIVERY,
   WEBHOOK_DELIVERY_HANDLER,
   WEBHOOK_FAILURES_METRIC,
   WEBHOOK_RECOVERY_HANDLER,
@@ -48,10 +49,11 @@ interface ServiceWebhooksProps {
   /** The table's stream forwarder: it puts each new event on the webhook queue. */
   readonly forwarder: lambda.Function;
   /**
-   * Delivery invocations at once (the event source's maximum concurrency; the function's
-   * reserved concurrency is this plus 2, so that the source is never throttled). Each runs up to
-   * 10 attempts at once, at most 4 to one endpoint. Default: the `webhookConcurrency` context
-   * value, else 10.
+   * Delivery invocations at once on the webhook queue (its event source's maximum concurrency).
+   * The slow lane's source adds WEBHOOK_DELIVERY.slowConcurrency, and the function's reserved
+   * concurrency is both plus WEBHOOK_DELIVERY.reserveHeadroom, so that neither source is
+   * throttled. Each runs up to 10 attempts at once, at most 4 to one endpoint. Default: the
+   * `webhookConcurrency` context value, else WEBHOOK_DELIVERY.concurrency.
    */
   readonly concurrency?: number;
   /**
@@ -67,10 +69,11 @@ interface ServiceWebhooksProps {
   readonly scheduledScope?: Construct;
 }
 
-const DELIVERY_TIMEOUT_SECONDS = 60;
+const DELIVERY_TIMEOUT_SECONDS = WEBHOOK_DELIVERY.timeoutSeconds;
 
 function concurrencyOf(scope: Construct, given: number | undefined): number {
-  const raw: unknown = given ?? scope.node.tryGetContext('webhookConcurrency') ?? 10;
+  const raw: unknown =
+    given ?? scope.node.tryGetContext('webhookConcurrency') ?? WEBHOOK_DELIVERY.concurrency;
   const value = typeof raw === 'string' ? Number(raw) : raw;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 2 || value > 100)
     throw new Error(`webhookConcurrency must be an integer from 2 to 100, got "${String(raw)}"`);
@@ -80,6 +83,8 @@ function concurrencyOf(scope: Construct, given: number | undefined): number {
 export class ServiceWebhooks extends Construct {
   readonly key: kms.Key;
   readonly queue: sqs.Queue;
+  /** The slow lane: deliveries of endpoints that answer slowly, at their own concurrency. */
+  readonly slowQueue: sqs.Queue;
   readonly deadLetterQueue: sqs.Queue;
   readonly deliverer: NodejsFunction;
   readonly recovery: NodejsFunction;
@@ -118,7 +123,15 @@ export class ServiceWebhooks extends Construct {
       retentionPeriod: Duration.days(4),
       ...queueEncryption(props.queueKey),
       enforceSSL: true,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 5 },
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: WEBHOOK_DELIVERY.maxReceiveCount },
+    });
+    this.slowQueue = new sqs.Queue(this, 'WebhookSlowQueue', {
+      queueName: `${SERVICE_NAME}-${stage}-webhooks-slow`,
+      visibilityTimeout: Duration.seconds(6 * DELIVERY_TIMEOUT_SECONDS),
+      retentionPeriod: Duration.days(4),
+      ...queueEncryption(props.queueKey),
+      enforceSSL: true,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: WEBHOOK_DELIVERY.maxReceiveCount },
     });
 
     const queueUrl = { WEBHOOK_QUEUE_URL: this.queue.queueUrl };
@@ -128,21 +141,32 @@ export class ServiceWebhooks extends Construct {
       stage,
       // A batch of 10 attempts at once, each at most 10 s, with the writes around them.
       timeout: Duration.seconds(DELIVERY_TIMEOUT_SECONDS),
-      environment: { ...queueUrl, WEBHOOK_SECRET_KEY: `kms:${this.key.keyArn}` },
+      environment: {
+        ...queueUrl,
+        WEBHOOK_SLOW_QUEUE_URL: this.slowQueue.queueUrl,
+        WEBHOOK_SECRET_KEY: `kms:${this.key.keyArn}`,
+      },
     }).fn;
     bindTable(this.deliverer, table, WEBHOOK_DELIVERY_HANDLER);
     grantSendMessages(this.queue, this.deliverer);
+    grantSendMessages(this.slowQueue, this.deliverer);
     this.deliverer.addToRolePolicy(keyStatement(this.key, 'kms:Decrypt'));
-    // Bounded: one slow merchant's burst cannot take the account's concurrency.
+    // Bounded: one slow merchant's burst cannot take the account's concurrency, and a slow
+    // endpoint's attempts wait on the slow lane's invocations, not on everyone's.
     const cfn = this.deliverer.node.defaultChild as lambda.CfnFunction;
-    cfn.reservedConcurrentExecutions = concurrency + 2;
-    this.deliverer.addEventSource(
-      new SqsEventSource(this.queue, {
-        batchSize: 10,
-        maxConcurrency: concurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
+    cfn.reservedConcurrentExecutions =
+      concurrency + WEBHOOK_DELIVERY.slowConcurrency + WEBHOOK_DELIVERY.reserveHeadroom;
+    for (const [queue, maxConcurrency] of [
+      [this.queue, concurrency],
+      [this.slowQueue, WEBHOOK_DELIVERY.slowConcurrency],
+    ] as const)
+      this.deliverer.addEventSource(
+        new SqsEventSource(queue, {
+          batchSize: WEBHOOK_DELIVERY.batchSize,
+          maxConcurrency,
+          reportBatchItemFailures: true,
+        }),
+      );
 
     this.recovery = new ServiceFunction(
       props.scheduledScope ?? functionScope,

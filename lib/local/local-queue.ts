@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { MessageQueue, Queued } from '../../lambdas/shared/sqs-queue';
+import { queueMetrics } from './pipeline-metrics';
 
 export interface Message {
   id: string;
@@ -50,6 +51,7 @@ export class LocalQueue<M = unknown> implements MessageQueue<M> {
   async send(messages: Queued<M>[]): Promise<number[]> {
     const now = Date.now();
     const lines: string[] = [];
+    queueMetrics(this.name).sent += messages.length;
     for (const { message, delaySeconds } of messages) {
       const id = randomUUID();
       const body = JSON.stringify(message);
@@ -85,9 +87,11 @@ export class LocalQueue<M = unknown> implements MessageQueue<M> {
   receive(max: number, visibilityMs: number): Message[] {
     const now = Date.now();
     const taken: Message[] = [];
+    const metrics = queueMetrics(this.name);
     for (const message of this.messages.values()) {
       if (taken.length >= max) break;
       if (message.visibleAt > now) continue;
+      metrics.waitMs.add(now - message.visibleAt);
       message.visibleAt = now + visibilityMs;
       message.receiveCount++;
       taken.push(message);

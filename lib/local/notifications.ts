@@ -28,6 +28,7 @@ import {
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { NOTIFIER_HANDLER, OUTBOX_FORWARDER_HANDLER } from '../../contract/processing';
 import type { DeadLetter } from './dead-letters';
+import { pipelineMetrics } from './pipeline-metrics';
 import { invokeAs, type LocalRoute } from './http-server';
 import { backoffDelay } from '../../lambdas/shared/backoff';
 import { sleep } from '../../lambdas/shared/clock';
@@ -128,9 +129,18 @@ function startStreamReader(
       let failedFrom: number;
       let reason: string;
       try {
+        // How far behind the table the stream is: the batch's first new event, by its createdAt
+        // (DynamoDB Local's ApproximateCreationDateTime is rounded down to the minute).
+        const event = pending.find(
+          (r) => r.eventName === 'INSERT' && r.dynamodb?.NewImage?.entity?.S === 'event',
+        );
+        const createdAt = event?.dynamodb?.NewImage?.createdAt?.S;
+        if (attempt === 0 && createdAt) pipelineMetrics.stream.lagMs.add(Date.now() - Date.parse(createdAt));
+        const began = performance.now();
         const result = await invokeAs('OutboxForwarder', 60_000, (context) =>
           handler({ Records: pending.map((r) => toLambdaRecord(r, streamArn)) }, context),
         );
+        pipelineMetrics.stream.forwardMs.add(performance.now() - began);
         const failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
         failedFrom = pending.findIndex((r) => failed.has(r.dynamodb?.SequenceNumber ?? ''));
         reason = 'reported as failed by the handler';
@@ -204,9 +214,13 @@ function startStreamReader(
       const passBegan = Date.now();
       for (const [shardId, iterator] of iterators) {
         if (!iterator || !running) continue;
+        const began = performance.now();
         const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
         iterators.set(shardId, out.NextShardIterator ?? null);
         if (out.Records && out.Records.length > 0) {
+          pipelineMetrics.stream.readMs.add(performance.now() - began);
+          pipelineMetrics.stream.reads++;
+          pipelineMetrics.stream.records += out.Records.length;
           idle = false;
           if (await deliver(shardId, out.Records, streamArn))
             place.save(
@@ -216,6 +230,7 @@ function startStreamReader(
         }
       }
       if (idle) {
+        pipelineMetrics.stream.idlePasses++;
         caughtUpAt = passBegan;
         await sleep(backoffDelay(++quietPasses, QUIET_STREAM_WAIT));
       } else quietPasses = 0;

@@ -23,6 +23,7 @@ import { localSweeper } from './sweeper';
 import { localAccountUpdater } from './account-updater';
 import { everyDay, everyHour, hourlyTickEnabled } from './daily-timer';
 import { ConcurrencyLimiter, parseReservedConcurrency } from './reserved-concurrency';
+import { pipelineMetrics } from './pipeline-metrics';
 
 type Handler = (input: unknown, context: Context) => Promise<unknown>;
 
@@ -145,9 +146,10 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
     ],
     [
       // Per Task function: its cap (LOCAL_RESERVED_CONCURRENCY), invocations, throttles, peak
-      // concurrency and handler time since the runtime started (tests and the bench's peak-local).
+      // concurrency and handler time since the runtime started (tests and the bench's peak-local);
+      // the event pipeline's counters (lib/local/pipeline-metrics.ts: the bench's delivery).
       'GET /__local/metrics',
-      async () => ({ status: 200, body: { functions: limiter.snapshot() } }),
+      async () => ({ status: 200, body: { functions: limiter.snapshot(), pipeline: pipelineMetrics } }),
     ],
     [
       // The top-level steps of an execution with their times (the tester CLI's `group steps`).

@@ -22,6 +22,7 @@ import { sleep } from '../../lambdas/shared/clock';
 import { invokeAs } from './http-server';
 import type { DeadLetter } from './dead-letters';
 import { LocalQueue, type Message } from './local-queue';
+import { queueMetrics } from './pipeline-metrics';
 
 export { LocalQueue };
 
@@ -69,6 +70,9 @@ export function startQueuePoller<M>(
   const invoke = async (batch: Message[]): Promise<number> => {
     let failed: Set<string>;
     let reason = 'reported as failed by the handler';
+    const metrics = queueMetrics(queue.name);
+    const started = performance.now();
+    metrics.messages += batch.length;
     try {
       const result = await invokeAs(options.name ?? 'Notifier', 60_000, (context) =>
         handler({ Records: batch.map((m) => toRecord(m, queueArn(queue.name))) }, context),
@@ -78,6 +82,7 @@ export function startQueuePoller<M>(
       failed = new Set(batch.map((m) => m.id));
       reason = (error as Error).message;
     }
+    metrics.invocationMs.add(performance.now() - started);
     for (const message of batch) {
       if (!failed.has(message.id)) queue.delete(message.id);
       else if (message.receiveCount >= options.maxReceiveCount) {

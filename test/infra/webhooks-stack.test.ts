@@ -7,6 +7,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { Stage } from '#contract/stage';
 import {
+  WEBHOOK_DELIVERY,
   WEBHOOK_DELIVERY_HANDLER,
   WEBHOOK_FAILURES_METRIC,
   WEBHOOK_RECOVERY_HANDLER,
@@ -43,6 +44,7 @@ describe.each(['dev', 'prod'] as const)('webhooks (%s)', (stage: Stage) => {
   const keyId = () =>
     Object.keys(resourcesOf(template, 'AWS::KMS::Key')).find((id) => id.startsWith('WebhooksSecretsKey'))!;
   const queue = () => byName('AWS::SQS::Queue', 'QueueName', `scheduled-payments-${stage}-webhooks`);
+  const slowQueue = () => byName('AWS::SQS::Queue', 'QueueName', `scheduled-payments-${stage}-webhooks-slow`);
   const dlq = () => byName('AWS::SQS::Queue', 'QueueName', `scheduled-payments-${stage}-webhook-failures`);
   const fn = (handler: string) => {
     const id = functionIdOf(template, stage, handler);
@@ -91,25 +93,34 @@ describe.each(['dev', 'prod'] as const)('webhooks (%s)', (stage: Stage) => {
     );
   });
 
-  it('queues work encrypted, over TLS only, with a dead-letter queue after 5 receives', () => {
-    const [queueId, q] = queue();
-    const [dlqId] = dlq();
-    expect(props(q)).toMatchObject({
-      ...queueEncryptionOf(stage),
-      VisibilityTimeout: 360,
-      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 5 },
-    });
-    const policies = Object.values(resourcesOf(template, 'AWS::SQS::QueuePolicy')).filter((p) =>
-      (props(p).Queues as unknown[]).some((x) => flatten(x) === `\${${queueId}}`),
-    );
-    expect(JSON.stringify(policies)).toContain('"aws:SecureTransport":"false"');
-  });
+  it.each([
+    ['webhook queue', queue],
+    ['slow lane', slowQueue],
+  ])(
+    'queues work encrypted, over TLS only, with a dead-letter queue after 5 receives (%s)',
+    (_name, which) => {
+      const [queueId, q] = which();
+      const [dlqId] = dlq();
+      expect(props(q)).toMatchObject({
+        ...queueEncryptionOf(stage),
+        VisibilityTimeout: 360,
+        RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 5 },
+      });
+      const policies = Object.values(resourcesOf(template, 'AWS::SQS::QueuePolicy')).filter((p) =>
+        (props(p).Queues as unknown[]).some((x) => flatten(x) === `\${${queueId}}`),
+      );
+      expect(JSON.stringify(policies)).toContain('"aws:SecureTransport":"false"');
+    },
+  );
 
-  it('delivers at a bounded concurrency: reserved concurrency and the event source maximum', () => {
+  it("delivers at a bounded concurrency, the slow lane beside the queue: reserved concurrency and the event sources' maxima, as the local runtime sets them", () => {
     const [id, deliver] = fn(WEBHOOK_DELIVERY_HANDLER);
-    expect(props(deliver)).toMatchObject({ ReservedConcurrentExecutions: 12, Timeout: 60 });
+    // The queue's 10, the slow lane's 2, and 2 more so that neither source is throttled.
+    expect(props(deliver)).toMatchObject({ ReservedConcurrentExecutions: 14, Timeout: 60 });
+    expect(WEBHOOK_DELIVERY).toMatchObject({ concurrency: 10, slowConcurrency: 2, reserveHeadroom: 2 });
     const variables = (props(deliver).Environment as { Variables: Record<string, unknown> }).Variables;
     expect(flatten(variables.WEBHOOK_QUEUE_URL)).toBe(`\${${queue()[0]}}`);
+    expect(flatten(variables.WEBHOOK_SLOW_QUEUE_URL)).toBe(`\${${slowQueue()[0]}}`);
     expect(flatten(variables.WEBHOOK_SECRET_KEY)).toBe(`kms:\${${keyId()}.Arn}`);
     const mappings = Object.values(resourcesOf(template, 'AWS::Lambda::EventSourceMapping'))
       .map(props)
@@ -117,8 +128,14 @@ describe.each(['dev', 'prod'] as const)('webhooks (%s)', (stage: Stage) => {
     expect(mappings).toEqual([
       expect.objectContaining({
         EventSourceArn: { 'Fn::GetAtt': [queue()[0], 'Arn'] },
-        BatchSize: 10,
+        BatchSize: WEBHOOK_DELIVERY.batchSize,
         ScalingConfig: { MaximumConcurrency: 10 },
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      }),
+      expect.objectContaining({
+        EventSourceArn: { 'Fn::GetAtt': [slowQueue()[0], 'Arn'] },
+        BatchSize: WEBHOOK_DELIVERY.batchSize,
+        ScalingConfig: { MaximumConcurrency: WEBHOOK_DELIVERY.slowConcurrency },
         FunctionResponseTypes: ['ReportBatchItemFailures'],
       }),
     ]);

@@ -27,7 +27,7 @@ import { createTestTable, type TestTable } from '#support/ddb';
 import { CrashError, injectCrash, removeCrashes } from '#support/ddb-faults';
 import { groupInput } from '#support/fixtures/index';
 import { storedProfile } from '#support/sales';
-import { delivered, startReceiver, type Receiver } from '#support/webhook-receiver';
+import { delivered, startReceiver, until, type Receiver } from '#support/webhook-receiver';
 
 const MERCHANT: Merchant = { merchantId: '32350000001', shortId: '23500001', name: 'Springfield Elementary' };
 const MID = MERCHANT.merchantId;
@@ -76,12 +76,13 @@ afterAll(async () => {
 });
 
 /**
- * One message handled as the delivery function does. A crash kills the container: the batch's
- * messages are never sent, and the message comes back after the visibility timeout (`lost`: never
- * again, as if it went to the dead-letter queue).
+ * One message handled as the delivery function does; every delivery by a message of its own (the
+ * crash points between them) unless `atFanOut` (the fan-out attempts an object's first event). A crash kills the container: the batch's messages are never sent,
+ * and the message comes back after the visibility timeout (`lost`: never again, as if it went to
+ * the dead-letter queue).
  */
-async function handle(message: WebhookMessage, lost = false): Promise<'done' | 'crashed'> {
-  const batch = new Batch(() => new Date(clock));
+async function handle(message: WebhookMessage, lost = false, atFanOut = false): Promise<'done' | 'crashed'> {
+  const batch = new Batch(() => new Date(clock), atFanOut);
   try {
     await handleMessage(message, batch);
   } catch (error) {
@@ -224,6 +225,39 @@ test("a crash after the receiver's 2xx, before its answer is recorded: the recov
       const d = (await deliveriesOf(e.id)).find((x) => x.url === r.url('/hooks'));
       expect(d).toMatchObject({ status: 'delivered' });
     }
+});
+
+test("a crash after the fan-out's own attempt was answered 2xx, before its answer is recorded: the event comes again, and the recovery sends it again with the same webhook-id", async () => {
+  const groupId = await aGroup();
+  const [event] = await eventsOf(groupId);
+  // The fan-out attempts group.created (the object's first event) to both endpoints itself; the
+  // first answer recorded as delivered is the crash: the other attempt's record goes on.
+  let settles = 0;
+  const crash = injectCrash(
+    ddb(),
+    'UpdateItemCommand',
+    'before',
+    (input) => JSON.stringify(input).includes('"delivered"') && ++settles === 1,
+  );
+  expect(await handle(eventMessage(event!), false, true)).toBe('crashed');
+  expect(crash.crashed).toBe(1);
+  expect(queue).toHaveLength(1); // the event message, back after the visibility timeout
+  await until("the other endpoint's attempt recorded", async () =>
+    (await deliveriesOf(event!.id)).some((d) => d.status === 'delivered'),
+  );
+  const [crashed] = (await deliveriesOf(event!.id)).filter((d) => d.status === 'pending');
+  expect(crashed).toBeDefined();
+
+  await settle();
+  expectDelivered(groupId, [event!]);
+  for (const r of [first, second]) {
+    const got = delivered(r).filter((x) => x.id === event!.id);
+    // The crashed one's receiver got it twice (the same webhook-id), the other once.
+    expect(got).toHaveLength(r.url('/hooks') === crashed!.url ? 2 : 1);
+    expect((await deliveriesOf(event!.id)).find((x) => x.url === r.url('/hooks'))).toMatchObject({
+      status: 'delivered',
+    });
+  }
 });
 
 test("a crash in the fan-out between two endpoints' deliveries: the message again gives each endpoint its delivery, once", async () => {
