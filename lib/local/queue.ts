@@ -18,7 +18,6 @@
  * The queue itself is lib/local/local-queue.ts.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { sleep } from '../../lambdas/shared/clock';
 import { invokeAs } from './http-server';
 import type { DeadLetter } from './dead-letters';
 import { LocalQueue, type Message } from './local-queue';
@@ -37,6 +36,12 @@ interface LocalQueueOptions {
   visibilityTimeoutSeconds: number;
   maxReceiveCount: number;
 }
+
+/**
+ * The longest an idle poller sleeps: a send wakes it at once and a hidden message's visibility
+ * ends its sleep, so this only bounds how late `stop()` is seen.
+ */
+const IDLE_POLL_MS = 1_000;
 
 const queueArn = (name: string) => `arn:aws:sqs:us-east-1:000000000000:local-${name}`;
 
@@ -98,7 +103,7 @@ export function startQueuePoller<M>(
     while (running) {
       const batch = queue.receive(options.batchSize, visibilityMs);
       if (batch.length === 0) {
-        await sleep(100);
+        await queue.nextMessage(IDLE_POLL_MS);
         continue;
       }
       await invoke(batch);
@@ -110,6 +115,7 @@ export function startQueuePoller<M>(
   return {
     async stop() {
       running = false;
+      queue.wakeAll();
       await Promise.all(workers);
     },
     /**

@@ -46,3 +46,57 @@ it('without a journal nothing is kept', async () => {
   await before.send([{ message: { n: 1 }, delaySeconds: 0 }]);
   expect(new LocalQueue('test').size).toBe(0);
 });
+
+describe('an idle poller sleeps until a message can be there (nextMessage)', () => {
+  beforeEach(() => jest.useFakeTimers({ now: Date.parse('2026-12-01T00:00:00Z') }));
+  afterEach(() => jest.useRealTimers());
+
+  /** Whether `promise` has settled once the pending callbacks ran. */
+  const settled = async (promise: Promise<void>): Promise<boolean> => {
+    let done = false;
+    void promise.then(() => (done = true));
+    await jest.advanceTimersByTimeAsync(0);
+    return done;
+  };
+
+  it('an empty queue wakes a waiting poller when a message is sent, and only one per message', async () => {
+    const queue = new LocalQueue<{ n: number }>('test');
+    const first = queue.nextMessage(60_000);
+    const second = queue.nextMessage(60_000);
+    expect(await settled(first)).toBe(false);
+    await queue.send([{ message: { n: 1 }, delaySeconds: 0 }]);
+    expect(await settled(first)).toBe(true);
+    expect(await settled(second)).toBe(false);
+    queue.wakeAll();
+    expect(await settled(second)).toBe(true);
+  });
+
+  it('a delayed or in-flight message ends the sleep when it becomes visible, not later', async () => {
+    const queue = new LocalQueue<{ n: number }>('test');
+    await queue.send([{ message: { n: 1 }, delaySeconds: 2 }]);
+    const delayed = queue.nextMessage(60_000);
+    await jest.advanceTimersByTimeAsync(1_999);
+    expect(await settled(delayed)).toBe(false);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(await settled(delayed)).toBe(true);
+
+    expect(queue.receive(10, 5_000)).toHaveLength(1);
+    const inFlight = queue.nextMessage(60_000);
+    await jest.advanceTimersByTimeAsync(4_999);
+    expect(await settled(inFlight)).toBe(false);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(await settled(inFlight)).toBe(true);
+    expect(queue.receive(10, 5_000)).toHaveLength(1);
+  });
+
+  it('a visible message is there at once; with nothing at all, the sleep ends after maxMs', async () => {
+    const queue = new LocalQueue<{ n: number }>('test');
+    const empty = queue.nextMessage(1_000);
+    await jest.advanceTimersByTimeAsync(999);
+    expect(await settled(empty)).toBe(false);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(await settled(empty)).toBe(true);
+    await queue.send([{ message: { n: 1 }, delaySeconds: 0 }]);
+    expect(await settled(queue.nextMessage(1_000))).toBe(true);
+  });
+});
