@@ -9,7 +9,8 @@
  * The fault and the rate are runtime-wide, so this file runs a runtime of its own.
  */
 import { spawnSync } from 'node:child_process';
-import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
+import type { LocalRuntimeProcess } from '#lib/local/launcher';
+import { launchOwnRuntime } from '#support/own-runtime';
 import { listOutbox } from '#store/outbox';
 import type { OutboxItem } from '#domain/notifications';
 import { call, futureDate, MID } from '#support/api';
@@ -42,7 +43,7 @@ const shared: Record<string, string | undefined> = {};
 const SHARED_VARIABLES = ['E2E_BASE_URL', 'E2E_DATA_DIR', 'E2E_SES_URL'];
 
 beforeAll(async () => {
-  runtime = await launchLocalRuntime({
+  runtime = await launchOwnRuntime({
     dataDirPrefix: 'sps-e2e-burst',
     env: {
       EMAIL_SEND_RATE: String(SEND_RATE),

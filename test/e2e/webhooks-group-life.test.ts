@@ -11,7 +11,8 @@ import { copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sleep } from '#shared/clock';
-import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
+import type { LocalRuntimeProcess } from '#lib/local/launcher';
+import { launchOwnRuntime } from '#support/own-runtime';
 import { call, futureDate, MID } from '#support/api';
 import { aProfile } from '#support/fixtures/e2e-resources';
 import { groupPath, merchantPath, trigger, waitForStatus, type Json } from '#support/processing';
@@ -28,7 +29,7 @@ let healthy: Receiver;
 let flaky: Receiver;
 
 beforeAll(async () => {
-  runtime = await launchLocalRuntime({
+  runtime = await launchOwnRuntime({
     dataDirPrefix: 'sps-e2e-webhooks-life',
     env: {
       // 5 min → 0.6 s, 30 min → 3.6 s: the flaky receiver's third attempt comes within seconds
