@@ -49,11 +49,6 @@ interface RuntimeOptions {
    * Not started or stopped here; the table is created in it when missing.
    */
   dynamodbEndpoint?: string;
-  /**
-   * The table's name; default the stage's (`tableName('local-<stage>')`). Several runtimes on one
-   * DynamoDB (dynamodbEndpoint) each need their own: its database is one whatever the credentials.
-   */
-  tableName?: string;
 }
 
 interface Runtime {
@@ -89,7 +84,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const stage = options.stage ?? 'dev';
   const dataDir = resolve(options.dataDir ?? '.data');
   mkdirSync(dataDir, { recursive: true });
-  const tableName = options.tableName ?? tableNameOf(`local-${stage}`);
+  const tableName = tableNameOf(`local-${stage}`);
 
   const dynamo: DynamoDbLocal = options.dynamodbEndpoint
     ? {

@@ -10,8 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ScheduledPaymentsClient } from '../../client/index';
-import type { LocalRuntimeProcess } from '#lib/local/launcher';
-import { launchOwnRuntime } from '#support/own-runtime';
+import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { farSettlementSeconds } from '#support/settlement-timing';
 import { sleep } from '#shared/clock';
 
@@ -24,7 +23,7 @@ let runtime: LocalRuntimeProcess | undefined;
 let home: string;
 
 beforeAll(async () => {
-  runtime = await launchOwnRuntime({
+  runtime = await launchLocalRuntime({
     dataDirPrefix: 'sps-e2e-cli',
     // Not an hour: an hour's cut-off between the charges and `spay settle` would leave nothing to settle.
     env: {

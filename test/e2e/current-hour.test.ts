@@ -8,8 +8,7 @@
  * delivers one sweep run itself (`POST /__local/events/due`), so what is shown is that one run of
  * the sweep, not a tick and not the passing of time, starts the groups.
  */
-import type { LocalRuntimeProcess } from '#lib/local/launcher';
-import { launchOwnRuntime } from '#support/own-runtime';
+import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { call } from '#support/api';
 import { aProfile } from '#support/fixtures/e2e-resources';
 import {
@@ -28,7 +27,7 @@ let runtime: LocalRuntimeProcess | undefined;
 let sharedUrl: string | undefined;
 
 beforeAll(async () => {
-  runtime = await launchOwnRuntime({ dataDirPrefix: 'sps-e2e-now', env: { LOCAL_DUE_SWEEP_SECONDS: '0' } });
+  runtime = await launchLocalRuntime({ dataDirPrefix: 'sps-e2e-now', env: { LOCAL_DUE_SWEEP_SECONDS: '0' } });
   sharedUrl = process.env.E2E_BASE_URL;
   // The helpers call the runtime at E2E_BASE_URL: this file's own, until it ends.
   process.env.E2E_BASE_URL = runtime.url;

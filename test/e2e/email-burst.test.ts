@@ -9,8 +9,7 @@
  * The fault and the rate are runtime-wide, so this file runs a runtime of its own.
  */
 import { spawnSync } from 'node:child_process';
-import type { LocalRuntimeProcess } from '#lib/local/launcher';
-import { launchOwnRuntime } from '#support/own-runtime';
+import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { listOutbox } from '#store/outbox';
 import type { OutboxItem } from '#domain/notifications';
 import { call, futureDate, MID } from '#support/api';
@@ -43,7 +42,7 @@ const shared: Record<string, string | undefined> = {};
 const SHARED_VARIABLES = ['E2E_BASE_URL', 'E2E_DATA_DIR', 'E2E_SES_URL'];
 
 beforeAll(async () => {
-  runtime = await launchOwnRuntime({
+  runtime = await launchLocalRuntime({
     dataDirPrefix: 'sps-e2e-burst',
     env: {
       EMAIL_SEND_RATE: String(SEND_RATE),

@@ -14,8 +14,7 @@
  *
  * A runtime of its own: the cap is read at start, and the shared runtimes must not be capped.
  */
-import type { LocalRuntimeProcess } from '#lib/local/launcher';
-import { launchOwnRuntime } from '#support/own-runtime';
+import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { call } from '#support/api';
 import { aProfile } from '#support/fixtures/e2e-resources';
 import {
@@ -45,7 +44,7 @@ let runtime: LocalRuntimeProcess | undefined;
 let shared: { url?: string; dataDir?: string } = {};
 
 beforeAll(async () => {
-  runtime = await launchOwnRuntime({
+  runtime = await launchLocalRuntime({
     dataDirPrefix: 'sps-e2e-peak',
     env: { LOCAL_RESERVED_CONCURRENCY: `${CAP}`, LOCAL_DUE_SWEEP_SECONDS: '0' },
   });

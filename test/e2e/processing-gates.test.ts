@@ -9,8 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { call, futureDate, MID, MID8, OTHER, OTHER_MID, PROD_LIKE_MID, TESTER, tokenFor } from '#support/api';
 import { aProfile } from '#support/fixtures/e2e-resources';
-import type { LocalRuntimeProcess } from '#lib/local/launcher';
-import { launchOwnRuntime } from '#support/own-runtime';
+import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import {
   allExecutions,
   closeLocalTable,
@@ -36,7 +35,7 @@ const ids = (entries: Json[]) => entries.map((e) => e.paymentGroupId as string);
 // The production runtime takes a while to start: it starts now and is awaited by its test.
 let prodRuntime: Promise<LocalRuntimeProcess> | undefined;
 beforeAll(() => {
-  prodRuntime = launchOwnRuntime({ dataDirPrefix: 'sps-e2e', env: { SERVICE_STAGE: 'prod' } });
+  prodRuntime = launchLocalRuntime({ dataDirPrefix: 'sps-e2e', env: { SERVICE_STAGE: 'prod' } });
   prodRuntime.catch(() => undefined);
 });
 afterAll(async () => {

@@ -5,8 +5,7 @@
  * its run waits for the settlement cut-off to send the receipts before its retry round can start.
  */
 import { ScheduledPaymentsClient, type Schemas } from '../../client/index';
-import type { LocalRuntimeProcess } from '#lib/local/launcher';
-import { launchOwnRuntime } from '#support/own-runtime';
+import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { cardInput } from '#support/fixtures/inputs';
 import { farSettlementSeconds } from '#support/settlement-timing';
 import { sleep } from '#shared/clock';
@@ -16,7 +15,7 @@ let runtime: LocalRuntimeProcess | undefined;
 let api: ScheduledPaymentsClient;
 
 beforeAll(async () => {
-  runtime = await launchOwnRuntime({
+  runtime = await launchLocalRuntime({
     dataDirPrefix: 'sps-e2e-retry-now',
     env: {
       SANDBOX_SETTLEMENT_SECONDS: farSettlementSeconds(),

@@ -9,8 +9,7 @@
  * runtime sets 150, so that 300 payments (two ReverseBatch tasks of 250) take the background path.
  * With the default, 1,200 payments took about a tenth of the e2e tier's CPU.
  */
-import type { LocalRuntimeProcess } from '#lib/local/launcher';
-import { launchOwnRuntime } from '#support/own-runtime';
+import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { call } from '#support/api';
 import { sleep } from '#shared/clock';
 import { createGroup, groupPath, trigger, waitForStatus, type Json } from '#support/processing';
@@ -49,7 +48,7 @@ async function summaryWhenDone(timeoutMs = 120_000): Promise<Json> {
 const voidOrRefund = (body?: object) => call('POST', `${groupPath(groupId)}/void-or-refund`, body);
 
 beforeAll(async () => {
-  runtime = await launchOwnRuntime({
+  runtime = await launchLocalRuntime({
     dataDirPrefix: 'sps-e2e-vor',
     env: {
       VOID_OR_REFUND_BACKGROUND_ABOVE: String(BACKGROUND_ABOVE),

@@ -11,8 +11,7 @@ import { copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sleep } from '#shared/clock';
-import type { LocalRuntimeProcess } from '#lib/local/launcher';
-import { launchOwnRuntime } from '#support/own-runtime';
+import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { call, futureDate, MID } from '#support/api';
 import { aProfile } from '#support/fixtures/e2e-resources';
 import { groupPath, merchantPath, trigger, waitForStatus, type Json } from '#support/processing';
@@ -29,7 +28,7 @@ let healthy: Receiver;
 let flaky: Receiver;
 
 beforeAll(async () => {
-  runtime = await launchOwnRuntime({
+  runtime = await launchLocalRuntime({
     dataDirPrefix: 'sps-e2e-webhooks-life',
     env: {
       // 5 min → 0.6 s, 30 min → 3.6 s: the flaky receiver's third attempt comes within seconds

@@ -10,8 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
-import type { LocalRuntimeProcess } from '#lib/local/launcher';
-import { launchOwnRuntime } from '#support/own-runtime';
+import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { newEvent, type ServiceEvent } from '#domain/events';
 import { eventItem } from '#store/events';
 import { WEBHOOK_DELIVERY } from '#contract/webhooks';
@@ -33,7 +32,7 @@ const receivers: Receiver[] = [];
 const secrets: string[] = [];
 
 beforeAll(async () => {
-  runtime = await launchOwnRuntime({
+  runtime = await launchLocalRuntime({
     dataDirPrefix: 'sps-e2e-webhooks',
     env: {
       // 5 s → 10 ms, 5 min → 0.6 s, 30 min → 3.6 s, 2 h → 14.4 s: retries within a test's time.

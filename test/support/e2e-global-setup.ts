@@ -54,7 +54,6 @@ export default async function setup(): Promise<void> {
     process.env[`E2E_BASE_URL_${i + 1}`] = runtime.url;
     process.env[`E2E_DATA_DIR_${i + 1}`] = runtime.dataDir;
     process.env[`E2E_SES_URL_${i + 1}`] = runtime.sesUrl;
-    process.env[`E2E_DYNAMODB_ENDPOINT_${i + 1}`] = runtime.dynamodbEndpoint;
   }
   (globalThis as { __E2E_RUNTIMES__?: LocalRuntimeProcess[] }).__E2E_RUNTIMES__ = runtimes;
 }
