@@ -25,7 +25,7 @@ import type { Series } from '#domain/series';
 import { ddb } from '#shared/ddb';
 import { occurrenceGroupId } from '#shared/ids';
 import { keys } from '#store/keys';
-import { useWebhookQueue, type EventMessage, type WebhookMessage } from '#shared/webhook-queue';
+import { useWebhookQueue, type WebhookMessage } from '#shared/webhook-queue';
 import { eventStore } from '#store/events';
 import { groupStore } from '#store/groups';
 import { batchGet } from '#store/items';
@@ -34,7 +34,7 @@ import { paymentStore } from '#store/payments';
 import { DynamoPayorStore } from '#store/payors';
 import { seriesStore } from '#store/series';
 import { ABANDONED_CREATE_MS } from '#store/write-ahead';
-import { useWebhookTestEnv } from '#support/webhook-env';
+import { useWebhookTestEnv, eventMessage } from '#support/webhook-env';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { CrashError, injectCrash, removeCrashes } from '#support/ddb-faults';
 import { makePayor } from '#support/fixtures/index';
@@ -374,15 +374,6 @@ describe('a crash while a series is canceled', () => {
 
 describe("a series' events", () => {
   /** The stream forwarder's message for a new event item. */
-  const eventMessage = (e: ServiceEvent): EventMessage => ({
-    kind: 'event',
-    eventId: e.id,
-    merchantId: e.merchantId,
-    objectId: e.objectId,
-    sequence: e.sequence,
-    type: e.type,
-    createdAt: e.createdAt,
-  });
 
   /** Handles the queue's messages as the delivery function does, until it is dry. */
   async function pump(): Promise<void> {

@@ -18,11 +18,11 @@ import { recoverDeliveries } from '#core/webhook-recovery';
 import { createEndpoint } from '#core/webhooks';
 import type { ServiceEvent } from '#domain/events';
 import { ddb } from '#shared/ddb';
-import { useWebhookQueue, type EventMessage, type WebhookMessage } from '#shared/webhook-queue';
+import { useWebhookQueue, type WebhookMessage } from '#shared/webhook-queue';
 import { eventStore } from '#store/events';
 import type { Merchant } from '#store/merchants';
 import { webhookDeliveryStore } from '#store/webhook-deliveries';
-import { useWebhookTestEnv } from '#support/webhook-env';
+import { useWebhookTestEnv, eventMessage } from '#support/webhook-env';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { CrashError, injectCrash, removeCrashes } from '#support/ddb-faults';
 import { groupInput } from '#support/fixtures/index';
@@ -118,15 +118,6 @@ async function settle(): Promise<void> {
 }
 
 /** The stream forwarder's message for a new event item. */
-const eventMessage = (e: ServiceEvent): EventMessage => ({
-  kind: 'event',
-  eventId: e.id,
-  merchantId: e.merchantId,
-  objectId: e.objectId,
-  sequence: e.sequence,
-  type: e.type,
-  createdAt: e.createdAt,
-});
 
 async function eventsOf(objectId: string): Promise<ServiceEvent[]> {
   const { events } = await eventStore().page(MID, { objectId }, 100);

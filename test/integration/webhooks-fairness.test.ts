@@ -22,12 +22,12 @@ import { newEvent, type ServiceEvent } from '#domain/events';
 import { handler } from '#lambdas/notifications/deliver-webhooks';
 import { LocalQueue } from '#lib/local/local-queue';
 import { sleep } from '#shared/clock';
-import { useWebhookQueue, type EventMessage, type WebhookMessage } from '#shared/webhook-queue';
+import { useWebhookQueue, type WebhookMessage } from '#shared/webhook-queue';
 import { eventItem } from '#store/events';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { delivered, startReceiver, until, type Receiver } from '#support/webhook-receiver';
-import { useWebhookTestEnv } from '#support/webhook-env';
+import { useWebhookTestEnv, eventMessage } from '#support/webhook-env';
 
 const SLOW_MID = '32350000041';
 const FAST_MID = '32350000042';
@@ -127,16 +127,6 @@ async function writeEvent(merchantId: string): Promise<ServiceEvent> {
   objectEvents.set(event.objectId, event.id);
   return event;
 }
-
-const eventMessage = (e: ServiceEvent): EventMessage => ({
-  kind: 'event',
-  eventId: e.id,
-  merchantId: e.merchantId,
-  objectId: e.objectId,
-  sequence: e.sequence,
-  type: e.type,
-  createdAt: e.createdAt,
-});
 
 test("a fast endpoint's deliveries never wait behind a slow endpoint's attempts: once it answers slowly, its attempts go by the slow lane", async () => {
   const slowEvents: ServiceEvent[] = [];

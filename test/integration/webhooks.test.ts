@@ -13,7 +13,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { newEvent, type ServiceEvent } from '#domain/events';
 import { eventItem } from '#store/events';
 import { reloadConfigForTests } from '#shared/config';
-import { useWebhookQueue, type QueuedWebhookMessage, type EventMessage } from '#shared/webhook-queue';
+import { useWebhookQueue, type QueuedWebhookMessage } from '#shared/webhook-queue';
 import { Batch, lostAfterMs } from '#core/webhook-batch';
 import { handleMessage } from '#core/webhook-delivery';
 import { recoverDeliveries } from '#core/webhook-recovery';
@@ -23,6 +23,7 @@ import { BadRequestError } from '#shared/errors';
 import { webhookDeliveryStore } from '#store/webhook-deliveries';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
 import { createTestTable, type TestTable } from '#support/ddb';
+import { eventMessage } from '#support/webhook-env';
 import { delivered, startReceiver, type Receiver } from '#support/webhook-receiver';
 
 let table: TestTable;
@@ -86,16 +87,6 @@ async function writeEvent(objectId: string, sequence: number, type = 'payor.upda
   await table.db.send(new PutCommand({ TableName: table.tableName, Item: eventItem(event) }));
   return event;
 }
-
-const eventMessage = (e: ServiceEvent): EventMessage => ({
-  kind: 'event',
-  eventId: e.id,
-  merchantId: e.merchantId,
-  objectId: e.objectId,
-  sequence: e.sequence,
-  type: e.type,
-  createdAt: e.createdAt,
-});
 
 describe('the endpoint limit', () => {
   test('8 concurrent creates at 15 endpoints leave 16', async () => {
