@@ -59,6 +59,14 @@ describe('an idle poller sleeps until a message can be there (nextMessage)', () 
     return done;
   };
 
+  /** The sleep `promise` lasts exactly `ms`: still asleep 1 ms before, awake at it. */
+  const wakesAfter = async (promise: Promise<void>, ms: number): Promise<void> => {
+    await jest.advanceTimersByTimeAsync(ms - 1);
+    expect(await settled(promise)).toBe(false);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(await settled(promise)).toBe(true);
+  };
+
   it('an empty queue wakes a waiting poller when a message is sent, and only one per message', async () => {
     const queue = new LocalQueue<{ n: number }>('test');
     const first = queue.nextMessage(60_000);
@@ -74,28 +82,16 @@ describe('an idle poller sleeps until a message can be there (nextMessage)', () 
   it('a delayed or in-flight message ends the sleep when it becomes visible, not later', async () => {
     const queue = new LocalQueue<{ n: number }>('test');
     await queue.send([{ message: { n: 1 }, delaySeconds: 2 }]);
-    const delayed = queue.nextMessage(60_000);
-    await jest.advanceTimersByTimeAsync(1_999);
-    expect(await settled(delayed)).toBe(false);
-    await jest.advanceTimersByTimeAsync(1);
-    expect(await settled(delayed)).toBe(true);
+    await wakesAfter(queue.nextMessage(60_000), 2_000);
 
     expect(queue.receive(10, 5_000)).toHaveLength(1);
-    const inFlight = queue.nextMessage(60_000);
-    await jest.advanceTimersByTimeAsync(4_999);
-    expect(await settled(inFlight)).toBe(false);
-    await jest.advanceTimersByTimeAsync(1);
-    expect(await settled(inFlight)).toBe(true);
+    await wakesAfter(queue.nextMessage(60_000), 5_000);
     expect(queue.receive(10, 5_000)).toHaveLength(1);
   });
 
   it('a visible message is there at once; with nothing at all, the sleep ends after maxMs', async () => {
     const queue = new LocalQueue<{ n: number }>('test');
-    const empty = queue.nextMessage(1_000);
-    await jest.advanceTimersByTimeAsync(999);
-    expect(await settled(empty)).toBe(false);
-    await jest.advanceTimersByTimeAsync(1);
-    expect(await settled(empty)).toBe(true);
+    await wakesAfter(queue.nextMessage(1_000), 1_000);
     await queue.send([{ message: { n: 1 }, delaySeconds: 0 }]);
     expect(await settled(queue.nextMessage(1_000))).toBe(true);
   });
