@@ -5,6 +5,8 @@ const transformIgnorePatterns = ['/node_modules/(?!(@middy|jose|uuid)/)'];
 const base = { transform, transformIgnorePatterns, testEnvironment: 'node' };
 
 module.exports = {
+  // Each tier's longest files first (a fresh clone has no timings of its own): test/support/test-sequencer.js.
+  testSequencer: '<rootDir>/test/support/test-sequencer.js',
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     {

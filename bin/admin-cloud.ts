@@ -1,5 +1,5 @@
 /**
- * What `npm run admin` does differently for a deployed stage (issue 22, item 6):
+ * What `npm run admin` does differently for a deployed stage:
  *
  * - `reconcile --stage` invokes the stage's own reconciliation function (Lambda Invoke), so the
  *   sweeper runs with the stage's settlement settings, its role and its processor credentials,
@@ -16,7 +16,7 @@ import type { Stage } from '../contract/stage';
 import type { ReconcileReport } from '../lambdas/core/reconcile';
 import { functionNameOf } from '../lib/cdk/service-function';
 
-/** What the reconciliation function reads of its event (lambdas/processing/reconcile.ts). */
+/** What the reconciliation function reads of its event (lambdas/scheduled/reconcile.ts). */
 export interface ReconcilePayload {
   since: string;
   staleMinutes?: number;

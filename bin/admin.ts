@@ -7,7 +7,8 @@
  *   npm run admin -- revoke --client <app client id> --mid 32350000009 [target]
  *   npm run admin -- grants --client <app client id> [target]
  *   npm run admin -- audit [--since <ISO-8601>] [--until <ISO-8601>] [--json] [target]
- *   npm run admin -- merchant --mid 23500009 [target]
+ *   npm run admin -- merchant --mid 23500009 [--stripe-account acct_...] [target]
+ *   npm run admin -- merchant --stripe-account acct_... [target]
  *   npm run admin -- resend-notification --outbox notice:<paymentId> [target]
  *   npm run admin -- outbox --status failed|stuck|pending|sending|sent [--json] [target]
  *   npm run admin -- reconcile [--since <ISO-8601>] [--stale-minutes N] [--json] [target]
@@ -29,6 +30,7 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { MerchantRegistry } from '../lambdas/store/merchants';
+import { ProcessorAccounts } from '../lambdas/store/processor-accounts';
 import { listOutbox, requeue } from '../lambdas/store/outbox';
 import { backfillMerchantList } from '../lambdas/store/merchant-list-backfill';
 import { backfillMethodUses } from '../lambdas/store/method-uses-backfill';
@@ -48,8 +50,13 @@ commands:
   grant|revoke      --client <client id> --mid <8 or 11 digits>
   grants            --client <client id>
   audit             [--since <ISO-8601, default 30 days ago>] [--until <ISO-8601, default now>] [--json]
-                    the audit records of grants and revocations (who, when, what), oldest first
-  merchant          --mid <8 or 11 digits>
+                    the audit records of grants, revocations and processor accounts (who, when,
+                    what), oldest first
+  merchant          --mid <8 or 11 digits> [--stripe-account <acct_...>]
+                    the merchant; with --stripe-account, maps it (both MID forms) to that Stripe
+                    connected account, once: refused once the merchant has saved methods there
+  merchant          --stripe-account <acct_...>
+                    the merchant a Stripe connected account belongs to
   resend-notification --outbox <outbox id, e.g. notice:<paymentId>>
   outbox            --status <failed|stuck|pending|sending|sent> [--json]
                     the e-mails of that status (reads the whole table)
@@ -68,7 +75,7 @@ commands:
                     applies the processor's account updates to saved methods now, as the daily
                     job does (each update once: safe to repeat)
   backfill-method-indexes
-                    migration: puts saved methods written before issue 21 on the token and
+                    migration: puts saved methods written before those indexes on the token and
                     expiry indexes (account updater, ?expiringBefore=); reads the whole table;
                     safe to repeat
   webhooks --failing [--json]
@@ -88,7 +95,12 @@ function target(values: { local?: boolean; stage?: string }): {
     return { client: new DynamoDBClient({}), table: tableName(stage), where: `stage ${stage}`, env };
   }
   const dataDir = process.env.DATA_DIR ?? '.data';
-  let runtime: { dynamodbEndpoint: string; tableName: string; settlement?: Record<string, string> };
+  let runtime: {
+    dynamodbEndpoint: string;
+    tableName: string;
+    settlement?: Record<string, string>;
+    processorEnv?: Record<string, string>;
+  };
   try {
     runtime = JSON.parse(readFileSync(runtimeFile(dataDir), 'utf8'));
   } catch {
@@ -111,6 +123,8 @@ function target(values: { local?: boolean; stage?: string }): {
     // The runtime's settlement schedule (SANDBOX_SETTLEMENT_SECONDS), so that a sale the sweeper
     // heals gets the cut-off the runtime's own handlers would give it.
     ...runtime.settlement,
+    // The runtime's processor when it is not the sandbox (PROCESSOR=stripe: the stand-in's address and key).
+    ...runtime.processorEnv,
   };
   return { client, table: runtime.tableName, where: `local runtime (${runtime.dynamodbEndpoint})`, env };
 }
@@ -139,6 +153,7 @@ async function main(): Promise<void> {
       'stale-minutes': { type: 'string' },
       json: { type: 'boolean' },
       failing: { type: 'boolean' },
+      'stripe-account': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -205,13 +220,34 @@ async function main(): Promise<void> {
         console.log(`${records.length} grant(s) and revocation(s) from ${since} to ${until} in ${where}`);
         for (const r of records)
           console.log(
-            `${r.at}  ${r.action.padEnd(6)}  client ${r.clientId}  merchant ${r.merchantId} (as ${r.mid})  by ${r.actor}`,
+            r.action === 'processor-account'
+              ? `${r.at}  ${r.processor} account ${r.account}${r.previous ? ` (was ${r.previous})` : ''}  merchant ${r.merchantId} (as ${r.mid})  by ${r.actor}`
+              : `${r.at}  ${r.action.padEnd(6)}  client ${r.clientId}  merchant ${r.merchantId} (as ${r.mid})  by ${r.actor}`,
           );
       }
       break;
     }
     case 'merchant': {
-      const merchant = await registry.find(need(values.mid, 'mid'));
+      const account = values['stripe-account'];
+      const accounts = new ProcessorAccounts(DynamoDBDocumentClient.from(client), table);
+      if (values.mid === undefined && account !== undefined) {
+        // The way back: the merchant of a connected account (a webhook names only the account).
+        const owner = await accounts.merchantOf('stripe', account);
+        if (owner === undefined) throw new Error(`${account} is no merchant's Stripe account in ${where}`);
+        console.log(JSON.stringify(await registry.find(owner), null, 2));
+        break;
+      }
+      const mid = need(values.mid, 'mid');
+      if (account !== undefined) {
+        const { merchant, previous } = await accounts.map(mid, 'stripe', account, await actor());
+        console.log(
+          previous === account
+            ? `${merchant.merchantId} "${merchant.name}" is mapped to ${account} already in ${where}`
+            : `mapped ${merchant.merchantId}${merchant.shortId ? ` (${merchant.shortId})` : ''} "${merchant.name}" to Stripe account ${account}${previous ? ` (was ${previous})` : ''} in ${where}`,
+        );
+        break;
+      }
+      const merchant = await registry.find(mid);
       if (!merchant) throw new Error(`merchant ${values.mid} is not registered in ${where}`);
       console.log(JSON.stringify(merchant, null, 2));
       break;

@@ -4,7 +4,8 @@
  *
  * Environment: PORT (3000), SES_PORT (8005), DYNAMODB_PORT and SFN_PORT (picked free),
  * SERVICE_STAGE (dev | prod), DATA_DIR (.data), DYNAMODB_IN_MEMORY (false), DYNAMODB_ENDPOINT
- * (none: a DynamoDB Local of its own), SANDBOX_SETTLEMENT_SECONDS (300). Every server listens on
+ * (none: a DynamoDB Local of its own), SANDBOX_SETTLEMENT_SECONDS (300), PROCESSOR (sandbox;
+ * `stripe`: on the Stripe stand-in, lib/local/stripe-local.ts). Every server listens on
  * 127.0.0.1 only. A busy port names its variable.
  */
 import { flushCompileCache } from 'node:module';

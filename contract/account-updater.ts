@@ -4,7 +4,7 @@
  * and `npm run admin -- account-updater`.
  */
 export const ACCOUNT_UPDATER_JOB = {
-  handler: 'methods/account-updater',
+  handler: 'scheduled/apply-account-updates',
   /** cron fields (UTC) of the daily rule: clear of the hourly tick, the series job and reconciliation. */
   schedule: { minute: '40', hour: '1' },
   /** No update is started after this many seconds; one update takes a few writes. */

@@ -23,18 +23,18 @@ export interface TaskBinding {
 }
 
 export const processGroupTasks: readonly TaskBinding[] = [
-  { state: 'BeginGroup', substitution: 'BeginGroupFunctionArn', handler: 'processing/begin-group' },
+  { state: 'BeginGroup', substitution: 'BeginGroupFunctionArn', handler: 'process-group/begin-group' },
   // A group's first batch: AuthorizeBatch's code in a function of its own (its own reserved concurrency).
   {
     state: 'AuthorizeFirstBatch',
     substitution: 'AuthorizeFirstBatchFunctionArn',
-    handler: 'processing/authorize-first-batch',
+    handler: 'process-group/authorize-first-batch',
     callsProcessor: true,
   },
   {
     state: 'AuthorizeBatch',
     substitution: 'AuthorizeBatchFunctionArn',
-    handler: 'processing/authorize-batch',
+    handler: 'process-group/authorize-batch',
     callsProcessor: true,
   },
   // Leaves its reversals to the sweeper, but loads the adapter (core/sale.ts), which checks
@@ -42,29 +42,33 @@ export const processGroupTasks: readonly TaskBinding[] = [
   {
     state: 'FailBatch',
     substitution: 'FailBatchFunctionArn',
-    handler: 'processing/fail-batch',
+    handler: 'process-group/fail-batch',
     callsProcessor: true,
   },
-  { state: 'CompleteGroup', substitution: 'CompleteGroupFunctionArn', handler: 'processing/complete-group' },
+  {
+    state: 'CompleteGroup',
+    substitution: 'CompleteGroupFunctionArn',
+    handler: 'process-group/complete-group',
+  },
   // Invoked outside production only (see settlementClock): reads the group and the test clock's mark.
   {
     state: 'CheckSettlement',
     substitution: 'CheckSettlementFunctionArn',
-    handler: 'processing/check-settlement',
+    handler: 'process-group/check-settlement',
   },
   // One page of one receipt range per invocation (QueueReceipts runs the ranges at once).
-  { state: 'EmitReceipts', substitution: 'EmitReceiptsFunctionArn', handler: 'processing/emit-receipts' },
+  { state: 'EmitReceipts', substitution: 'EmitReceiptsFunctionArn', handler: 'process-group/emit-receipts' },
   {
     state: 'ReceiptsQueued',
     substitution: 'ReceiptsQueuedFunctionArn',
-    handler: 'processing/receipts-queued',
+    handler: 'process-group/receipts-queued',
   },
 ];
 
 /**
  * Receipts of one page queued at once by EmitReceipts (a sale read and a conditional outbox put
  * each, on their own items): with PROCESS_FAN_OUT receipt ranges at once, 8 × 16 = 128 in flight
- * per group (issue 25, defect 8). CDK sizes the task's timeout from it.
+ * per group. CDK sizes the task's timeout from it.
  */
 export const RECEIPTS_CONCURRENCY = 16;
 
@@ -143,7 +147,7 @@ export const OUTBOX_FORWARDER_HANDLER = 'notifications/enqueue-outbox';
 export const BATCH_RATE_WAIT_SECONDS = 90;
 
 /**
- * Processing's share of the account's Lambda concurrency (issue 24), per stage: the reserved
+ * Processing's share of the account's Lambda concurrency, per stage: the reserved
  * concurrency of its task functions (lib/cdk/processing.ts). At most this many of each run at
  * once, whatever a slot holds (a throttled invocation is retried by the state machine, never
  * given up), and the API's functions keep the rest of the account: 1,000 by default, less these
@@ -153,35 +157,35 @@ export const BATCH_RATE_WAIT_SECONDS = 90;
  */
 export const PROCESSING_CONCURRENCY: Readonly<Record<Stage, Readonly<Record<string, number>>>> = {
   prod: {
-    'processing/begin-group': 20,
-    'processing/authorize-first-batch': 100,
-    'processing/authorize-batch': 300,
-    'processing/fail-batch': 10,
-    'processing/complete-group': 10,
-    'processing/check-settlement': 5,
-    'processing/emit-receipts': 50,
-    'processing/receipts-queued': 5,
+    'process-group/begin-group': 20,
+    'process-group/authorize-first-batch': 100,
+    'process-group/authorize-batch': 300,
+    'process-group/fail-batch': 10,
+    'process-group/complete-group': 10,
+    'process-group/check-settlement': 5,
+    'process-group/emit-receipts': 50,
+    'process-group/receipts-queued': 5,
   },
   dev: {
-    'processing/begin-group': 5,
-    'processing/authorize-first-batch': 10,
-    'processing/authorize-batch': 50,
-    'processing/fail-batch': 2,
-    'processing/complete-group': 2,
-    'processing/check-settlement': 2,
-    'processing/emit-receipts': 10,
-    'processing/receipts-queued': 2,
+    'process-group/begin-group': 5,
+    'process-group/authorize-first-batch': 10,
+    'process-group/authorize-batch': 50,
+    'process-group/fail-batch': 2,
+    'process-group/complete-group': 2,
+    'process-group/check-settlement': 2,
+    'process-group/emit-receipts': 10,
+    'process-group/receipts-queued': 2,
   },
 };
 
 /** The hourly EventBridge rule's target. */
-export const SCHEDULER_HANDLER = 'processing/schedule-tick';
+export const SCHEDULER_HANDLER = 'scheduled/supervise-processing';
 
 /** How long the hourly tick's function may run (its Lambda timeout). */
 export const SCHEDULER_TIMEOUT_SECONDS = 300;
 
 /**
- * Pending groups a starter (the tick, the due sweep, a trigger) claims and starts at once: a
+ * Pending groups a starter (the tick, the due start, a trigger) claims and starts at once: a
  * claim, a StartExecution and the record of its ARN each.
  */
 export const START_CONCURRENCY = 8;
@@ -189,23 +193,23 @@ export const START_CONCURRENCY = 8;
 /**
  * StartExecution calls a second one starter container makes at most (core/processing.ts): Step
  * Functions' bucket refills at 300 a second (1,300 at once) in the large Regions, so the tick and a
- * due sweep starting at once stay within its refill; a throttled call is retried by the SDK
- * (4 tries), and a start that still fails releases its claim for the next due sweep.
+ * due start starting at once stay within its refill; a throttled call is retried by the SDK
+ * (4 tries), and a start that still fails releases its claim for the next due start.
  */
 export const START_RATE = 150;
 
 /**
- * The due sweep (docs/decisions.md, "The current hour"): every minute (EventBridge; locally every
+ * The due start (docs/decisions.md, "The current hour"): every minute (EventBridge; locally every
  * LOCAL_DUE_SWEEP_SECONDS) it starts the pending groups of the current and earlier slots, so that
  * a group created in, or moved into, the current hour after its tick waits no longer than that.
  */
-export const DUE_SWEEP_HANDLER = 'processing/start-due';
-/** The due sweep's schedule and its function's timeout (within the minute, so two never overlap). */
-export const DUE_SWEEP_INTERVAL_SECONDS = 60;
-export const DUE_SWEEP_TIMEOUT_SECONDS = 50;
+export const DUE_START_HANDLER = 'scheduled/start-due-groups';
+/** The due start's schedule and its function's timeout (within the minute, so two never overlap). */
+export const DUE_START_INTERVAL_SECONDS = 60;
+export const DUE_START_TIMEOUT_SECONDS = 50;
 
 /** The sweeper's EventBridge rule target (every SWEEP_INTERVAL_MINUTES): settles stale Pending work. */
-export const SWEEPER_HANDLER = 'processing/sweep';
+export const SWEEPER_HANDLER = 'scheduled/settle-stale-work';
 export const SWEEP_INTERVAL_MINUTES = 5;
 /**
  * How long one sweep starts work: its function's timeout leaves room after it for the last items
@@ -219,7 +223,7 @@ export const SWEEP_TIMEOUT_SECONDS = 300;
  * the log line holding its report, which the unhealed-differences metric filter matches.
  */
 export const RECONCILIATION = {
-  handler: 'processing/reconcile',
+  handler: 'scheduled/reconcile',
   reportMessage: 'reconciliation report',
 } as const;
 

@@ -35,10 +35,9 @@ export const NEXT_OCCURRENCES_SHOWN = 3;
 /**
  * The daily job that creates the groups of the occurrences whose turn comes before its next run
  * (EventBridge, every day at DAILY_SCHEDULE UTC; locally a timer and `POST /__local/events/daily`).
- * It lands in the nested stack of its handler folder (`series`, lib/cdk/stacks.ts).
  */
 export const SERIES_JOB = {
-  handler: 'series/create-occurrences',
+  handler: 'scheduled/create-series-occurrences',
   /** cron fields (UTC) of the daily rule: clear of the hourly tick at :00 and of reconciliation at 02:15. */
   schedule: { minute: '20', hour: '0' },
   /** How far ahead of the run an occurrence's creation time may lie (until the next daily run). */
@@ -53,8 +52,8 @@ export const SERIES_JOB = {
 
 /**
  * The hourly tick creates the occurrences due before its next run (a missed daily run caught up),
- * and the every-minute due sweep those already due (an occurrence the create request left to it,
+ * and the every-minute due start those already due (an occurrence the create request left to it,
  * a cancel a crash left half-done): each with a time budget of its own (seconds).
  */
 export const TICK_SERIES_BUDGET_SECONDS = 60;
-export const DUE_SWEEP_SERIES_BUDGET_SECONDS = 20;
+export const DUE_START_SERIES_BUDGET_SECONDS = 20;

@@ -35,11 +35,39 @@ export const DELIVERY_RETENTION_DAYS = 30;
 /** An endpoint whose last attempts all failed is tried by one probe at a time (docs/decisions.md). */
 export const BREAKER_THRESHOLD = 5;
 
+/**
+ * The delivery function's event sources, as the cloud stack (lib/cdk/webhooks.ts) and the local
+ * runtime (lib/local/webhooks.ts) both set them. Two queues: the webhook queue, read by
+ * `concurrency` invocations at once (the stack's `webhookConcurrency` context value; the local
+ * runtime's LOCAL_WEBHOOK_CONCURRENCY, fewer on a 2-core machine), and the slow lane, read by
+ * `slowConcurrency`, where the deliveries of an endpoint that answers slowly go (SLOW_ATTEMPT_MS),
+ * so that its attempts never hold the invocations every other endpoint's deliveries need. The
+ * function's reserved concurrency is both, plus `reserveHeadroom`, so that neither source is
+ * throttled.
+ */
+export const WEBHOOK_DELIVERY = {
+  batchSize: 10,
+  concurrency: 10,
+  slowConcurrency: 2,
+  reserveHeadroom: 2,
+  /** The function's timeout: a batch of 10 attempts at once, each at most 10 s, with the writes around them. */
+  timeoutSeconds: 60,
+  /** Receives of a message before it goes to the dead-letter queue. */
+  maxReceiveCount: 5,
+} as const;
+
+/**
+ * An attempt not answered this long after it began puts its endpoint in the slow lane (for
+ * SLOW_LANE_MS after its last such attempt): a healthy receiver answers in milliseconds.
+ */
+export const SLOW_ATTEMPT_MS = 1000;
+export const SLOW_LANE_MS = 5 * 60_000;
+
 /** The queue consumer that fans events out to endpoints and delivers them. */
-export const WEBHOOK_DELIVERY_HANDLER = 'webhooks/deliver';
-/** Every WEBHOOK_SWEEP_INTERVAL_MINUTES: re-enqueues deliveries that are due and whose message is lost. */
-export const WEBHOOK_SWEEP_HANDLER = 'webhooks/sweep-deliveries';
-export const WEBHOOK_SWEEP_INTERVAL_MINUTES = 1;
+export const WEBHOOK_DELIVERY_HANDLER = 'notifications/deliver-webhooks';
+/** Every WEBHOOK_RECOVERY_INTERVAL_MINUTES: re-enqueues deliveries that are due and whose message is lost. */
+export const WEBHOOK_RECOVERY_HANDLER = 'scheduled/recover-webhook-deliveries';
+export const WEBHOOK_RECOVERY_INTERVAL_MINUTES = 1;
 
 /**
  * The delivery function's metric (CloudWatch embedded metric format): attempts that failed (any

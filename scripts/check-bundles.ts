@@ -1,5 +1,5 @@
 /**
- * Bundles that load (issue 11): bundles every function of both stages with esbuild and the options
+ * Bundles that load: bundles every function of both stages with esbuild and the options
  * CDK's NodejsFunction uses (ServiceFunction.bundling), loads each bundle in a Node 22 process
  * where only the AWS SDK can be resolved, with the function's environment from the synthesized
  * stack, and checks that it exports `handler`. Prod's inline refusal functions are loaded and
@@ -48,12 +48,16 @@ export const LIBRARY_ALLOWANCES = [
 ] as const;
 
 export type Library = (typeof LIBRARY_ALLOWANCES)[number]['library'];
-/** Context of the check's synthesis: prod needs its account, region and sender (lib/cdk/app.ts). */
+/**
+ * Context of the check's synthesis: prod needs its account, region, sender and processor
+ * (lib/cdk/app.ts); the sandbox's, as the infra tier's prod (test/support/cdk/synth.ts).
+ */
 const CONTEXT = {
   prodAccount: '222222222222',
   devAccount: '111111111111',
   region: 'eu-west-1',
   senderAddress: 'payments@payments.example.org',
+  prodProcessor: 'sandbox',
 };
 
 export interface BundleResult {
@@ -169,6 +173,8 @@ export async function checkBundles(): Promise<BundleResult[]> {
       sourcemap: bundling.sourceMap,
       sourcesContent: bundling.sourcesContent,
       external: [...bundling.externalModules],
+      // Both stages run the sandbox here (CONTEXT): their bundles carry its adapter alone.
+      define: ServiceFunction.defineFor('sandbox'),
       absWorkingDir: REPO_ROOT,
       logLevel: 'error',
     });

@@ -1,5 +1,5 @@
 /**
- * What each function can do to AWS, read from its code (issue 22, least privilege per function):
+ * What each function can do to AWS, read from its code (least privilege per function):
  * for every handler module (each file of a handler folder of lambdas/), the AWS SDK commands its
  * code can reach from `handler`, as the IAM actions they need, and the optional settings it reads
  * (`needed('…')`, lambdas/shared/config.ts), which name the resources (state machines, queues,

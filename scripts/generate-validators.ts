@@ -21,7 +21,16 @@ import { strConcat } from 'ajv/dist/compile/codegen';
 import N from 'ajv/dist/compile/names';
 import { NO_QUERY, routes, type Route } from '../contract/routes/index';
 import { requestComponents } from '../contract/schemas/index';
-import { accountTypeSchema, cardMethodSchema, checkingMethodSchema } from '../contract/schemas/payors';
+import {
+  accountTypeSchema,
+  billingAddressSchema,
+  cardMethodSchema,
+  cardTokenMethodSchema,
+  checkingMethodSchema,
+  checkingTokenMethodSchema,
+  customerDataSchema,
+  mandateSchema,
+} from '../contract/schemas/payors';
 import { cardNumberRefused, containsCardNumber } from '../lambdas/shared/card-number';
 import { hasAtMostDecimals } from '../lambdas/shared/decimals';
 import { isIanaTimeZone } from '../lambdas/shared/time-zones';
@@ -45,7 +54,46 @@ const CODE_VALIDATED = {
   validateAccountType: { schema: accountTypeSchema, expression: 'accountTypeSchema' },
   validateCardMethod: { schema: cardMethodSchema, expression: 'cardMethodSchema' },
   validateCheckingMethod: { schema: checkingMethodSchema, expression: 'checkingMethodSchema' },
+  validateCardTokenMethod: { schema: cardTokenMethodSchema, expression: 'cardTokenMethodSchema' },
+  validateCheckingTokenMethod: { schema: checkingTokenMethodSchema, expression: 'checkingTokenMethodSchema' },
 } as const;
+
+/**
+ * Parts that the four forms of a new method share (their billing address, customer data and bank
+ * mandate), by the id they are compiled under. ajv writes every error of a schema out where it is
+ * checked (about 20 lines each): inlined into each form, the address and customer data alone were
+ * some 1,000 lines a form, and the forms by processor token doubled the payor and method bundles'
+ * validators (scripts/check-bundles.ts). The forms are compiled with a `$ref` to each part
+ * instead (`compiledForm`), and the part once, as its own function: the same verdicts and the
+ * same errors but for their schemaPath, which no message reads (lambdas/shared/validation.ts).
+ */
+export const SHARED_PARTS: ReadonlyMap<object, string> = new Map<object, string>([
+  [billingAddressSchema, 'BillingAddress'],
+  [customerDataSchema, 'CustomerData'],
+  [mandateSchema, 'BankMandate'],
+]);
+
+const METHOD_FORMS: ReadonlySet<object> = new Set([
+  cardMethodSchema,
+  checkingMethodSchema,
+  cardTokenMethodSchema,
+  checkingTokenMethodSchema,
+]);
+
+/** The schema as it is compiled: a method form with a `$ref` to each shared part, others as they are. */
+export function compiledForm(schema: object): object {
+  if (!METHOD_FORMS.has(schema)) return schema;
+  const { properties } = schema as { properties: Record<string, object> };
+  return {
+    ...schema,
+    properties: Object.fromEntries(
+      Object.entries(properties).map(([name, part]) => {
+        const id = SHARED_PARTS.get(part);
+        return [name, id === undefined ? part : { $ref: id }];
+      }),
+    ),
+  };
+}
 
 /** The compiler, with the options the service validated with when it compiled at run time. */
 export function compiler(): Ajv {
@@ -53,6 +101,8 @@ export function compiler(): Ajv {
     allErrors: true, // every problem in one answer, not one per round trip
     strict: true,
     verbose: true, // gives errors their parentSchema, whose `description` words pattern errors
+    // A `$ref` is a function of its own, not a copy (SHARED_PARTS: only the method forms have one).
+    inlineRefs: false,
     code: { source: true, esm: true },
   });
   // uuid and email are regular expressions, written into the generated code; date and date-time
@@ -118,6 +168,7 @@ export function compiler(): Ajv {
       });
     },
   });
+  for (const [schema, id] of SHARED_PARTS) ajv.addSchema(schema, id);
   return ajv;
 }
 
@@ -174,7 +225,7 @@ export async function generateValidators(): Promise<Map<string, string>> {
   const ajv = compiler();
   const schemas = [...schemaExpressions()];
   const keys = new Map(schemas.map(([schema], i) => [schema, `s${i}`]));
-  schemas.forEach(([schema], i) => ajv.addSchema(schema, `s${i}`));
+  schemas.forEach(([schema], i) => ajv.addSchema(compiledForm(schema), `s${i}`));
   // ajv exports each validator under its key; the module names them by route and name below.
   const code = standaloneCode(ajv, Object.fromEntries([...keys.values()].map((k) => [k, k]))).replace(
     /^"use strict";/,

@@ -1,5 +1,5 @@
 /**
- * The IAM of each function, as the synthesized templates grant it (issue 22): a summary in
+ * The IAM of each function, as the synthesized templates grant it: a summary in
  * README.md and the full table, function by function, in docs/operating.md ("IAM by function"),
  * each between its markers. Both are generated from the templates of both stages, never written by
  * hand; test/infra/iam-summary.test.ts fails when either is stale.
@@ -162,6 +162,7 @@ async function stageResources(stage: Stage): Promise<Json> {
       prodAccount: '222222222222',
       region: 'eu-west-1',
       senderAddress: 'payments@payments.example.org',
+      prodProcessor: 'sandbox',
     }),
   };
   const [stack] = addServiceStacks(new App({ context }));

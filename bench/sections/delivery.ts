@@ -9,7 +9,9 @@
  * group is processed by the local state machine. Every event of the processing (group.processing,
  * one payment.approved per payment, group.processed) goes the cloud's way: the table's stream, the
  * forwarder, the webhook queue, the delivery function (LOCAL_WEBHOOK_CONCURRENCY invocations of
- * 10 messages, 4 attempts in flight per endpoint per invocation), the signed POST.
+ * 10 messages, 4 requests in flight per endpoint per invocation, an object's first event attempted by the
+ * fan-out itself), the signed POST. The runtime's event pipeline counters (GET /__local/metrics
+ * `pipeline`, lib/local/pipeline-metrics.ts) before and after say where the time went.
  *
  * Reported: events delivered per second, from the trigger to the last event's first 2xx (the
  * processing runs meanwhile and bounds it); how long delivery trails the processing (the last
@@ -22,6 +24,7 @@ import type { AddressInfo } from 'node:net';
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { Webhook } from 'standardwebhooks';
+import { WEBHOOK_DELIVERY } from '../../contract/webhooks';
 import { sleep } from '../../lambdas/shared/clock';
 import { MID, scheduleDate, type BenchContext } from '../support/context';
 import { round } from '../support/load';
@@ -32,6 +35,8 @@ const PAYORS = 25;
 /** Past this the section fails rather than hold the bench. */
 const RUN_LIMIT_MS = 18 * 60_000;
 const POLL_MS = 500;
+/** The slow endpoint's answer time (`delivery-slow`). */
+const SLOW_ANSWER_MS = 2000;
 
 interface DeliveryResult {
   payments: number;
@@ -51,11 +56,73 @@ interface DeliveryResult {
   /** A payment's answer (its event's createdAt) → its webhook's first arrival, ms. */
   answerToWebhookMs: { p50: number; p99: number; max: number };
   deliveryConcurrency: number;
+  /** The runtime's event pipeline over the run (GET /__local/metrics `pipeline`, after less before). */
+  pipeline?: PipelineDelta;
+  /** `delivery-slow`: the slow endpoint beside it. */
+  slowEndpoint?: SlowEndpointResult;
   /** The machine's 1-minute load average at the trigger and at the end (others' work shows here). */
   loadAverage?: { start: number; end: number };
   measuredAt: string;
   commit?: string;
 }
+
+/** The slow endpoint beside the measured one (`delivery-slow`), by the time the fast one had every event. */
+interface SlowEndpointResult {
+  /** Requests it was sent (2 s each, every tenth answered 500). */
+  requests: number;
+  /** Events of the run it had with a 2xx. */
+  delivered: number;
+  /** Messages the runtime put on the slow lane's queue since it started. */
+  slowLaneMessages: number;
+}
+
+interface TimingJson {
+  count: number;
+  totalMs: number;
+  meanMs: number;
+  maxMs: number;
+}
+interface QueueJson {
+  sent: number;
+  messages: number;
+  waitMs: TimingJson;
+  invocationMs: TimingJson;
+}
+interface PipelineJson {
+  stream: { reads: number; records: number; readMs: TimingJson; forwardMs: TimingJson; lagMs: TimingJson };
+  queues: Record<string, QueueJson>;
+}
+/** A timing's count and mean over the run (the largest is the runtime's since it started). */
+const timingDelta = (a: TimingJson | undefined, b: TimingJson) => {
+  const count = b.count - (a?.count ?? 0);
+  const ms = b.totalMs - (a?.totalMs ?? 0);
+  return { count, meanMs: count === 0 ? 0 : round(ms / count, 1), maxMs: b.maxMs };
+};
+type PipelineDelta = ReturnType<typeof pipelineDelta>;
+function pipelineDelta(a: PipelineJson, b: PipelineJson) {
+  const qa = a.queues.webhooks;
+  const qb = b.queues.webhooks ?? {
+    sent: 0,
+    messages: 0,
+    waitMs: qa!.waitMs,
+    invocationMs: qa!.invocationMs,
+  };
+  const invocations = timingDelta(qa?.invocationMs, qb.invocationMs);
+  return {
+    streamReads: b.stream.reads - a.stream.reads,
+    streamRecords: b.stream.records - a.stream.records,
+    streamReadMs: timingDelta(a.stream.readMs, b.stream.readMs),
+    forwarderMs: timingDelta(a.stream.forwardMs, b.stream.forwardMs),
+    streamLagMs: timingDelta(a.stream.lagMs, b.stream.lagMs),
+    queueSent: qb.sent - (qa?.sent ?? 0),
+    queueWaitMs: timingDelta(qa?.waitMs, qb.waitMs),
+    invocationMs: invocations,
+    messagesPerInvocation:
+      invocations.count === 0 ? 0 : round((qb.messages - (qa?.messages ?? 0)) / invocations.count, 1),
+  };
+}
+const pipelineOf = async (ctx: BenchContext) =>
+  (await ctx.api.json<{ pipeline: PipelineJson }>('GET', '/__local/metrics', undefined, 200)).pipeline;
 
 interface Arrival {
   at: number;
@@ -63,8 +130,11 @@ interface Arrival {
   createdAt: string;
 }
 
-/** The bench's receiver: verifies with `standardwebhooks`, answers 204, notes first arrivals. */
-async function startReceiver() {
+/**
+ * The bench's receiver: verifies with `standardwebhooks`, answers 204, notes first arrivals. A slow
+ * one (issue 36 item 2) answers every request 2 s late, and every tenth of them 500.
+ */
+async function startReceiver(slow = false) {
   const arrivals = new Map<string, Arrival>();
   const counts = { requests: 0, unverified: 0 };
   let webhook: Webhook | undefined;
@@ -87,11 +157,15 @@ async function startReceiver() {
         res.writeHead(400).end();
         return;
       }
-      if (!arrivals.has(id)) {
+      const fail = slow && counts.requests % 10 === 0;
+      if (!arrivals.has(id) && !fail) {
         const event = JSON.parse(body) as { type: string; createdAt: string };
         arrivals.set(id, { at, type: event.type, createdAt: event.createdAt });
       }
-      res.writeHead(204).end();
+      if (!slow) return void res.writeHead(204).end();
+      setTimeout(() => {
+        if (!res.destroyed) res.writeHead(fail ? 500 : 204).end();
+      }, SLOW_ANSWER_MS);
     });
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
@@ -121,13 +195,25 @@ const headCommit = (): string | undefined => {
   return `${head.stdout.trim()}${dirty.stdout.trim() === '' ? '' : ' with uncommitted changes'}`;
 };
 
-async function run(ctx: BenchContext): Promise<Results> {
+async function run(ctx: BenchContext, besideSlow = false): Promise<Results> {
   const { api } = ctx;
   const n = ctx.config.deliveryPayments;
   const commit = headCommit();
   const receiver = await startReceiver();
+  const slowReceiver = besideSlow ? await startReceiver(true) : undefined;
   let endpointId: string | undefined;
+  let slowEndpointId: string | undefined;
   try {
+    if (slowReceiver) {
+      const slow = await api.json<{ webhookEndpointId: string; secret: string }>(
+        'POST',
+        `/v1/rest/merchants/${MID}/webhook-endpoints`,
+        { url: slowReceiver.url, enabledEvents: ['group.*', 'payment.*'] },
+        201,
+      );
+      slowEndpointId = slow.webhookEndpointId;
+      slowReceiver.useSecret(slow.secret);
+    }
     const endpoint = await api.json<{ webhookEndpointId: string; secret: string }>(
       'POST',
       `/v1/rest/merchants/${MID}/webhook-endpoints`,
@@ -175,6 +261,7 @@ async function run(ctx: BenchContext): Promise<Results> {
     }
     const before = new Set(receiver.arrivals.keys());
 
+    const pipelineBefore = await pipelineOf(ctx);
     const started = Date.now();
     const loadAtStart = loadavg()[0]!;
     const groupPath = `/rest/merchants/${MID}/groups/${group.paymentGroupId}`;
@@ -208,6 +295,7 @@ async function run(ctx: BenchContext): Promise<Results> {
     }
     // Late repeats (none expected) would show in the counts: a moment for any still in flight.
     await sleep(1000);
+    const pipeline = pipelineDelta(pipelineBefore, await pipelineOf(ctx));
 
     const events = fresh();
     const lastAt = Math.max(...events.map((e) => e.at));
@@ -233,8 +321,11 @@ async function run(ctx: BenchContext): Promise<Results> {
         p99: percentile(latencies, 99),
         max: latencies.at(-1) ?? 0,
       },
-      deliveryConcurrency: Number(process.env.LOCAL_WEBHOOK_CONCURRENCY ?? 4) || 4,
+      deliveryConcurrency:
+        Number(process.env.LOCAL_WEBHOOK_CONCURRENCY ?? WEBHOOK_DELIVERY.concurrency) ||
+        WEBHOOK_DELIVERY.concurrency,
       loadAverage: { start: round(loadAtStart, 1), end: round(loadavg()[0]!, 1) },
+      pipeline,
       measuredAt: new Date().toISOString(),
       ...(commit !== undefined && { commit }),
     };
@@ -242,36 +333,73 @@ async function run(ctx: BenchContext): Promise<Results> {
       `  delivery: ${result.events} events in ${result.seconds} s (${result.eventsPerSecond}/s); ` +
         `answer → webhook p50 ${result.answerToWebhookMs.p50} ms, p99 ${result.answerToWebhookMs.p99} ms`,
     );
-    return { delivery: result };
+    console.log(`  delivery: pipeline ${JSON.stringify(pipeline)}`);
+    if (!slowReceiver) return { delivery: result };
+    const slowLane = (await pipelineOf(ctx)).queues['webhooks-slow'];
+    const beside: SlowEndpointResult = {
+      requests: slowReceiver.counts.requests,
+      delivered: [...slowReceiver.arrivals.keys()].filter((id) => !before.has(id)).length,
+      slowLaneMessages: slowLane?.sent ?? 0,
+    };
+    console.log(`  delivery: beside a slow endpoint ${JSON.stringify(beside)}`);
+    return { deliveryBesideSlow: { ...result, slowEndpoint: beside } };
   } finally {
-    if (endpointId)
-      await api
-        .send('DELETE', `/v1/rest/merchants/${MID}/webhook-endpoints/${endpointId}`)
-        .catch(() => undefined);
+    for (const id of [endpointId, slowEndpointId])
+      if (id)
+        await api.send('DELETE', `/v1/rest/merchants/${MID}/webhook-endpoints/${id}`).catch(() => undefined);
     await receiver.close();
+    await slowReceiver?.close();
   }
 }
 
-function report(results: Results) {
-  const r = results.delivery as DeliveryResult | undefined;
+function report(results: Results, key = 'delivery') {
+  const r = results[key] as DeliveryResult | undefined;
   if (!r?.events) return undefined;
+  const slow = r.slowEndpoint;
   const l = r.answerToWebhookMs;
   const text =
     `webhooks of a ${r.payments}-payment group's processing: ${r.events} events delivered in ${r.seconds} s = ` +
     `${r.eventsPerSecond} events/s (processing ${r.processingSeconds} s; the last arrival ${r.trailingSeconds} s after ` +
     `group.processed); a payment's answer → its webhook p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms; ` +
     `${r.repeats} repeats, ${r.unverified} unverified` +
-    (r.loadAverage ? `; machine load average ${r.loadAverage.start} → ${r.loadAverage.end}` : '');
+    (r.loadAverage ? `; machine load average ${r.loadAverage.start} → ${r.loadAverage.end}` : '') +
+    (slow
+      ? `; beside a slow endpoint (2 s, every tenth 500): ${slow.requests} requests to it, ${slow.delivered} ` +
+        `delivered, ${slow.slowLaneMessages} messages on the slow lane`
+      : '');
   const markdown = [
     `Measured on ${r.measuredAt.slice(0, 10)}${r.commit ? `, code ${r.commit}` : ''}. ` +
       `A receiver on loopback (in the bench process, answering 204 at once) verifies every request with the ` +
       `\`standardwebhooks\` package. An endpoint for it (\`group.*\`, \`payment.*\`), then one group of ` +
       `${r.payments.toLocaleString('en-US')} payments processed by the local state machine: its events go the cloud's ` +
       `way (table stream, forwarder, webhook queue, delivery function at ${r.deliveryConcurrency} invocations of 10 ` +
-      `messages, 4 attempts in flight per endpoint in each, signed POST) while the processing runs. Events/s: from ` +
+      `messages, the slow lane's 2 beside them, 4 requests in flight per endpoint in each, an object's first event ` +
+      `attempted by the fan-out itself, signed POST) while the processing runs, DynamoDB Local on the JVM's first ` +
+      `tier (lib/local/dynamodb-local.ts). Events/s: from ` +
       `\`POST .../process-payments\` to the last event's first 2xx. Answer → webhook: a payment's event's \`createdAt\` ` +
-      `(written in the answer's own transaction) to its first arrival at the receiver.`,
+      `(written in the answer's own transaction) to its first arrival at the receiver.` +
+      (r.loadAverage
+        ? ` The machine's 1-minute load average was ${r.loadAverage.start} at the trigger and ${r.loadAverage.end} at ` +
+          `the end (2 cores: above 2, other work shared them).`
+        : '') +
+      (r.pipeline
+        ? ` Where the time went (the runtime's GET /__local/metrics \`pipeline\`): the stream ${r.pipeline.streamLagMs.meanMs} ms ` +
+          `behind the table on average (${r.pipeline.streamLagMs.maxMs} ms at most) in ${r.pipeline.streamReads} reads of ` +
+          `${r.pipeline.streamRecords} records (every write of the table, about ${r.pipeline.streamReadMs.meanMs} ms a read); ` +
+          `the forwarder ${r.pipeline.forwarderMs.meanMs} ms a batch; a message waited ${r.pipeline.queueWaitMs.meanMs} ms ` +
+          `on the webhook queue on average (${r.pipeline.queueWaitMs.maxMs} ms at most); an invocation of ` +
+          `${r.pipeline.messagesPerInvocation} messages took ${r.pipeline.invocationMs.meanMs} ms.`
+        : ''),
     '',
+    ...(slow
+      ? [
+          `Beside it, on the same merchant and the same events, a slow endpoint (answering every request ` +
+            `${SLOW_ANSWER_MS / 1000} s late, every tenth 500): by the time the measured endpoint had every event, ` +
+            `it had been sent ${slow.requests} requests and had ${slow.delivered} events delivered; ` +
+            `${slow.slowLaneMessages} messages went by the slow lane. The figures below are the measured (fast) endpoint's.`,
+          '',
+        ]
+      : []),
     '| events delivered | seconds (trigger → last) | events/s | processing (trigger → group.processed) | last arrival after group.processed | answer → webhook p50 / p99 / max | repeats | unverified |',
     '|---|---|---|---|---|---|---|---|',
     `| ${r.events} | ${r.seconds} s | ${r.eventsPerSecond} | ${r.processingSeconds} s | ${r.trailingSeconds} s | ` +
@@ -286,4 +414,13 @@ export const delivery: CustomSection = {
   title: "Webhook delivery of a large group's events",
   run,
   report,
+};
+
+/** Issue 36 item 2: the same run with a slow endpoint beside the measured one. */
+export const deliveryBesideSlow: CustomSection = {
+  kind: 'custom',
+  name: 'delivery-slow',
+  title: "Webhook delivery of a large group's events beside a slow endpoint",
+  run: (ctx) => run(ctx, true),
+  report: (results) => report(results, 'deliveryBesideSlow'),
 };

@@ -4,7 +4,7 @@
  * `--only=<name>` then runs it alone.
  */
 import { createPayment } from './create-payment';
-import { delivery } from './delivery';
+import { delivery, deliveryBesideSlow } from './delivery';
 import { groupReport } from './group-report';
 import { listGroups } from './list-groups';
 import { processing } from './processing';
@@ -21,6 +21,7 @@ export const sections: readonly AnySection[] = [
   processingLatency,
   receipts,
   delivery,
+  deliveryBesideSlow,
   groupReport,
   peakSlot,
   peakLocal,

@@ -61,14 +61,14 @@ async function load(runtime: BenchRuntime, settlementSeconds: number): Promise<L
     SETTLEMENT_PERIOD_SECONDS: String(settlementSeconds),
     SETTLEMENT_OFFSET_SECONDS: '0',
   });
-  const [begin, authorize, complete, store, ddbModule, http] = await Promise.all([
-    import('../../lambdas/processing/begin-group'),
-    import('../../lambdas/processing/authorize-batch'),
-    import('../../lambdas/processing/complete-group'),
+  const [begin, authorize, complete, store, ddbModule] = await Promise.all([
+    import('../../lambdas/process-group/begin-group'),
+    import('../../lambdas/process-group/authorize-batch'),
+    import('../../lambdas/process-group/complete-group'),
     import('../../lambdas/store/claims'),
     import('../../lambdas/shared/ddb'),
-    import('../../lib/local/http-server'),
   ]);
+  const { lambdaContext } = await import('../../lib/local/http-server');
 
   // Count the handlers' calls on their one client (the store's and the sandbox processor's).
   const calls: Record<string, number> = {};
@@ -92,7 +92,7 @@ async function load(runtime: BenchRuntime, settlementSeconds: number): Promise<L
     begin: begin.handler as unknown as LocalCore['begin'],
     authorizeBatch: authorize.handler as unknown as LocalCore['authorizeBatch'],
     complete: complete.handler as unknown as LocalCore['complete'],
-    context: (name) => http.lambdaContext(name, 900_000),
+    context: (name) => lambdaContext(name, 900_000),
     calls,
     batchSize: Number(process.env.PROCESS_BATCH_SIZE || 250),
     concurrency: Number(process.env.PROCESS_CONCURRENCY || 16),

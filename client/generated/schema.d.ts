@@ -1034,12 +1034,12 @@ export interface components {
       [key: string]: string;
     };
     NewSavedPaymentMethod:
-      components['schemas']['NewCardMethod'] | components['schemas']['NewCheckingMethod'];
+      | components['schemas']['NewCardMethod']
+      | components['schemas']['NewCheckingMethod']
+      | components['schemas']['NewCardTokenMethod']
+      | components['schemas']['NewCheckingTokenMethod'];
     NewCardMethod: {
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
+      /** @enum {string} */
       accountType: 'VISA' | 'MASTERCARD' | 'AMEX' | 'DISCOVER';
       cardNumber: string;
       expiryMonth: number;
@@ -1063,13 +1063,46 @@ export interface components {
       country: string;
     };
     NewCheckingMethod: {
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
+      /** @enum {string} */
       accountType: 'CHECKING' | 'SAVINGS';
       routingNumber: string;
       accountNumber: string;
+      mandate?: components['schemas']['BankMandate'];
+      billingAddress: components['schemas']['BillingAddress'];
+      customerData?: components['schemas']['CustomerData'];
+      setAsDefault?: boolean;
+    };
+    BankMandate: {
+      /**
+       * Format: date-time
+       * @description When the payor accepted the debits: UTC (ISO 8601), not in the future.
+       */
+      acceptedAt: string;
+      /**
+       * @description How the payor accepted: `online` (on a web page; then ipAddress and userAgent are required), `paper` (a signed form) or `phone` (a recorded call).
+       * @enum {string}
+       */
+      method: 'online' | 'paper' | 'phone';
+      /** @description The IP address (IPv4 or IPv6) the payor accepted from; online only. */
+      ipAddress?: string;
+      /** @description The payor's browser (its User-Agent); online only. Must not contain a card number (a Luhn-valid 13-19 digit run with a card brand's prefix, however its groups are separated): 400. */
+      userAgent?: string;
+    };
+    NewCardTokenMethod: {
+      /** @enum {string} */
+      accountType: 'VISA' | 'MASTERCARD' | 'AMEX' | 'DISCOVER';
+      /** @description The processor's own token of the account, made by its browser fields (Stripe: a PaymentMethod id, `pm_…`). The sandbox processor makes none and refuses one. */
+      processorToken: string;
+      billingAddress: components['schemas']['BillingAddress'];
+      customerData?: components['schemas']['CustomerData'];
+      setAsDefault?: boolean;
+    };
+    NewCheckingTokenMethod: {
+      /** @enum {string} */
+      accountType: 'CHECKING' | 'SAVINGS';
+      /** @description The processor's own token of the account, made by its browser fields (Stripe: a PaymentMethod id, `pm_…`). The sandbox processor makes none and refuses one. */
+      processorToken: string;
+      mandate?: components['schemas']['BankMandate'];
       billingAddress: components['schemas']['BillingAddress'];
       customerData?: components['schemas']['CustomerData'];
       setAsDefault?: boolean;

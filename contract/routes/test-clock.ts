@@ -10,7 +10,7 @@ export const testClockRoutes = {
     method: 'POST',
     idempotency: IDEMPOTENT,
     path: `${M}/settle-now`,
-    handler: 'processing/settle-now',
+    handler: 'triggers/settle-now',
     callsProcessor: true,
     status: 200,
     nonProdOnly: true,

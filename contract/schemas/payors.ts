@@ -46,6 +46,64 @@ export const cardMethodSchema = {
   },
 } as const;
 
+/**
+ * A token made by the processor's own browser fields (Stripe Elements: a PaymentMethod id,
+ * `pm_…`): the payor typed the numbers into the processor's page, never into the merchant's.
+ */
+const processorToken = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 255,
+  pattern: '^[A-Za-z0-9_]+$',
+  description:
+    "The processor's own token of the account, made by its browser fields (Stripe: a PaymentMethod id, `pm_…`). The sandbox processor makes none and refuses one.",
+} as const;
+
+/**
+ * The payor's authorization to debit the account, as the merchant attests it (Nacha: the merchant
+ * keeps the authorization): when and how it was given, and online the payor's IP address and
+ * browser. The processor records it (Stripe: a mandate, quoted by every debit).
+ */
+export const mandateSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['acceptedAt', 'method'],
+  properties: {
+    acceptedAt: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When the payor accepted the debits: UTC (ISO 8601), not in the future.',
+    },
+    method: {
+      type: 'string',
+      enum: ['online', 'paper', 'phone'],
+      description:
+        'How the payor accepted: `online` (on a web page; then ipAddress and userAgent are required), `paper` (a signed form) or `phone` (a recorded call).',
+    },
+    ipAddress: {
+      type: 'string',
+      maxLength: 45,
+      pattern: '^[0-9A-Fa-f.:]+$',
+      description: 'The IP address (IPv4 or IPv6) the payor accepted from; online only.',
+    },
+    userAgent: { ...freeText(1, 500), description: "The payor's browser (its User-Agent); online only." },
+  },
+} as const;
+
+/** A card by the processor's token: the service never sees its number or expiry (the processor tells them). */
+export const cardTokenMethodSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['accountType', 'processorToken', 'billingAddress'],
+  properties: {
+    accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER'] },
+    processorToken,
+    billingAddress: billingAddressSchema,
+    customerData: customerDataSchema,
+    setAsDefault: { type: 'boolean' },
+  },
+} as const;
+
 export const checkingMethodSchema = {
   type: 'object',
   additionalProperties: false,
@@ -54,14 +112,38 @@ export const checkingMethodSchema = {
     accountType: { type: 'string', enum: BANK_ACCOUNT_TYPES },
     routingNumber: { type: 'string', maxLength: 9 },
     accountNumber: { type: 'string', maxLength: 17 },
+    mandate: mandateSchema,
     billingAddress: billingAddressSchema,
     customerData: customerDataSchema,
     setAsDefault: { type: 'boolean' },
   },
 } as const;
 
-/** A new saved method: a card or a bank account, told apart by `accountType`. */
-export const newMethodSchemas = [cardMethodSchema, checkingMethodSchema] as const;
+/** A bank account by the processor's token, with the payor's mandate. */
+export const checkingTokenMethodSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['accountType', 'processorToken', 'billingAddress'],
+  properties: {
+    accountType: { type: 'string', enum: BANK_ACCOUNT_TYPES },
+    processorToken,
+    mandate: mandateSchema,
+    billingAddress: billingAddressSchema,
+    customerData: customerDataSchema,
+    setAsDefault: { type: 'boolean' },
+  },
+} as const;
+
+/**
+ * A new saved method: a card or a bank account, told apart by `accountType`; by its numbers or
+ * by the processor's token, told apart by `processorToken`.
+ */
+export const newMethodSchemas = [
+  cardMethodSchema,
+  checkingMethodSchema,
+  cardTokenMethodSchema,
+  checkingTokenMethodSchema,
+] as const;
 
 /** Picks the method schema before the full validation, so that messages speak of one kind. */
 export const accountTypeSchema = {
@@ -154,7 +236,11 @@ export const deleteMethodQuerySchema = {
 
 export type CardMethodInput = FromSchema<typeof cardMethodSchema>;
 export type CheckingMethodInput = FromSchema<typeof checkingMethodSchema>;
-export type MethodInput = CardMethodInput | CheckingMethodInput;
+export type CardTokenMethodInput = FromSchema<typeof cardTokenMethodSchema>;
+export type CheckingTokenMethodInput = FromSchema<typeof checkingTokenMethodSchema>;
+export type MandateInput = FromSchema<typeof mandateSchema>;
+export type MethodInput =
+  CardMethodInput | CheckingMethodInput | CardTokenMethodInput | CheckingTokenMethodInput;
 export type UpdateMethodInput = FromSchema<typeof updateMethodSchema>;
 export type UpdatePayorInput = FromSchema<typeof updatePayorSchema>;
 

@@ -15,7 +15,7 @@
 import { accountUpdated, makesUnusable, type AccountChange } from '#domain/account-updates';
 import { accountUpdateOutboxId, type OutboxItem } from '#domain/notifications';
 import { methodEvent, type SavedMethod } from '#domain/payors';
-import { paymentProcessor } from '#processor/index';
+import { paymentProcessor } from '#core/processor';
 import type { AccountUpdate, ProcessorNotice } from '#processor/processor';
 import { outcome, type NoticeOutcome } from '#domain/notices';
 import { logger } from '#shared/logger';

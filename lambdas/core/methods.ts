@@ -1,7 +1,32 @@
 /** Creating a saved method: validate, tokenize at the processor, keep only token and mask. */
-import { newMethod, parseMethodInput, type SavedMethod } from '#domain/payors';
+import type { MethodInput } from '#contract/schemas/payors';
+import { byProcessorToken, newMethod, parseMethodInput, type SavedMethod } from '#domain/payors';
 import { newId } from '#shared/ids';
-import { paymentProcessor } from '#processor/index';
+import { isBank } from '#domain/cards';
+import { paymentProcessor } from '#core/processor';
+import { ProcessorUnavailableError, type VaultedAccount } from '#processor/processor';
+
+/** What the processor vaults: the numbers, or its own token; a bank account with its mandate. */
+function accountOf(input: MethodInput): VaultedAccount {
+  const mandate = 'mandate' in input && input.mandate !== undefined ? { mandate: input.mandate } : {};
+  if (byProcessorToken(input))
+    return isBank(input.accountType)
+      ? { kind: 'bank', processorToken: input.processorToken, ...mandate }
+      : { kind: 'card', processorToken: input.processorToken };
+  if ('accountNumber' in input)
+    return {
+      kind: 'bank',
+      routingNumber: input.routingNumber,
+      accountNumber: input.accountNumber,
+      ...mandate,
+    };
+  return {
+    kind: 'card',
+    number: input.cardNumber,
+    expiryMonth: input.expiryMonth,
+    expiryYear: input.expiryYear,
+  };
+}
 
 interface NewMethodRequest {
   raw: unknown;
@@ -21,17 +46,15 @@ export async function createMethod(
   // The merchant and the payor: a processor may keep each merchant's vault, and each payor's
   // customer, apart (Stripe: a connected account, a customer per payor).
   const owner = { merchantId: request.merchantId, payorId: request.payorId };
-  const { token, fingerprint } = await paymentProcessor().tokenize(
-    'accountNumber' in input
-      ? { ...owner, kind: 'bank', routingNumber: input.routingNumber, accountNumber: input.accountNumber }
-      : {
-          ...owner,
-          kind: 'card',
-          number: input.cardNumber,
-          expiryMonth: input.expiryMonth,
-          expiryYear: input.expiryYear,
-        },
-  );
+  const vaulted = await paymentProcessor().tokenize({ ...owner, ...accountOf(input) });
+  const { token, fingerprint } = vaulted;
+  // What the processor must tell of an account it vaulted from its own token: no answer otherwise.
+  if (
+    byProcessorToken(input) &&
+    (vaulted.last4 === undefined ||
+      (!isBank(input.accountType) && (vaulted.expiryMonth === undefined || vaulted.expiryYear === undefined)))
+  )
+    throw new ProcessorUnavailableError('the processor did not tell the account’s last digits or expiry');
   const method: SavedMethod = {
     ...newMethod(
       input,
@@ -42,6 +65,7 @@ export async function createMethod(
       },
       token,
       request.now,
+      vaulted,
     ),
     // What counts the retries of one card across methods and payors (core/retries.ts).
     ...(fingerprint !== undefined && { fingerprint }),

@@ -1,5 +1,5 @@
 /**
- * The processor's rate (issue 24): processing never asks the acquirer for more than
+ * The processor's rate: processing never asks the acquirer for more than
  * PROCESSOR_RATE charges a second across all groups, nor for more than PROCESSOR_GROUP_RATE of one
  * group (its payments' `authResponse` writes share one partition), nor for more than
  * PROCESSOR_MERCHANT_RATE of one merchant's groups together (their events share the merchant's
@@ -159,8 +159,8 @@ export class RateTokens {
    * The second whose tokens to take at `now`: the first one whose window's answer, as long in
    * coming as the last one was (its round trip and the event loop's delay), still leaves time to
    * use them. The current second while the table answers quickly; a later one under load, whose
-   * tokens then wait for it (issue 24 follow-up: under a loaded runtime every take came back past
-   * its second's margin and was dropped, and the batches starved).
+   * tokens then wait for it (were they dropped instead, under a loaded runtime every take would come
+   * back past its second's margin, and the batches would starve).
    */
   private reachableSecond(now: number): number {
     const answered = now + this.lead;

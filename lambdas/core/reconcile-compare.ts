@@ -179,7 +179,7 @@ export function compare(input: ReconcileInput): Difference[] {
       refundId: r.refundId,
       recordCents: r.amountCents,
     };
-    // A scheduled refund (issue 25) is due from its cut-off on, not from when it was recorded.
+    // A scheduled refund is due from its cut-off on, not from when it was recorded.
     const due = r.sendAfter !== undefined && r.sendAfter > r.date ? r.sendAfter : r.date;
     if (r.status === 'Pending' && due < staleBefore)
       add({ kind: 'stale-pending', ...ids, detail: `refund Pending since ${due}` });

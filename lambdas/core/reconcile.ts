@@ -8,7 +8,7 @@
  */
 import { config } from '#shared/config';
 import { ddb } from '#shared/ddb';
-import { paymentProcessor } from '#processor/index';
+import { paymentProcessor } from '#core/processor';
 import type { PaymentProcessor } from '#processor/processor';
 import { refundIdOfKey, saleIdOfKey } from '#domain/processor-keys';
 import { ReconciliationRecords } from '#store/reconciliation';
@@ -142,4 +142,25 @@ export async function reconcile(
     unhealed: found.length - healed,
     differences: found,
   };
+}
+
+const DAY_MS = 24 * 3600_000;
+
+/** An EventBridge event (its `time`), or the operator's invocation (`since`, `staleMinutes`). */
+export interface ReconcileEvent {
+  time?: string;
+  since?: string;
+  staleMinutes?: number;
+}
+
+/** The window's start an event asks for; a bad one is refused before anything runs. */
+export function windowOf(event: ReconcileEvent): { since: string; now: Date; staleMinutes?: number } {
+  const now = event.time !== undefined ? new Date(event.time) : clock.now();
+  if (Number.isNaN(now.getTime())) throw new Error(`time ${String(event.time)} is not an ISO-8601 time`);
+  const since = event.since !== undefined ? new Date(event.since) : new Date(now.getTime() - DAY_MS);
+  if (Number.isNaN(since.getTime())) throw new Error(`since ${String(event.since)} is not an ISO-8601 time`);
+  const { staleMinutes } = event;
+  if (staleMinutes !== undefined && !(Number.isInteger(staleMinutes) && staleMinutes > 0))
+    throw new Error(`staleMinutes ${String(staleMinutes)} is not a whole number of minutes above 0`);
+  return { since: since.toISOString(), now, ...(staleMinutes !== undefined && { staleMinutes }) };
 }

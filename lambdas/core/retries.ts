@@ -26,7 +26,7 @@ import type { SavedMethod } from '#domain/payors';
 import { attemptTransactionId } from '#shared/ids';
 import { logger } from '#shared/logger';
 import { withOptimisticRetry } from '#shared/optimistic-concurrency';
-import { paymentProcessor } from '#processor/index';
+import { paymentProcessor } from '#core/processor';
 import { cardHistory } from '#store/card-history';
 import { methodStore } from '#store/methods';
 import { paymentStore, type RetryWriteOutcome } from '#store/payments';

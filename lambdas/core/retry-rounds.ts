@@ -1,5 +1,5 @@
 /**
- * Starting retry rounds (docs/architecture.md#retry-rounds): the hourly tick and the due sweep
+ * Starting retry rounds (docs/architecture.md#retry-rounds): the hourly tick and the due start
  * start the round of every group waiting in the due index at a slot up to theirs; a tester's
  * retry-now (non-production) starts every waiting group of a merchant at once, whatever its slot.
  * A round is claimed by one conditional write (store/retry-rounds.ts) and runs as an execution of

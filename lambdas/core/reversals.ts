@@ -15,7 +15,7 @@ import {
 } from '#domain/transactions';
 import { formatCents } from '#domain/money';
 import { processorKeys } from '#domain/processor-keys';
-import { paymentProcessor } from '#processor/index';
+import { paymentProcessor } from '#core/processor';
 import { transactionStore } from '#store/transactions';
 import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { requireTransaction } from './transactions';

@@ -16,7 +16,7 @@ import { BadRequestError } from '#shared/errors';
 import { declineOf } from '#domain/declines';
 import { isUnusable, parseProfileId } from '#domain/payors';
 import { PENDING_CODE, PENDING_MESSAGE, type Transaction } from '#domain/transactions';
-import { paymentProcessor } from '#processor/index';
+import { paymentProcessor, processorTiming } from '#core/processor';
 import { ProcessorUnavailableError, type SaleResult } from '#processor/processor';
 import { methodStore } from '#store/methods';
 import { logger } from '#shared/logger';
@@ -244,8 +244,10 @@ export async function runSale(request: SaleRequest, now: Date): Promise<Transact
   } catch (error) {
     if (!(error instanceof ProcessorUnavailableError) || request.onNoAnswer === 'throw') throw error;
     // No answer: a definite decline recorded first, then whatever may have happened reversed
-    // (a sweeper that recorded an approval meanwhile wins, and nothing is reversed).
-    return (await giveUpSale(request, 'the processor did not answer', now)).transaction;
+    // (a sweeper that recorded an approval meanwhile wins, and nothing is reversed): within the
+    // request where a second call fits in its time, else by the sweeper from that record.
+    const reverse = processorTiming().reversesWithinRequest ? 'now' : 'later';
+    return (await giveUpSale(request, 'the processor did not answer', now, { reverse })).transaction;
   }
   return settle(answered(pending, result, (at) => processor.settlementTime(at)));
 }

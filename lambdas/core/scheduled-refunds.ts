@@ -1,6 +1,6 @@
 /**
  * Refunds that a group's void-or-refund scheduled inside the void safety margin before a sale's
- * settlement cut-off (issue 25, defect 4; docs/decisions.md "Refunds scheduled inside the void
+ * settlement cut-off (docs/decisions.md "Refunds scheduled inside the void
  * margin"): how a payment shows them, and how the sweeper (core/sweeper.ts) sends them once the
  * cut-off has passed. Scheduling them is core/void-or-refund.ts's part.
  */
@@ -9,7 +9,7 @@ import { reversalEventType } from '#domain/groups';
 import { fromCents } from '#domain/money';
 import { processorKeys } from '#domain/processor-keys';
 import type { Refund, Transaction } from '#domain/transactions';
-import { paymentProcessor } from '#processor/index';
+import { paymentProcessor } from '#core/processor';
 import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { paymentStore } from '#store/payments';
 import { transactionStore } from '#store/transactions';

@@ -89,7 +89,7 @@ interface CreationLimits {
 
 /**
  * A new series with its payments, announced by `series.created`, all or nothing; then the groups of
- * its occurrences already due (within the request's budget: the due sweep makes any others within
+ * its occurrences already due (within the request's budget: the due start makes any others within
  * a minute). Keyed (the group create's rules, docs/decisions.md "Idempotent group create"; the
  * route builder runs the key), the series' id is the key's: a retry that resumes a create which
  * died half-way answers the series if it was committed, else removes what was written ahead and
@@ -230,7 +230,7 @@ async function finishCancel(series: Series, now: Date): Promise<void> {
 /**
  * Creates the groups of every series' occurrences due before `limits.horizon`, finishes cancels a
  * crash left half-done, and records occurrences whose slot has passed as skipped: the daily job,
- * the hourly tick and the due sweep, each with its horizon and its time budget. Bounded and
+ * the hourly tick and the due start, each with its horizon and its time budget. Bounded and
  * resumable: the due index and each series' cursor are the cursor of the work; what the budget
  * leaves is found again by the next run. Safe to run repeatedly and concurrently.
  */

@@ -7,7 +7,7 @@
  * - a Pending sale: its processor call replayed with its key, the answer recorded (runSale); a
  *   sale whose method is gone, or that turns out to be a duplicate, is reversed and Declined;
  * - a Pending refund: its processor call replayed with its key, Completed or Failed; a refund a
- *   group's void-or-refund scheduled inside the void margin (issue 25, defect 4) is due from its
+ *   group's void-or-refund scheduled inside the void margin is due from its
  *   cut-off on (its entry is dated then) and its outcome is shown on its payment;
  * - a reserved void: finished (Voided), or released when the processor refuses it;
  * - a sale given up on (Declined 96) whose timeout reversal is due: reversed.
@@ -16,7 +16,7 @@
  * here), and a retry of the request then resumes the claim onto the settled record.
  */
 import { ProcessorUnavailableError } from '#processor/processor';
-import { paymentProcessor } from '#processor/index';
+import { paymentProcessor } from '#core/processor';
 import { mapLimit } from '#shared/concurrency';
 import { ServiceError } from '#shared/errors';
 import { logger } from '#shared/logger';

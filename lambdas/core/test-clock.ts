@@ -6,7 +6,7 @@
  * CheckSettlement reads (core/settlement.ts).
  */
 import type { SettleNowResult } from '#contract/schemas/test-clock';
-import { paymentProcessor } from '#processor/index';
+import { paymentProcessor } from '#core/processor';
 import { mapLimit } from '#shared/concurrency';
 import { config } from '#shared/config';
 import { ForbiddenError } from '#shared/errors';

@@ -11,6 +11,7 @@
  *   payments already reversed).
  */
 import { VOID_OR_REFUND, voidOrRefundExecutionName } from '#contract/processing';
+import { PROCESSOR_TIMING, parseProcessor } from '#contract/processor';
 import type { Group, VoidOrRefundSummary } from '#domain/groups';
 import { config, needed } from '#shared/config';
 import { tooMuchContention, withOptimisticRetry } from '#shared/optimistic-concurrency';
@@ -36,13 +37,21 @@ async function run(group: Group, summary: VoidOrRefundSummary): Promise<string> 
 }
 
 /**
- * Whether a whole group of `paymentCount` payments is reversed in the background: above
- * VOID_OR_REFUND_BACKGROUND_ABOVE, which can lower the threshold but never raise it past the 1,000
- * `paymentIds` a request may reverse itself (VOID_OR_REFUND.syncLimit).
+ * Whether a whole group of `paymentCount` payments is reversed in the background: above the
+ * configured processor's limit (contract/processor.ts: 1,000 at the sandbox, 100 at Stripe, whose
+ * bound leaves a request seconds to start reversals), or VOID_OR_REFUND_BACKGROUND_ABOVE, which
+ * can lower the threshold but never raise it past the 1,000 `paymentIds` a request may reverse
+ * itself (VOID_OR_REFUND.syncLimit).
  */
-export const reversesInBackground = (paymentCount: number): boolean =>
-  paymentCount >
-  Math.min(VOID_OR_REFUND.syncLimit, config().voidOrRefundBackgroundAbove ?? VOID_OR_REFUND.syncLimit);
+const timing = () => PROCESSOR_TIMING[parseProcessor(config().processor)];
+
+export const reversesInBackground = (paymentCount: number): boolean => {
+  const limit = Math.min(VOID_OR_REFUND.syncLimit, timing().voidOrRefundSyncLimit);
+  return paymentCount > Math.min(limit, config().voidOrRefundBackgroundAbove ?? limit);
+};
+
+/** The longest one reversal takes within a request, at the configured processor's bound. */
+export const reversalSeconds = (): number => timing().reversalSeconds;
 
 /**
  * The execution reversing `group` in the background: the running one, or a new one. Two requests

@@ -5,8 +5,8 @@
  * the payment, so even a repeat racing the first reverses nothing twice.
  *
  * Inside the void safety margin before the sale's settlement cut-off (no void may be reserved
- * there, docs/decisions.md "Void safety margin") the refund is scheduled instead (issue 25, defect
- * 4): written ahead as a Pending refund that reserves its amount on the sale, answered
+ * there, docs/decisions.md "Void safety margin") the refund is scheduled instead:
+ * written ahead as a Pending refund that reserves its amount on the sale, answered
  * `refund_scheduled`, and sent by the sweeper right after the cut-off (core/scheduled-refunds.ts),
  * which shows the outcome on the payment. It has the id the refund after the cut-off would have, so a
  * repeat at any time finds it instead of refunding again.
@@ -258,7 +258,7 @@ export const NO_PROCESSOR_ANSWER =
 
 /**
  * Within a request, a payment whose processor call got no answer is that payment's failure, named
- * as such (issue 25: a processor time-out answered the whole request 500).
+ * as such: a processor's time-out never answers the whole request 500.
  */
 function unanswered(payment: Payment, error: unknown): PaymentOutcome {
   if (!(error instanceof ProcessorUnavailableError)) throw error;

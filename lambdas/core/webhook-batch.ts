@@ -9,7 +9,8 @@ import {
   type WebhookDelivery,
   type WebhookEndpoint,
 } from '#domain/webhooks';
-import { clock, sleep } from '#shared/clock';
+import { SLOW_LANE_MS } from '#contract/webhooks';
+import { clock, withTimeout } from '#shared/clock';
 import { config } from '#shared/config';
 import { emitMetricLine } from '#shared/metrics';
 import { MAX_DELAY_SECONDS } from '#shared/sqs-queue';
@@ -27,10 +28,20 @@ export const LOST_AFTER_MS = 5 * 60_000;
  */
 export const lostAfterMs = (): number =>
   Math.max(1000, Math.round(LOST_AFTER_MS * config().webhookRetryScale));
-/** Attempts to one endpoint in flight at once in one container; more wait for a slot. */
+/**
+ * Requests to one endpoint in flight at once in one invocation (a container runs one at a time);
+ * more wait for a slot. A slot is held from the claim to the answer, not over the writes after it.
+ */
 const PER_ENDPOINT_IN_FLIGHT = 4;
 /** How long a delivery waits for a slot before its message is put back (a second later). */
 const SLOT_WAIT_MS = 12_000;
+/**
+ * A wait for a slot longer than this is 'waited': the endpoint is read again before the attempt
+ * (others' attempts may have opened its breaker meanwhile); a burst's turns take less.
+ */
+const WAITED_MS = 1000;
+/** How often a wait for a slot looks whether it should stop (its endpoint went to the slow lane). */
+const STOP_LOOK_MS = 50;
 export const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The messages to send after a batch, and the failed attempts it counted. */
@@ -38,8 +49,20 @@ export class Batch {
   readonly messages: { message: WebhookMessage; delaySeconds: number }[] = [];
   failedAttempts = 0;
   private readonly endpoints = new Map<string, Promise<WebhookEndpoint[]>>();
+  /** Attempts in flight per endpoint in this invocation. */
+  private readonly inFlight = new Map<string, number>();
+  /** Attempts waiting for a slot per endpoint, oldest first. */
+  private readonly waiting = new Map<string, ((granted: boolean) => void)[]>();
 
-  constructor(readonly now: () => Date = () => clock.now()) {}
+  /**
+   * @param attemptsAtFanOut whether the fan-out attempts an object's first event at once (the
+   * delivery function's way); without it every delivery goes by a message of its own (tests that
+   * hold or repeat that message).
+   */
+  constructor(
+    readonly now: () => Date = () => clock.now(),
+    readonly attemptsAtFanOut = true,
+  ) {}
 
   enqueue(message: WebhookMessage, delaySeconds = 0): void {
     this.messages.push({ message, delaySeconds: Math.max(0, delaySeconds) });
@@ -57,38 +80,69 @@ export class Batch {
 
   /**
    * A slot for an attempt to this endpoint: at most PER_ENDPOINT_IN_FLIGHT in flight in this
-   * container. Waits for one up to SLOT_WAIT_MS (a burst to one healthy endpoint goes through
-   * 4 at a time); false after that (a slow endpoint's): the message comes back a second later.
+   * invocation. Waits for one in turn (a released slot passes straight to the longest waiter)
+   * up to SLOT_WAIT_MS of real time (a burst to one healthy endpoint goes through 4 at a
+   * time); false after that (a slow endpoint's), or as soon as `stop` says so (looked at every
+   * STOP_LOOK_MS): the message comes back a second later, or goes by the slow lane.
    */
-  async take(endpointId: string): Promise<'now' | 'waited' | false> {
-    const until = clock.nowMs() + SLOT_WAIT_MS;
-    for (let waited = false; ; waited = true) {
-      const n = inFlight.get(endpointId) ?? 0;
-      if (n < PER_ENDPOINT_IN_FLIGHT) {
-        inFlight.set(endpointId, n + 1);
-        return waited ? 'waited' : 'now';
-      }
-      if (clock.nowMs() >= until) return false;
-      await sleep(25);
+  async take(endpointId: string, stop: () => boolean = () => false): Promise<'now' | 'waited' | false> {
+    const n = this.inFlight.get(endpointId) ?? 0;
+    if (n < PER_ENDPOINT_IN_FLIGHT) {
+      this.inFlight.set(endpointId, n + 1);
+      return 'now';
+    }
+    const waiters = this.waiting.get(endpointId) ?? [];
+    this.waiting.set(endpointId, waiters);
+    let grant!: (granted: boolean) => void;
+    const granted = new Promise<boolean>((resolve) => (grant = resolve));
+    waiters.push(grant);
+    // Real time (withTimeout), not the clock's: the wait is on the endpoint's answers.
+    for (let looks = 1; ; looks++) {
+      const waitedMs = looks * STOP_LOOK_MS;
+      if (await withTimeout(granted, STOP_LOOK_MS, () => false))
+        return waitedMs > WAITED_MS ? 'waited' : 'now';
+      if (waitedMs < SLOT_WAIT_MS && !stop()) continue;
+      const i = waiters.indexOf(grant);
+      if (i < 0) return 'waited'; // granted as it gave up: it holds the slot
+      waiters.splice(i, 1);
+      return false;
     }
   }
 
+  /** The slot is given back: to the longest waiter, if any. */
   release(endpointId: string): void {
-    const n = (inFlight.get(endpointId) ?? 1) - 1;
-    if (n <= 0) inFlight.delete(endpointId);
-    else inFlight.set(endpointId, n);
+    const next = this.waiting.get(endpointId)?.shift();
+    if (next) return next(true);
+    const n = (this.inFlight.get(endpointId) ?? 1) - 1;
+    if (n <= 0) this.inFlight.delete(endpointId);
+    else this.inFlight.set(endpointId, n);
   }
 }
 
-/** Attempts in flight per endpoint in this container (all its invocations). */
-const inFlight = new Map<string, number>();
-
 export const deliveryMessage = (
   d: Pick<WebhookDelivery, 'webhookEndpointId' | 'objectId' | 'sequence'>,
+  lane?: 'slow',
 ): DeliveryMessage => ({
   kind: 'delivery',
   ...deliveryKeyOf(d),
+  ...(lane && { lane }),
 });
+
+/** Whether the endpoint's deliveries go by the slow lane now (its attempts were slow lately). */
+export const inSlowLane = (endpoint: WebhookEndpoint, nowMs: number): boolean =>
+  endpoint.slowUntil !== undefined && Date.parse(endpoint.slowUntil) > nowMs;
+
+/**
+ * An attempt to `endpoint` is still unanswered after SLOW_ATTEMPT_MS: its deliveries go by the slow
+ * lane for SLOW_LANE_MS from now. Written when the batch's view of it would end within half that
+ * (so a slow endpoint's attempts do not each write it).
+ */
+export async function markSlow(endpoint: WebhookEndpoint, nowMs: number): Promise<void> {
+  if (endpoint.slowUntil !== undefined && Date.parse(endpoint.slowUntil) > nowMs + SLOW_LANE_MS / 2) return;
+  const until = iso(nowMs + SLOW_LANE_MS);
+  endpoint.slowUntil = until;
+  await webhookEndpointStore().markSlow(endpoint.merchantId, endpoint.webhookEndpointId, until);
+}
 
 /**
  * A delivery message for `d` due at `dueMs`: sent now with a delay when SQS can hold it that

@@ -15,12 +15,11 @@
  *   receives made pending again (or created); then a message for the next page.
  *
  * Every pending delivery is on the due index with the time its message counts as lost (`checkAt`):
- * the webhook sweep (`sweepDue`) enqueues a new message for each one past it, so no delivery waits
+ * the webhook recovery (`recoverDeliveries`) enqueues a new message for each one past it, so no delivery waits
  * on a message that was never sent or was lost. Retries longer than SQS's 15-minute delay are left
- * to the sweep alone.
+ * to the recovery alone.
  */
 import { eventEnabled } from '#domain/events';
-import { DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES_READ } from '#contract/webhooks';
 import type { EventType } from '#contract/events';
 import {
   breakerRetryAfter,
@@ -30,27 +29,20 @@ import {
   retryDelaySeconds,
   scheduleSpanMs,
   SPAN_SPENT,
-  webhookHeaders,
   type WebhookDelivery,
   type WebhookEndpoint,
 } from '#domain/webhooks';
 import { config } from '#shared/config';
 import { logger } from '#shared/logger';
-import { secretBox } from '#shared/secret-box';
-import { postWebhook, type WebhookAnswer } from '#shared/webhook-http';
+import type { WebhookAnswer } from '#shared/webhook-http';
 import type { DeliveryMessage, EventMessage, WebhookMessage } from '#shared/webhook-queue';
-import { eventStore } from '#store/events';
 import { eventCursorStore } from '#store/event-cursors';
-import { webhookDeliveryStore } from '#store/webhook-deliveries';
+import { webhookDeliveryStore, type Settled } from '#store/webhook-deliveries';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
-import { eventView } from './events';
-import { Batch, checkAtFor, deliveryMessage, iso, lostAfterMs, schedule } from './webhook-batch';
+import { Batch, checkAtFor, deliveryMessage, inSlowLane, iso, lostAfterMs, schedule } from './webhook-batch';
+import { attempt, LEASE_MS, passBreaker } from './webhook-attempt';
 import { replayPage } from './webhook-recovery';
-import { checkTarget } from './webhook-target';
-import { secretContext } from './webhooks';
 
-/** An attempt holds its delivery this long (the attempt's timeout and the writes around it). */
-const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
 /**
  * An earlier event of the object not yet seen by the fan-out (it is still behind in the stream,
  * another shard) holds a delivery back this long at most after its event was created; then it
@@ -70,7 +62,14 @@ async function fanOut(m: EventMessage, batch: Batch): Promise<void> {
   const now = batch.now();
   const store = webhookDeliveryStore();
   const endpoints = (await batch.endpointsOf(m.merchantId)).filter((e) => receives(e, m, eventEnabled));
+  const direct: [WebhookDelivery, WebhookEndpoint][] = [];
   for (const e of endpoints) {
+    const slow = inSlowLane(e, now.getTime());
+    // An object's first event to an endpoint that answers quickly is attempted here, its record
+    // written claimed: no second message, no read of what was just written. Later events go by
+    // their message (the order rule first).
+    const claimed = batch.attemptsAtFanOut && !slow && m.sequence === 1 && e.status === 'enabled';
+    const leaseUntil = now.getTime() + LEASE_MS;
     const delivery: WebhookDelivery = {
       webhookEndpointId: e.webhookEndpointId,
       merchantId: m.merchantId,
@@ -84,14 +83,18 @@ async function fanOut(m: EventMessage, batch: Batch): Promise<void> {
       round: 0,
       startedAt: now.toISOString(),
       nextAttemptAt: now.toISOString(),
-      checkAt: iso(now.getTime() + lostAfterMs()),
+      checkAt: iso(claimed ? leaseUntil + lostAfterMs() : now.getTime() + lostAfterMs()),
+      ...(claimed && { leaseUntil: iso(leaseUntil) }),
     };
     // An existing record is this fan-out's repeat (or a replay's): its own messages carry it.
-    if ((await store.create(delivery, now)) === 'created') batch.enqueue(deliveryMessage(delivery));
+    if ((await store.create(delivery, now)) !== 'created') continue;
+    if (claimed) direct.push([delivery, e]);
+    else batch.enqueue(deliveryMessage(delivery, slow ? 'slow' : undefined));
   }
   // Seen only once its deliveries exist: a later event of the object that finds this sequence
   // seen also finds these deliveries pending, and waits for them.
   await eventCursorStore().see(m.objectId, m.sequence, now);
+  await Promise.all(direct.map(([d, e]) => claimedTurn(d, e, undefined, batch)));
 }
 
 /** Gives a delivery up (no attempt made now), and lets the next of its lane go. */
@@ -104,11 +107,15 @@ async function giveUp(d: WebhookDelivery, reason: string, batch: Batch): Promise
     lastError: reason,
     lastAttemptAt: d.lastAttemptAt,
   });
-  if (settled) await releaseNext(d, batch);
+  await releaseNext(settled, d, batch);
 }
 
-/** The next pending delivery of the lane is due now (or at its own retry time, if later). */
-async function releaseNext(d: WebhookDelivery, batch: Batch): Promise<void> {
+/**
+ * The next pending delivery of the lane is due now (or at its own retry time, if later), when a
+ * later one waited for this one (it marked it): most deliveries have none, and no Query is made.
+ */
+async function releaseNext(settled: Settled, d: WebhookDelivery, batch: Batch): Promise<void> {
+  if (!settled || !settled.waitedFor) return;
   const store = webhookDeliveryStore();
   const next = await store.nextPending(d);
   if (!next) return;
@@ -152,9 +159,12 @@ async function heldByOrder(d: WebhookDelivery, batch: Batch): Promise<boolean> {
   if (d.sequence === 1) return false;
   const store = webhookDeliveryStore();
   const now = batch.now();
-  const earlier = await store.earlierPending(d);
+  let earlier = await store.earlierPending(d);
+  // The earlier one is marked, so that its end releases this one; it ended meanwhile: look again.
+  for (let looks = 1; earlier && !(await store.markWaitedFor(earlier)) && looks < 3; looks++)
+    earlier = await store.earlierPending(d);
   if (earlier) {
-    // Released when the earlier one is delivered or fails; the sweep looks again no sooner than
+    // Released when the earlier one is delivered or fails; the recovery looks again no sooner than
     // the earlier one's own next look.
     const next = Date.parse(earlier.nextAttemptAt ?? now.toISOString());
     const check = Math.max(Date.parse(earlier.checkAt ?? now.toISOString()), now.getTime() + lostAfterMs());
@@ -188,7 +198,7 @@ async function deliverTurn(m: DeliveryMessage, batch: Batch): Promise<void> {
   const d = await store.get(m);
   if (!d || d.status !== 'pending') return;
   const now = batch.now();
-  // Early (a repeated message) or held by another attempt: its own message or the sweep comes back.
+  // Early (a repeated message) or held by another attempt: its own message or the recovery comes back.
   if (d.nextAttemptAt !== undefined && Date.parse(d.nextAttemptAt) > now.getTime() + 1000) return;
   if (d.leaseUntil !== undefined && Date.parse(d.leaseUntil) > now.getTime()) return;
   logger.appendKeys({ webhookEndpointId: d.webhookEndpointId, eventId: d.eventId });
@@ -197,19 +207,37 @@ async function deliverTurn(m: DeliveryMessage, batch: Batch): Promise<void> {
   );
   if (!endpoint) return giveUp(d, 'the endpoint was deleted', batch);
   if (endpoint.status !== 'enabled') return giveUp(d, 'the endpoint is disabled', batch);
+  // A slow endpoint's attempts would hold the invocations every other endpoint's deliveries need.
+  const slowLane = () => m.lane !== 'slow' && inSlowLane(endpoint, batch.now().getTime());
+  if (slowLane()) return batch.enqueue(deliveryMessage(d, 'slow'));
   if (await heldByOrder(d, batch)) return;
 
-  const slot = await batch.take(endpoint.webhookEndpointId);
-  if (!slot) {
-    batch.enqueue(deliveryMessage(d), 1);
-    return;
-  }
+  // The turn is this one's before anything is decided: a second message of the same delivery
+  // (SQS delivers at least once; the recovery re-sends a late one) finds it claimed and stops, so
+  // neither skips a turn the other is taking nor holds the breaker's probe without a request.
+  const leaseUntil = now.getTime() + LEASE_MS;
+  if (!(await store.claim(d, now, iso(leaseUntil), iso(leaseUntil + lostAfterMs())))) return;
+  return claimedTurn(d, endpoint, m.lane, batch);
+}
+
+/** A turn this invocation holds (claimed, or created claimed by the fan-out): the attempt. */
+async function claimedTurn(
+  d: WebhookDelivery,
+  endpoint: WebhookEndpoint,
+  lane: 'slow' | undefined,
+  batch: Batch,
+): Promise<void> {
+  const now = batch.now();
+  const slowLane = () => lane !== 'slow' && inSlowLane(endpoint, batch.now().getTime());
+  // The endpoint's slot bounds its requests in flight, not the reads and writes around them.
+  const slot = await batch.take(endpoint.webhookEndpointId, slowLane);
+  if (!slot) return passTurn(d, slowLane() ? 'slow' : lane, batch);
+  let holding = true;
+  const free = () => {
+    if (holding) batch.release(endpoint.webhookEndpointId);
+    holding = false;
+  };
   try {
-    // The turn is this one's before anything is decided: a second message of the same delivery
-    // (SQS delivers at least once; the sweep re-sends a late one) finds it claimed and stops, so
-    // neither skips a turn the other is taking nor holds the breaker's probe without a request.
-    const leaseUntil = now.getTime() + LEASE_MS;
-    if (!(await store.claim(d, now, iso(leaseUntil), iso(leaseUntil + lostAfterMs())))) return;
     // After a wait the breaker may have opened meanwhile: read the endpoint as it is now.
     if (slot === 'waited') {
       const now = await webhookEndpointStore().get(d.merchantId, d.webhookEndpointId);
@@ -220,6 +248,8 @@ async function deliverTurn(m: DeliveryMessage, batch: Batch): Promise<void> {
     const breaker = await passBreaker(d, endpoint, now);
     if (breaker === 'open') return await skipTurn(d, endpoint, batch);
     const answer = await attempt(d, endpoint, now);
+    // The request is over: the writes that record it do not hold the endpoint's slot.
+    free();
     if (answer === 'expired') {
       // No request was made: a probe's hold is given back.
       if (breaker !== 'closed')
@@ -228,57 +258,29 @@ async function deliverTurn(m: DeliveryMessage, batch: Batch): Promise<void> {
     }
     await record(d, endpoint, answer, batch);
   } finally {
-    batch.release(endpoint.webhookEndpointId);
+    free();
   }
 }
 
 /**
- * The endpoint's breaker for this turn: closed, open (skip the turn), or its wait is over and this
- * turn is the one probe (whoever moves `retryAfter` on makes it; the others find it open). A probe
- * holds `retryAfter` at the end of its lease until its answer is recorded; `was` gives it back.
+ * A claimed turn that found no slot for its request: given back (no attempt counted), to come again
+ * a second later, or at once on the slow lane.
  */
-async function passBreaker(
-  d: WebhookDelivery,
-  endpoint: WebhookEndpoint,
-  now: Date,
-): Promise<'closed' | 'open' | { probe: string; was: string }> {
-  if (endpoint.retryAfter === undefined) return 'closed';
-  if (Date.parse(endpoint.retryAfter) > now.getTime()) return 'open';
-  const was = endpoint.retryAfter;
-  const probe = iso(now.getTime() + LEASE_MS);
-  if (!(await webhookEndpointStore().holdUntil(d.merchantId, d.webhookEndpointId, was, probe))) return 'open';
-  endpoint.retryAfter = probe;
-  return { probe, was };
-}
-
-/** The signed POST of the event, to the address checked now. */
-async function attempt(
-  d: WebhookDelivery,
-  endpoint: WebhookEndpoint,
-  now: Date,
-): Promise<WebhookAnswer | 'expired'> {
-  const target = await checkTarget(endpoint.url);
-  if (!target.ok) return { error: `refused: url ${target.reason}` };
-  const event = await eventStore().get(d.eventId, d.merchantId);
-  if (!event) return 'expired';
-  const body = JSON.stringify(eventView(event));
-  const context = secretContext(endpoint);
-  const secrets = [await secretBox().open(endpoint.secret, context)];
-  if (
-    endpoint.previousSecret &&
-    endpoint.previousSecretUntil &&
-    Date.parse(endpoint.previousSecretUntil) > now.getTime()
-  )
-    secrets.push(await secretBox().open(endpoint.previousSecret, context));
-  return postWebhook({
-    url: target.url,
-    address: target.address,
-    family: target.family,
-    headers: webhookHeaders(secrets, event.id, now, body),
-    body,
-    timeoutMs: DELIVERY_TIMEOUT_MS,
-    maxResponseBytes: MAX_RESPONSE_BYTES_READ,
+async function passTurn(d: WebhookDelivery, lane: 'slow' | undefined, batch: Batch): Promise<void> {
+  const now = batch.now();
+  const delaySeconds = lane === 'slow' ? 0 : 1;
+  const due = now.getTime() + delaySeconds * 1000;
+  const settled = await webhookDeliveryStore().settle(d, {
+    status: 'pending',
+    attempts: d.attempts,
+    round: d.round + 1,
+    lastStatusCode: d.lastStatusCode,
+    lastError: d.lastError,
+    lastAttemptAt: d.lastAttemptAt,
+    nextAttemptAt: iso(due),
+    checkAt: checkAtFor(due, now.getTime()),
   });
+  if (settled) batch.enqueue(deliveryMessage(d, lane), delaySeconds);
 }
 
 /** The answer of an attempt on the delivery (and on the endpoint's breaker). */
@@ -295,36 +297,46 @@ async function record(d: WebhookDelivery, endpoint: WebhookEndpoint, answer: Web
   };
   const outcome = outcomeOf(status);
   if (outcome === 'delivered') {
-    if (await store.settle(d, { status: 'delivered', ...attempted })) await releaseNext(d, batch);
-    await endpoints.recordSuccess(d.merchantId, d.webhookEndpointId);
+    await releaseNext(await store.settle(d, { status: 'delivered', ...attempted }), d, batch);
+    // Most successes change nothing on the endpoint (as this batch read it): no write then.
+    if ((endpoint.failures ?? 0) > 0 || endpoint.retryAfter !== undefined) {
+      await endpoints.recordSuccess(d.merchantId, d.webhookEndpointId);
+      endpoint.failures = 0;
+      delete endpoint.retryAfter;
+    }
     return;
   }
   if (outcome === 'gone') {
     const reason = `answered 410 Gone at ${now.toISOString()}`;
     await endpoints.disable(d.merchantId, d.webhookEndpointId, reason, now);
     logger.warn('webhook endpoint answered 410: disabled', { webhookEndpointId: d.webhookEndpointId });
-    if (
-      await store.settle(d, {
-        status: 'failed',
-        ...attempted,
-        lastError: 'HTTP 410: the endpoint was disabled',
-      })
-    )
-      await releaseNext(d, batch);
+    const settled = await store.settle(d, {
+      status: 'failed',
+      ...attempted,
+      lastError: 'HTTP 410: the endpoint was disabled',
+    });
+    await releaseNext(settled, d, batch);
     return;
   }
   batch.failedAttempts++;
   const lastError = status !== undefined ? `HTTP ${status}` : 'error' in answer ? answer.error : 'failed';
   const failures = await endpoints.recordFailure(d.merchantId, d.webhookEndpointId);
+  endpoint.failures = failures;
   const retryAfter = breakerRetryAfter(failures, now, config().webhookRetryScale);
-  if (retryAfter !== undefined)
-    await endpoints.holdUntil(d.merchantId, d.webhookEndpointId, endpoint.retryAfter, retryAfter);
+  if (
+    retryAfter !== undefined &&
+    (await endpoints.holdUntil(d.merchantId, d.webhookEndpointId, endpoint.retryAfter, retryAfter))
+  )
+    endpoint.retryAfter = retryAfter;
   const delay = retryDelaySeconds(attempted.attempts, config().webhookRetryScale);
   if (delay === undefined || spanOver(d, now)) {
     logger.warn('webhook delivery failed for good', { lastError });
     const spent = delay === undefined ? RETRIES_SPENT : SPAN_SPENT;
-    if (await store.settle(d, { status: 'failed', ...attempted, lastError: `${lastError}; ${spent}` }))
-      await releaseNext(d, batch);
+    await releaseNext(
+      await store.settle(d, { status: 'failed', ...attempted, lastError: `${lastError}; ${spent}` }),
+      d,
+      batch,
+    );
     return;
   }
   const due = now.getTime() + delay * 1000;

@@ -1,6 +1,6 @@
 /**
  * Webhook recovery (docs/decisions.md "Webhooks"): a replay sends an endpoint the merchant's events
- * since a time again, page by page; the sweep enqueues every pending delivery whose message is
+ * since a time again, page by page; the recovery enqueues every pending delivery whose message is
  * lost, was never sent, or waits longer than a queue delay.
  */
 import { eventEnabled } from '#domain/events';
@@ -65,11 +65,11 @@ export async function replayPage(m: ReplayMessage, batch: Batch): Promise<void> 
 }
 
 /**
- * The webhook sweep: every pending delivery whose `checkAt` has passed gets a new message (its
+ * The webhook recovery: every pending delivery whose `checkAt` has passed gets a new message (its
  * message was lost, never sent, or its retry was longer than a queue delay), and its `checkAt`
  * moves on. Bounded: READ_LIMITS.webhookSweep per shard and run.
  */
-export async function sweepDue(now: Date = clock.now()): Promise<{ enqueued: number }> {
+export async function recoverDeliveries(now: Date = clock.now()): Promise<{ enqueued: number }> {
   const store = webhookDeliveryStore();
   const batch = new Batch(() => now);
   for (const shard of dueShards()) {
@@ -80,7 +80,7 @@ export async function sweepDue(now: Date = clock.now()): Promise<{ enqueued: num
   }
   const failed = await webhookQueue().send(batch.messages);
   if (failed.length > 0)
-    logger.warn('webhook sweep: messages not enqueued; the next sweep tries again', {
+    logger.warn('webhook recovery: messages not enqueued; the next run tries again', {
       failed: failed.length,
     });
   return { enqueued: batch.messages.length - failed.length };

@@ -6,6 +6,7 @@
  * is still the number read).
  */
 import { EVENT_ID_PREFIX, EVENT_RETENTION_DAYS, type EventType } from '#contract/events';
+import { containsCardNumber } from '#shared/card-number';
 import { newId } from '#shared/ids';
 import { clock } from '#shared/clock';
 
@@ -31,8 +32,18 @@ interface EventSpec<D = unknown> {
   data: D;
 }
 
-/** `evt_` + a UUIDv7 without dashes: unique, and sorting by creation time. */
-const newEventId = (): string => `${EVENT_ID_PREFIX}${newId().replace(/-/g, '')}`;
+/**
+ * `evt_` + a UUIDv7 without dashes: unique, and sorting by creation time. Without its dashes, a
+ * UUID's hex can hold a run of 13 or more digits that reads as a card number (a few in a thousand):
+ * such an id would be masked wherever the service echoes it (an error message, a log) and refused
+ * where a client sends it back in checked text, so another is drawn.
+ */
+function newEventId(): string {
+  for (;;) {
+    const id = `${EVENT_ID_PREFIX}${newId().replace(/-/g, '')}`;
+    if (!containsCardNumber(id)) return id;
+  }
+}
 
 /**
  * The event of `spec`, made when its change is written: `now` is the change's time, but an attempt

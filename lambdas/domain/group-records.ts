@@ -87,7 +87,7 @@ export interface VoidOrRefundSummary {
   startedAt: string;
   voidedCount: number;
   refundedCount: number;
-  /** Refunds scheduled inside the void margin (issue 25; absent on summaries written before). */
+  /** Refunds scheduled inside the void margin (absent on summaries written before they existed). */
   refundScheduledCount?: number;
   skippedCount: number;
   failedCount: number;

@@ -5,18 +5,28 @@
  * concurrency; `isDefault` is derived.
  */
 import type { EventType } from '#contract/events';
+import { isIP } from 'node:net';
 import { BadRequestError } from '#shared/errors';
 import { newEvent, type ServiceEvent } from './events';
 import {
   type CardMethodInput,
+  type CardTokenMethodInput,
   type CheckingMethodInput,
+  type CheckingTokenMethodInput,
+  type MandateInput,
   type MethodInput,
   type PayorView,
   type SavedMethodView,
   type UpdateMethodInput,
 } from '#contract/schemas/payors';
 import { validator } from '#shared/validation';
-import { validateAccountType, validateCardMethod, validateCheckingMethod } from '#generated/validators';
+import {
+  validateAccountType,
+  validateCardMethod,
+  validateCardTokenMethod,
+  validateCheckingMethod,
+  validateCheckingTokenMethod,
+} from '#generated/validators';
 import {
   assertBankAccount,
   assertCardNumber,
@@ -125,6 +135,27 @@ export const isUnusable = (m: Pick<SavedMethod, 'status'>): boolean =>
 const parseAccountType = /* @__PURE__ */ validator<{ accountType: AccountType }>(validateAccountType);
 const parseCard = /* @__PURE__ */ validator<CardMethodInput>(validateCardMethod);
 const parseChecking = /* @__PURE__ */ validator<CheckingMethodInput>(validateCheckingMethod);
+const parseCardToken = /* @__PURE__ */ validator<CardTokenMethodInput>(validateCardTokenMethod);
+const parseCheckingToken = /* @__PURE__ */ validator<CheckingTokenMethodInput>(validateCheckingTokenMethod);
+
+/** Whether a new method is given by the processor's token rather than by its numbers. */
+export const byProcessorToken = (
+  input: MethodInput,
+): input is CardTokenMethodInput | CheckingTokenMethodInput => 'processorToken' in input;
+
+/** How long a mandate's `acceptedAt` may be ahead of the service's clock (clocks differ). */
+const MANDATE_CLOCK_SKEW_MS = 5 * 60_000;
+
+/** A mandate's rules beyond its schema: accepted in the past, online with where and how. */
+function assertMandate(mandate: MandateInput | undefined, now: Date): void {
+  if (mandate === undefined) return;
+  if (Date.parse(mandate.acceptedAt) > now.getTime() + MANDATE_CLOCK_SKEW_MS)
+    throw new BadRequestError('mandate.acceptedAt is in the future');
+  if (mandate.ipAddress !== undefined && isIP(mandate.ipAddress) === 0)
+    throw new BadRequestError('mandate.ipAddress is not an IPv4 or IPv6 address');
+  if (mandate.method === 'online' && (mandate.ipAddress === undefined || mandate.userAgent === undefined))
+    throw new BadRequestError('mandate: an online mandate needs the payor’s ipAddress and userAgent');
+}
 
 /**
  * Validates a new method (card: Luhn, brand, expiry not past; CHECKING or SAVINGS: ABA routing number).
@@ -137,11 +168,19 @@ export function parseMethodInput(value: unknown, now: Date, root = ''): MethodIn
   };
   try {
     const { accountType } = parseAccountType(value);
+    const byToken = typeof value === 'object' && value !== null && 'processorToken' in value;
     if (isBank(accountType)) {
+      if (byToken) {
+        const input = parseCheckingToken(value);
+        assertMandate(input.mandate, now);
+        return input;
+      }
       const input = parseChecking(value);
       assertBankAccount(input.routingNumber, input.accountNumber);
+      assertMandate(input.mandate, now);
       return input;
     }
+    if (byToken) return parseCardToken(value);
     const input = parseCard(value);
     assertCardNumber(input.cardNumber, input.accountType as CardType);
     assertNotExpired(input.expiryMonth, input.expiryYear, now);
@@ -151,20 +190,63 @@ export function parseMethodInput(value: unknown, now: Date, root = ''): MethodIn
   }
 }
 
+/**
+ * What the processor told of an account vaulted by its token (the service never saw the number):
+ * its last four digits, a card's expiry and brand.
+ */
+interface TokenAccount {
+  last4?: string;
+  expiryMonth?: number;
+  expiryYear?: number;
+  brand?: string;
+}
+
+/**
+ * The masked number and expiry of a new method: from its numbers, or, given by the processor's
+ * token, from what the processor told (the last four digits after 12 `*`: the length is not
+ * known), checked as the numbers would be (the brand the merchant gave, an expiry not past).
+ */
+function accountDetails(
+  input: MethodInput,
+  told: TokenAccount | undefined,
+  now: Date,
+): { maskedAccountNumber: string; expiryMonth?: number; expiryYear?: number } {
+  if (!byProcessorToken(input)) {
+    if ('accountNumber' in input) return { maskedAccountNumber: maskNumber(input.accountNumber) };
+    const card = input as CardMethodInput;
+    return {
+      maskedAccountNumber: maskNumber(card.cardNumber),
+      expiryMonth: card.expiryMonth,
+      expiryYear: card.expiryYear,
+    };
+  }
+  if (told?.last4 === undefined || !/^\d{4}$/.test(told.last4))
+    throw new Error('the processor did not tell the last four digits of the account');
+  const maskedAccountNumber = `${'*'.repeat(12)}${told.last4}`;
+  if (isBank(input.accountType)) return { maskedAccountNumber };
+  if (told.expiryMonth === undefined || told.expiryYear === undefined)
+    throw new Error("the processor did not tell the card's expiry");
+  if (told.brand !== input.accountType)
+    throw new BadRequestError(
+      `processorToken is ${told.brand === undefined ? 'a card of another brand' : `a ${told.brand} card`} but accountType is ${input.accountType}`,
+    );
+  assertNotExpired(told.expiryMonth, told.expiryYear, now);
+  return { maskedAccountNumber, expiryMonth: told.expiryMonth, expiryYear: told.expiryYear };
+}
+
 export function newMethod(
   input: MethodInput,
   ids: { payorId: string; merchantId: string; savedPaymentMethodId: string },
   processorToken: string,
   now: Date,
+  told?: TokenAccount,
 ): SavedMethod {
   const ts = now.toISOString();
-  const number = 'accountNumber' in input ? input.accountNumber : input.cardNumber;
   return {
     ...ids,
     accountType: input.accountType,
-    maskedAccountNumber: maskNumber(number),
+    ...accountDetails(input, told, now),
     processorToken,
-    ...('cardNumber' in input && { expiryMonth: input.expiryMonth, expiryYear: input.expiryYear }),
     billingAddress: input.billingAddress,
     customerData: input.customerData,
     dateCreated: ts,

@@ -100,7 +100,7 @@ export interface ProcessingState extends BatchState {
   receiptCursor: string | null;
   receiptsDone: boolean;
   /**
-   * The group's key ranges for its receipts (issue 25, defect 8), queued at once by the state
+   * The group's key ranges for its receipts, queued at once by the state
    * machine's Map (QueueReceipts), each with its own cursor: set by CompleteGroup from the
    * processing ranges' cuts (or by BeginGroup for a receipts-only re-drive).
    */

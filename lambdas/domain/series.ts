@@ -61,7 +61,7 @@ export interface Series extends Recurrence {
   occurrences: PastOccurrence[];
   /**
    * Set by a cancel until the series' pending groups are deleted: written with the canceled status,
-   * so that a cancel that died half-way is finished by the due sweep (core/series.ts).
+   * so that a cancel that died half-way is finished by the due start (core/series.ts).
    */
   cancelPending?: boolean;
   dateCreated: string;

@@ -128,7 +128,7 @@ export interface Refund {
   responseCode?: string;
   responseMessage?: string;
   /**
-   * A refund scheduled by a group's void-or-refund inside the void margin (issue 25, defect 4):
+   * A refund scheduled by a group's void-or-refund inside the void margin:
    * the sale's settlement cut-off, before which the processor is not asked. The sweeper sends it
    * right after (its sweep entry is dated then).
    */

@@ -43,6 +43,8 @@ export interface WebhookEndpoint {
   failures?: number;
   /** While the breaker is open: no attempt before this time, then one probe at a time. */
   retryAfter?: string;
+  /** Until then its deliveries go by the slow lane (an attempt took longer than SLOW_ATTEMPT_MS). */
+  slowUntil?: string;
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';

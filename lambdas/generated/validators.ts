@@ -4,9 +4,9 @@
 // ajv standalone code: see lambdas/shared/route-check.ts.
 import type { routes } from '#contract/routes/index';
 import { routeCheck, type CompiledValidate } from '#shared/route-check';
-export const s0 = validate10;
-const schema11 = { type: 'object', additionalProperties: false, properties: {} };
-function validate10(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+export const s0 = validate21;
+const schema6 = { type: 'object', additionalProperties: false, properties: {} };
+function validate21(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -18,7 +18,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
         params: { additionalProperty: key0 },
         message: 'must NOT have additional properties',
         schema: false,
-        parentSchema: schema11,
+        parentSchema: schema6,
         data,
       };
       if (vErrors === null) {
@@ -35,8 +35,8 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema11.type,
-      parentSchema: schema11,
+      schema: schema6.type,
+      parentSchema: schema6,
       data,
     };
     if (vErrors === null) {
@@ -46,11 +46,11 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate10.errors = vErrors;
+  validate21.errors = vErrors;
   return errors === 0;
 }
-export const s1 = validate11;
-const schema12 = {
+export const s1 = validate22;
+const schema7 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -66,7 +66,7 @@ const pattern0 = new RegExp('^\\d{1,2}$', 'u');
 const pattern1 = new RegExp('^\\d{1,10}$', 'u');
 const pattern2 = new RegExp('^\\d{1,7}$', 'u');
 const pattern3 = new RegExp('^\\d{1,3}$', 'u');
-function validate11(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate22(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -85,7 +85,7 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema12,
+          parentSchema: schema7,
           data,
         };
         if (vErrors === null) {
@@ -107,7 +107,7 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date' },
             message: 'must match format "' + 'date' + '"',
             schema: 'date',
-            parentSchema: schema12.properties.date,
+            parentSchema: schema7.properties.date,
             data: data0,
           };
           if (vErrors === null) {
@@ -124,8 +124,8 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema12.properties.date.type,
-          parentSchema: schema12.properties.date,
+          schema: schema7.properties.date.type,
+          parentSchema: schema7.properties.date,
           data: data0,
         };
         if (vErrors === null) {
@@ -147,7 +147,7 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,2}$' },
             message: 'must match pattern "' + '^\\d{1,2}$' + '"',
             schema: '^\\d{1,2}$',
-            parentSchema: schema12.properties.time,
+            parentSchema: schema7.properties.time,
             data: data1,
           };
           if (vErrors === null) {
@@ -164,8 +164,8 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema12.properties.time.type,
-          parentSchema: schema12.properties.time,
+          schema: schema7.properties.time.type,
+          parentSchema: schema7.properties.time,
           data: data1,
         };
         if (vErrors === null) {
@@ -187,7 +187,7 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,10}$' },
             message: 'must match pattern "' + '^\\d{1,10}$' + '"',
             schema: '^\\d{1,10}$',
-            parentSchema: schema12.properties.locationID,
+            parentSchema: schema7.properties.locationID,
             data: data2,
           };
           if (vErrors === null) {
@@ -204,8 +204,8 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema12.properties.locationID.type,
-          parentSchema: schema12.properties.locationID,
+          schema: schema7.properties.locationID.type,
+          parentSchema: schema7.properties.locationID,
           data: data2,
         };
         if (vErrors === null) {
@@ -227,7 +227,7 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,7}$' },
             message: 'must match pattern "' + '^\\d{1,7}$' + '"',
             schema: '^\\d{1,7}$',
-            parentSchema: schema12.properties.pageNumber,
+            parentSchema: schema7.properties.pageNumber,
             data: data3,
           };
           if (vErrors === null) {
@@ -244,8 +244,8 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema12.properties.pageNumber.type,
-          parentSchema: schema12.properties.pageNumber,
+          schema: schema7.properties.pageNumber.type,
+          parentSchema: schema7.properties.pageNumber,
           data: data3,
         };
         if (vErrors === null) {
@@ -267,7 +267,7 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema12.properties.pageSize,
+            parentSchema: schema7.properties.pageSize,
             data: data4,
           };
           if (vErrors === null) {
@@ -284,8 +284,8 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema12.properties.pageSize.type,
-          parentSchema: schema12.properties.pageSize,
+          schema: schema7.properties.pageSize.type,
+          parentSchema: schema7.properties.pageSize,
           data: data4,
         };
         if (vErrors === null) {
@@ -303,8 +303,8 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema12.type,
-      parentSchema: schema12,
+      schema: schema7.type,
+      parentSchema: schema7,
       data,
     };
     if (vErrors === null) {
@@ -314,11 +314,11 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate11.errors = vErrors;
+  validate22.errors = vErrors;
   return errors === 0;
 }
-export const s2 = validate12;
-const schema13 = {
+export const s2 = validate23;
+const schema8 = {
   type: 'object',
   additionalProperties: false,
   required: ['servicePayId', 'scheduleDate', 'scheduleHour', 'locationId'],
@@ -469,7 +469,7 @@ const pattern4 = new RegExp('^\\d{8}(\\d{3})?$', 'u');
 const pattern5 = new RegExp('^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$', 'u');
 const pattern6 = new RegExp('^[^\\u0000-\\u001F\\u007F]*$', 'u');
 const pattern9 = new RegExp('^[A-Za-z0-9_.:-]{1,100}$', 'u');
-function validate12(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate23(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -480,8 +480,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'servicePayId' },
         message: "must have required property '" + 'servicePayId' + "'",
-        schema: schema13.required,
-        parentSchema: schema13,
+        schema: schema8.required,
+        parentSchema: schema8,
         data,
       };
       if (vErrors === null) {
@@ -498,8 +498,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'scheduleDate' },
         message: "must have required property '" + 'scheduleDate' + "'",
-        schema: schema13.required,
-        parentSchema: schema13,
+        schema: schema8.required,
+        parentSchema: schema8,
         data,
       };
       if (vErrors === null) {
@@ -516,8 +516,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'scheduleHour' },
         message: "must have required property '" + 'scheduleHour' + "'",
-        schema: schema13.required,
-        parentSchema: schema13,
+        schema: schema8.required,
+        parentSchema: schema8,
         data,
       };
       if (vErrors === null) {
@@ -534,8 +534,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'locationId' },
         message: "must have required property '" + 'locationId' + "'",
-        schema: schema13.required,
-        parentSchema: schema13,
+        schema: schema8.required,
+        parentSchema: schema8,
         data,
       };
       if (vErrors === null) {
@@ -546,7 +546,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema13.properties, key0)) {
+      if (!func2.call(schema8.properties, key0)) {
         const err4 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -554,7 +554,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema13,
+          parentSchema: schema8,
           data,
         };
         if (vErrors === null) {
@@ -576,7 +576,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{8}(\\d{3})?$' },
             message: 'must match pattern "' + '^\\d{8}(\\d{3})?$' + '"',
             schema: '^\\d{8}(\\d{3})?$',
-            parentSchema: schema13.properties.servicePayId,
+            parentSchema: schema8.properties.servicePayId,
             data: data0,
           };
           if (vErrors === null) {
@@ -593,8 +593,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema13.properties.servicePayId.type,
-          parentSchema: schema13.properties.servicePayId,
+          schema: schema8.properties.servicePayId.type,
+          parentSchema: schema8.properties.servicePayId,
           data: data0,
         };
         if (vErrors === null) {
@@ -616,7 +616,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date' },
             message: 'must match format "' + 'date' + '"',
             schema: 'date',
-            parentSchema: schema13.properties.scheduleDate,
+            parentSchema: schema8.properties.scheduleDate,
             data: data1,
           };
           if (vErrors === null) {
@@ -633,8 +633,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema13.properties.scheduleDate.type,
-          parentSchema: schema13.properties.scheduleDate,
+          schema: schema8.properties.scheduleDate.type,
+          parentSchema: schema8.properties.scheduleDate,
           data: data1,
         };
         if (vErrors === null) {
@@ -654,8 +654,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema13.properties.scheduleHour.type,
-          parentSchema: schema13.properties.scheduleHour,
+          schema: schema8.properties.scheduleHour.type,
+          parentSchema: schema8.properties.scheduleHour,
           data: data2,
         };
         if (vErrors === null) {
@@ -674,7 +674,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 23 },
             message: 'must be <= 23',
             schema: 23,
-            parentSchema: schema13.properties.scheduleHour,
+            parentSchema: schema8.properties.scheduleHour,
             data: data2,
           };
           if (vErrors === null) {
@@ -692,7 +692,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema13.properties.scheduleHour,
+            parentSchema: schema8.properties.scheduleHour,
             data: data2,
           };
           if (vErrors === null) {
@@ -713,8 +713,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema13.properties.locationId.type,
-          parentSchema: schema13.properties.locationId,
+          schema: schema8.properties.locationId.type,
+          parentSchema: schema8.properties.locationId,
           data: data3,
         };
         if (vErrors === null) {
@@ -733,7 +733,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2147483647 },
             message: 'must be <= 2147483647',
             schema: 2147483647,
-            parentSchema: schema13.properties.locationId,
+            parentSchema: schema8.properties.locationId,
             data: data3,
           };
           if (vErrors === null) {
@@ -751,7 +751,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema13.properties.locationId,
+            parentSchema: schema8.properties.locationId,
             data: data3,
           };
           if (vErrors === null) {
@@ -772,8 +772,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema13.properties.transactionInitiator.type,
-          parentSchema: schema13.properties.transactionInitiator,
+          schema: schema8.properties.transactionInitiator.type,
+          parentSchema: schema8.properties.transactionInitiator,
           data: data4,
         };
         if (vErrors === null) {
@@ -788,10 +788,10 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/transactionInitiator',
           schemaPath: '#/properties/transactionInitiator/enum',
           keyword: 'enum',
-          params: { allowedValues: schema13.properties.transactionInitiator.enum },
+          params: { allowedValues: schema8.properties.transactionInitiator.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema13.properties.transactionInitiator.enum,
-          parentSchema: schema13.properties.transactionInitiator,
+          schema: schema8.properties.transactionInitiator.enum,
+          parentSchema: schema8.properties.transactionInitiator,
           data: data4,
         };
         if (vErrors === null) {
@@ -811,8 +811,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema13.properties.surchargeCompliance.type,
-          parentSchema: schema13.properties.surchargeCompliance,
+          schema: schema8.properties.surchargeCompliance.type,
+          parentSchema: schema8.properties.surchargeCompliance,
           data: data5,
         };
         if (vErrors === null) {
@@ -832,8 +832,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema13.properties.allowPartial.type,
-          parentSchema: schema13.properties.allowPartial,
+          schema: schema8.properties.allowPartial.type,
+          parentSchema: schema8.properties.allowPartial,
           data: data6,
         };
         if (vErrors === null) {
@@ -854,8 +854,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'maxRetries' },
             message: "must have required property '" + 'maxRetries' + "'",
-            schema: schema13.properties.retryPolicy.required,
-            parentSchema: schema13.properties.retryPolicy,
+            schema: schema8.properties.retryPolicy.required,
+            parentSchema: schema8.properties.retryPolicy,
             data: data7,
           };
           if (vErrors === null) {
@@ -874,7 +874,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema13.properties.retryPolicy,
+              parentSchema: schema8.properties.retryPolicy,
               data: data7,
             };
             if (vErrors === null) {
@@ -894,8 +894,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema13.properties.retryPolicy.properties.maxRetries.type,
-              parentSchema: schema13.properties.retryPolicy.properties.maxRetries,
+              schema: schema8.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema8.properties.retryPolicy.properties.maxRetries,
               data: data8,
             };
             if (vErrors === null) {
@@ -914,7 +914,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 4 },
                 message: 'must be <= 4',
                 schema: 4,
-                parentSchema: schema13.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema8.properties.retryPolicy.properties.maxRetries,
                 data: data8,
               };
               if (vErrors === null) {
@@ -932,7 +932,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 0 },
                 message: 'must be >= 0',
                 schema: 0,
-                parentSchema: schema13.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema8.properties.retryPolicy.properties.maxRetries,
                 data: data8,
               };
               if (vErrors === null) {
@@ -953,8 +953,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema13.properties.retryPolicy.properties.intervalHours.type,
-              parentSchema: schema13.properties.retryPolicy.properties.intervalHours,
+              schema: schema8.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema8.properties.retryPolicy.properties.intervalHours,
               data: data9,
             };
             if (vErrors === null) {
@@ -973,7 +973,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 240 },
                 message: 'must be <= 240',
                 schema: 240,
-                parentSchema: schema13.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema8.properties.retryPolicy.properties.intervalHours,
                 data: data9,
               };
               if (vErrors === null) {
@@ -991,7 +991,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 24 },
                 message: 'must be >= 24',
                 schema: 24,
-                parentSchema: schema13.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema8.properties.retryPolicy.properties.intervalHours,
                 data: data9,
               };
               if (vErrors === null) {
@@ -1010,8 +1010,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema13.properties.retryPolicy.type,
-          parentSchema: schema13.properties.retryPolicy,
+          schema: schema8.properties.retryPolicy.type,
+          parentSchema: schema8.properties.retryPolicy,
           data: data7,
         };
         if (vErrors === null) {
@@ -1033,7 +1033,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 10000 },
             message: 'must NOT have more than 10000 items',
             schema: 10000,
-            parentSchema: schema13.properties.payments,
+            parentSchema: schema8.properties.payments,
             data: data10,
           };
           if (vErrors === null) {
@@ -1054,8 +1054,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'profileId' },
                 message: "must have required property '" + 'profileId' + "'",
-                schema: schema13.properties.payments.items.required,
-                parentSchema: schema13.properties.payments.items,
+                schema: schema8.properties.payments.items.required,
+                parentSchema: schema8.properties.payments.items,
                 data: data11,
               };
               if (vErrors === null) {
@@ -1072,8 +1072,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'amount' },
                 message: "must have required property '" + 'amount' + "'",
-                schema: schema13.properties.payments.items.required,
-                parentSchema: schema13.properties.payments.items,
+                schema: schema8.properties.payments.items.required,
+                parentSchema: schema8.properties.payments.items,
                 data: data11,
               };
               if (vErrors === null) {
@@ -1084,7 +1084,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               errors++;
             }
             for (const key2 in data11) {
-              if (!func2.call(schema13.properties.payments.items.properties, key2)) {
+              if (!func2.call(schema8.properties.payments.items.properties, key2)) {
                 const err31 = {
                   instancePath: instancePath + '/payments/' + i0,
                   schemaPath: '#/properties/payments/items/additionalProperties',
@@ -1092,7 +1092,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { additionalProperty: key2 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema13.properties.payments.items,
+                  parentSchema: schema8.properties.payments.items,
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -1114,7 +1114,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 200 },
                     message: 'must NOT have more than 200 characters',
                     schema: 200,
-                    parentSchema: schema13.properties.payments.items.properties.profileId,
+                    parentSchema: schema8.properties.payments.items.properties.profileId,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -1132,7 +1132,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
                     message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
                     schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-                    parentSchema: schema13.properties.payments.items.properties.profileId,
+                    parentSchema: schema8.properties.payments.items.properties.profileId,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -1149,8 +1149,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema13.properties.payments.items.properties.profileId.type,
-                  parentSchema: schema13.properties.payments.items.properties.profileId,
+                  schema: schema8.properties.payments.items.properties.profileId.type,
+                  parentSchema: schema8.properties.payments.items.properties.profileId,
                   data: data12,
                 };
                 if (vErrors === null) {
@@ -1172,7 +1172,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '<=', limit: 999999.99 },
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
-                    parentSchema: schema13.properties.payments.items.properties.amount,
+                    parentSchema: schema8.properties.payments.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -1190,7 +1190,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '>=', limit: 0.01 },
                     message: 'must be >= 0.01',
                     schema: 0.01,
-                    parentSchema: schema13.properties.payments.items.properties.amount,
+                    parentSchema: schema8.properties.payments.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -1208,7 +1208,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     params: {},
                     message: 'must pass "maxDecimals" keyword validation',
                     schema: 2,
-                    parentSchema: schema13.properties.payments.items.properties.amount,
+                    parentSchema: schema8.properties.payments.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -1225,8 +1225,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'number' },
                   message: 'must be number',
-                  schema: schema13.properties.payments.items.properties.amount.type,
-                  parentSchema: schema13.properties.payments.items.properties.amount,
+                  schema: schema8.properties.payments.items.properties.amount.type,
+                  parentSchema: schema8.properties.payments.items.properties.amount,
                   data: data13,
                 };
                 if (vErrors === null) {
@@ -1256,7 +1256,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema13.properties.payments.items.properties.orderId,
+                    parentSchema: schema8.properties.payments.items.properties.orderId,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -1274,7 +1274,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema13.properties.payments.items.properties.orderId,
+                    parentSchema: schema8.properties.payments.items.properties.orderId,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -1292,7 +1292,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                     message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                     schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema13.properties.payments.items.properties.orderId,
+                    parentSchema: schema8.properties.payments.items.properties.orderId,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -1309,8 +1309,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema13.properties.payments.items.properties.orderId.type,
-                  parentSchema: schema13.properties.payments.items.properties.orderId,
+                  schema: schema8.properties.payments.items.properties.orderId.type,
+                  parentSchema: schema8.properties.payments.items.properties.orderId,
                   data: data14,
                 };
                 if (vErrors === null) {
@@ -1330,8 +1330,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema13.properties.payments.items.properties.recurring.type,
-                  parentSchema: schema13.properties.payments.items.properties.recurring,
+                  schema: schema8.properties.payments.items.properties.recurring.type,
+                  parentSchema: schema8.properties.payments.items.properties.recurring,
                   data: data15,
                 };
                 if (vErrors === null) {
@@ -1351,8 +1351,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema13.properties.payments.items.properties.allowPartial.type,
-                  parentSchema: schema13.properties.payments.items.properties.allowPartial,
+                  schema: schema8.properties.payments.items.properties.allowPartial.type,
+                  parentSchema: schema8.properties.payments.items.properties.allowPartial,
                   data: data16,
                 };
                 if (vErrors === null) {
@@ -1372,8 +1372,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema13.properties.payments.items.properties.sendEmailReceipt.type,
-                  parentSchema: schema13.properties.payments.items.properties.sendEmailReceipt,
+                  schema: schema8.properties.payments.items.properties.sendEmailReceipt.type,
+                  parentSchema: schema8.properties.payments.items.properties.sendEmailReceipt,
                   data: data17,
                 };
                 if (vErrors === null) {
@@ -1393,9 +1393,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema13.properties.payments.items.properties.sendPaymentScheduledNotification.type,
-                  parentSchema:
-                    schema13.properties.payments.items.properties.sendPaymentScheduledNotification,
+                  schema: schema8.properties.payments.items.properties.sendPaymentScheduledNotification.type,
+                  parentSchema: schema8.properties.payments.items.properties.sendPaymentScheduledNotification,
                   data: data18,
                 };
                 if (vErrors === null) {
@@ -1415,8 +1414,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema13.properties.payments.items.properties.sendDeclineNotification.type,
-                  parentSchema: schema13.properties.payments.items.properties.sendDeclineNotification,
+                  schema: schema8.properties.payments.items.properties.sendDeclineNotification.type,
+                  parentSchema: schema8.properties.payments.items.properties.sendDeclineNotification,
                   data: data19,
                 };
                 if (vErrors === null) {
@@ -1438,7 +1437,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 50 },
                     message: 'must NOT have more than 50 properties',
                     schema: 50,
-                    parentSchema: schema13.properties.payments.items.properties.customAttributes,
+                    parentSchema: schema8.properties.payments.items.properties.customAttributes,
                     data: data20,
                   };
                   if (vErrors === null) {
@@ -1483,10 +1482,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       keyword: 'not',
                       params: {},
                       message: 'must NOT be valid',
-                      schema:
-                        schema13.properties.payments.items.properties.customAttributes.propertyNames.not,
+                      schema: schema8.properties.payments.items.properties.customAttributes.propertyNames.not,
                       parentSchema:
-                        schema13.properties.payments.items.properties.customAttributes.propertyNames,
+                        schema8.properties.payments.items.properties.customAttributes.propertyNames,
                       data: key3,
                       propertyName: key3,
                     };
@@ -1526,7 +1524,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         message: 'must NOT have more than 100 characters',
                         schema: 100,
                         parentSchema:
-                          schema13.properties.payments.items.properties.customAttributes.propertyNames,
+                          schema8.properties.payments.items.properties.customAttributes.propertyNames,
                         data: key3,
                         propertyName: key3,
                       };
@@ -1546,8 +1544,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       keyword: 'propertyNames',
                       params: { propertyName: key3 },
                       message: 'property name must be valid',
-                      schema: schema13.properties.payments.items.properties.customAttributes.propertyNames,
-                      parentSchema: schema13.properties.payments.items.properties.customAttributes,
+                      schema: schema8.properties.payments.items.properties.customAttributes.propertyNames,
+                      parentSchema: schema8.properties.payments.items.properties.customAttributes,
                       data: data20,
                     };
                     if (vErrors === null) {
@@ -1591,7 +1589,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         message: 'must NOT have more than 1000 characters',
                         schema: 1000,
                         parentSchema:
-                          schema13.properties.payments.items.properties.customAttributes.additionalProperties
+                          schema8.properties.payments.items.properties.customAttributes.additionalProperties
                             .anyOf[0],
                         data: data21,
                       };
@@ -1617,7 +1615,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                         schema: '^[^\\u0000-\\u001F\\u007F]*$',
                         parentSchema:
-                          schema13.properties.payments.items.properties.customAttributes.additionalProperties
+                          schema8.properties.payments.items.properties.customAttributes.additionalProperties
                             .anyOf[0],
                         data: data21,
                       };
@@ -1642,10 +1640,10 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       params: { type: 'string' },
                       message: 'must be string',
                       schema:
-                        schema13.properties.payments.items.properties.customAttributes.additionalProperties
+                        schema8.properties.payments.items.properties.customAttributes.additionalProperties
                           .anyOf[0].type,
                       parentSchema:
-                        schema13.properties.payments.items.properties.customAttributes.additionalProperties
+                        schema8.properties.payments.items.properties.customAttributes.additionalProperties
                           .anyOf[0],
                       data: data21,
                     };
@@ -1688,8 +1686,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           message: 'must be <= 1000000000000000',
                           schema: 1000000000000000,
                           parentSchema:
-                            schema13.properties.payments.items.properties.customAttributes
-                              .additionalProperties.anyOf[1],
+                            schema8.properties.payments.items.properties.customAttributes.additionalProperties
+                              .anyOf[1],
                           data: data21,
                         };
                         if (vErrors === null) {
@@ -1714,8 +1712,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           message: 'must be >= -1000000000000000',
                           schema: -1000000000000000,
                           parentSchema:
-                            schema13.properties.payments.items.properties.customAttributes
-                              .additionalProperties.anyOf[1],
+                            schema8.properties.payments.items.properties.customAttributes.additionalProperties
+                              .anyOf[1],
                           data: data21,
                         };
                         if (vErrors === null) {
@@ -1740,8 +1738,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           message: 'must pass "maxDecimals" keyword validation',
                           schema: 6,
                           parentSchema:
-                            schema13.properties.payments.items.properties.customAttributes
-                              .additionalProperties.anyOf[1],
+                            schema8.properties.payments.items.properties.customAttributes.additionalProperties
+                              .anyOf[1],
                           data: data21,
                         };
                         if (vErrors === null) {
@@ -1765,10 +1763,10 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { type: 'number' },
                         message: 'must be number',
                         schema:
-                          schema13.properties.payments.items.properties.customAttributes.additionalProperties
+                          schema8.properties.payments.items.properties.customAttributes.additionalProperties
                             .anyOf[1].type,
                         parentSchema:
-                          schema13.properties.payments.items.properties.customAttributes.additionalProperties
+                          schema8.properties.payments.items.properties.customAttributes.additionalProperties
                             .anyOf[1],
                         data: data21,
                       };
@@ -1797,11 +1795,11 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { type: 'boolean' },
                           message: 'must be boolean',
                           schema:
-                            schema13.properties.payments.items.properties.customAttributes
-                              .additionalProperties.anyOf[2].type,
+                            schema8.properties.payments.items.properties.customAttributes.additionalProperties
+                              .anyOf[2].type,
                           parentSchema:
-                            schema13.properties.payments.items.properties.customAttributes
-                              .additionalProperties.anyOf[2],
+                            schema8.properties.payments.items.properties.customAttributes.additionalProperties
+                              .anyOf[2],
                           data: data21,
                         };
                         if (vErrors === null) {
@@ -1829,10 +1827,10 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       params: {},
                       message: 'must match a schema in anyOf',
                       schema:
-                        schema13.properties.payments.items.properties.customAttributes.additionalProperties
+                        schema8.properties.payments.items.properties.customAttributes.additionalProperties
                           .anyOf,
                       parentSchema:
-                        schema13.properties.payments.items.properties.customAttributes.additionalProperties,
+                        schema8.properties.payments.items.properties.customAttributes.additionalProperties,
                       data: data21,
                     };
                     if (vErrors === null) {
@@ -1859,8 +1857,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'object' },
                   message: 'must be object',
-                  schema: schema13.properties.payments.items.properties.customAttributes.type,
-                  parentSchema: schema13.properties.payments.items.properties.customAttributes,
+                  schema: schema8.properties.payments.items.properties.customAttributes.type,
+                  parentSchema: schema8.properties.payments.items.properties.customAttributes,
                   data: data20,
                 };
                 if (vErrors === null) {
@@ -1882,7 +1880,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 20 },
                     message: 'must NOT have more than 20 items',
                     schema: 20,
-                    parentSchema: schema13.properties.payments.items.properties.fees,
+                    parentSchema: schema8.properties.payments.items.properties.fees,
                     data: data22,
                   };
                   if (vErrors === null) {
@@ -1903,8 +1901,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         keyword: 'required',
                         params: { missingProperty: 'name' },
                         message: "must have required property '" + 'name' + "'",
-                        schema: schema13.properties.payments.items.properties.fees.items.required,
-                        parentSchema: schema13.properties.payments.items.properties.fees.items,
+                        schema: schema8.properties.payments.items.properties.fees.items.required,
+                        parentSchema: schema8.properties.payments.items.properties.fees.items,
                         data: data23,
                       };
                       if (vErrors === null) {
@@ -1921,8 +1919,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                         keyword: 'required',
                         params: { missingProperty: 'amount' },
                         message: "must have required property '" + 'amount' + "'",
-                        schema: schema13.properties.payments.items.properties.fees.items.required,
-                        parentSchema: schema13.properties.payments.items.properties.fees.items,
+                        schema: schema8.properties.payments.items.properties.fees.items.required,
+                        parentSchema: schema8.properties.payments.items.properties.fees.items,
                         data: data23,
                       };
                       if (vErrors === null) {
@@ -1942,7 +1940,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { additionalProperty: key5 },
                           message: 'must NOT have additional properties',
                           schema: false,
-                          parentSchema: schema13.properties.payments.items.properties.fees.items,
+                          parentSchema: schema8.properties.payments.items.properties.fees.items,
                           data: data23,
                         };
                         if (vErrors === null) {
@@ -1974,7 +1972,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             message: 'must NOT have more than 100 characters',
                             schema: 100,
                             parentSchema:
-                              schema13.properties.payments.items.properties.fees.items.properties.name,
+                              schema8.properties.payments.items.properties.fees.items.properties.name,
                             data: data24,
                           };
                           if (vErrors === null) {
@@ -1994,7 +1992,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             message: 'must NOT have fewer than 1 characters',
                             schema: 1,
                             parentSchema:
-                              schema13.properties.payments.items.properties.fees.items.properties.name,
+                              schema8.properties.payments.items.properties.fees.items.properties.name,
                             data: data24,
                           };
                           if (vErrors === null) {
@@ -2014,7 +2012,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                             schema: '^[^\\u0000-\\u001F\\u007F]*$',
                             parentSchema:
-                              schema13.properties.payments.items.properties.fees.items.properties.name,
+                              schema8.properties.payments.items.properties.fees.items.properties.name,
                             data: data24,
                           };
                           if (vErrors === null) {
@@ -2033,9 +2031,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { type: 'string' },
                           message: 'must be string',
                           schema:
-                            schema13.properties.payments.items.properties.fees.items.properties.name.type,
+                            schema8.properties.payments.items.properties.fees.items.properties.name.type,
                           parentSchema:
-                            schema13.properties.payments.items.properties.fees.items.properties.name,
+                            schema8.properties.payments.items.properties.fees.items.properties.name,
                           data: data24,
                         };
                         if (vErrors === null) {
@@ -2059,7 +2057,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             message: 'must be <= 999999.99',
                             schema: 999999.99,
                             parentSchema:
-                              schema13.properties.payments.items.properties.fees.items.properties.amount,
+                              schema8.properties.payments.items.properties.fees.items.properties.amount,
                             data: data25,
                           };
                           if (vErrors === null) {
@@ -2079,7 +2077,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             message: 'must be >= 0',
                             schema: 0,
                             parentSchema:
-                              schema13.properties.payments.items.properties.fees.items.properties.amount,
+                              schema8.properties.payments.items.properties.fees.items.properties.amount,
                             data: data25,
                           };
                           if (vErrors === null) {
@@ -2099,7 +2097,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                             message: 'must pass "maxDecimals" keyword validation',
                             schema: 2,
                             parentSchema:
-                              schema13.properties.payments.items.properties.fees.items.properties.amount,
+                              schema8.properties.payments.items.properties.fees.items.properties.amount,
                             data: data25,
                           };
                           if (vErrors === null) {
@@ -2118,9 +2116,9 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { type: 'number' },
                           message: 'must be number',
                           schema:
-                            schema13.properties.payments.items.properties.fees.items.properties.amount.type,
+                            schema8.properties.payments.items.properties.fees.items.properties.amount.type,
                           parentSchema:
-                            schema13.properties.payments.items.properties.fees.items.properties.amount,
+                            schema8.properties.payments.items.properties.fees.items.properties.amount,
                           data: data25,
                         };
                         if (vErrors === null) {
@@ -2138,8 +2136,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                       keyword: 'type',
                       params: { type: 'object' },
                       message: 'must be object',
-                      schema: schema13.properties.payments.items.properties.fees.items.type,
-                      parentSchema: schema13.properties.payments.items.properties.fees.items,
+                      schema: schema8.properties.payments.items.properties.fees.items.type,
+                      parentSchema: schema8.properties.payments.items.properties.fees.items,
                       data: data23,
                     };
                     if (vErrors === null) {
@@ -2157,8 +2155,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'array' },
                   message: 'must be array',
-                  schema: schema13.properties.payments.items.properties.fees.type,
-                  parentSchema: schema13.properties.payments.items.properties.fees,
+                  schema: schema8.properties.payments.items.properties.fees.type,
+                  parentSchema: schema8.properties.payments.items.properties.fees,
                   data: data22,
                 };
                 if (vErrors === null) {
@@ -2176,8 +2174,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema13.properties.payments.items.type,
-              parentSchema: schema13.properties.payments.items,
+              schema: schema8.properties.payments.items.type,
+              parentSchema: schema8.properties.payments.items,
               data: data11,
             };
             if (vErrors === null) {
@@ -2195,8 +2193,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema13.properties.payments.type,
-          parentSchema: schema13.properties.payments,
+          schema: schema8.properties.payments.type,
+          parentSchema: schema8.properties.payments,
           data: data10,
         };
         if (vErrors === null) {
@@ -2226,7 +2224,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
-            parentSchema: schema13.properties.idempotencyKey,
+            parentSchema: schema8.properties.idempotencyKey,
             data: data26,
           };
           if (vErrors === null) {
@@ -2243,8 +2241,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema13.properties.idempotencyKey.type,
-          parentSchema: schema13.properties.idempotencyKey,
+          schema: schema8.properties.idempotencyKey.type,
+          parentSchema: schema8.properties.idempotencyKey,
           data: data26,
         };
         if (vErrors === null) {
@@ -2262,8 +2260,8 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema13.type,
-      parentSchema: schema13,
+      schema: schema8.type,
+      parentSchema: schema8,
       data,
     };
     if (vErrors === null) {
@@ -2273,11 +2271,11 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate12.errors = vErrors;
+  validate23.errors = vErrors;
   return errors === 0;
 }
-export const s3 = validate13;
-const schema14 = {
+export const s3 = validate24;
+const schema9 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -2312,12 +2310,12 @@ const schema14 = {
   },
 };
 const formats4 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
-function validate13(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate24(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
     for (const key0 in data) {
-      if (!func2.call(schema14.properties, key0)) {
+      if (!func2.call(schema9.properties, key0)) {
         const err0 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -2325,7 +2323,7 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema14,
+          parentSchema: schema9,
           data,
         };
         if (vErrors === null) {
@@ -2347,7 +2345,7 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'uuid' },
             message: 'must match format "' + 'uuid' + '"',
             schema: 'uuid',
-            parentSchema: schema14.properties.paymentGroupId,
+            parentSchema: schema9.properties.paymentGroupId,
             data: data0,
           };
           if (vErrors === null) {
@@ -2364,8 +2362,8 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema14.properties.paymentGroupId.type,
-          parentSchema: schema14.properties.paymentGroupId,
+          schema: schema9.properties.paymentGroupId.type,
+          parentSchema: schema9.properties.paymentGroupId,
           data: data0,
         };
         if (vErrors === null) {
@@ -2387,7 +2385,7 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{8}(\\d{3})?$' },
             message: 'must match pattern "' + '^\\d{8}(\\d{3})?$' + '"',
             schema: '^\\d{8}(\\d{3})?$',
-            parentSchema: schema14.properties.servicePayId,
+            parentSchema: schema9.properties.servicePayId,
             data: data1,
           };
           if (vErrors === null) {
@@ -2404,8 +2402,8 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema14.properties.servicePayId.type,
-          parentSchema: schema14.properties.servicePayId,
+          schema: schema9.properties.servicePayId.type,
+          parentSchema: schema9.properties.servicePayId,
           data: data1,
         };
         if (vErrors === null) {
@@ -2427,7 +2425,7 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date' },
             message: 'must match format "' + 'date' + '"',
             schema: 'date',
-            parentSchema: schema14.properties.scheduleDate,
+            parentSchema: schema9.properties.scheduleDate,
             data: data2,
           };
           if (vErrors === null) {
@@ -2444,8 +2442,8 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema14.properties.scheduleDate.type,
-          parentSchema: schema14.properties.scheduleDate,
+          schema: schema9.properties.scheduleDate.type,
+          parentSchema: schema9.properties.scheduleDate,
           data: data2,
         };
         if (vErrors === null) {
@@ -2465,8 +2463,8 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema14.properties.scheduleHour.type,
-          parentSchema: schema14.properties.scheduleHour,
+          schema: schema9.properties.scheduleHour.type,
+          parentSchema: schema9.properties.scheduleHour,
           data: data3,
         };
         if (vErrors === null) {
@@ -2485,7 +2483,7 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 23 },
             message: 'must be <= 23',
             schema: 23,
-            parentSchema: schema14.properties.scheduleHour,
+            parentSchema: schema9.properties.scheduleHour,
             data: data3,
           };
           if (vErrors === null) {
@@ -2503,7 +2501,7 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema14.properties.scheduleHour,
+            parentSchema: schema9.properties.scheduleHour,
             data: data3,
           };
           if (vErrors === null) {
@@ -2524,8 +2522,8 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema14.properties.locationId.type,
-          parentSchema: schema14.properties.locationId,
+          schema: schema9.properties.locationId.type,
+          parentSchema: schema9.properties.locationId,
           data: data4,
         };
         if (vErrors === null) {
@@ -2544,7 +2542,7 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2147483647 },
             message: 'must be <= 2147483647',
             schema: 2147483647,
-            parentSchema: schema14.properties.locationId,
+            parentSchema: schema9.properties.locationId,
             data: data4,
           };
           if (vErrors === null) {
@@ -2562,7 +2560,7 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema14.properties.locationId,
+            parentSchema: schema9.properties.locationId,
             data: data4,
           };
           if (vErrors === null) {
@@ -2583,8 +2581,8 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema14.properties.transactionInitiator.type,
-          parentSchema: schema14.properties.transactionInitiator,
+          schema: schema9.properties.transactionInitiator.type,
+          parentSchema: schema9.properties.transactionInitiator,
           data: data5,
         };
         if (vErrors === null) {
@@ -2599,10 +2597,10 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/transactionInitiator',
           schemaPath: '#/properties/transactionInitiator/enum',
           keyword: 'enum',
-          params: { allowedValues: schema14.properties.transactionInitiator.enum },
+          params: { allowedValues: schema9.properties.transactionInitiator.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema14.properties.transactionInitiator.enum,
-          parentSchema: schema14.properties.transactionInitiator,
+          schema: schema9.properties.transactionInitiator.enum,
+          parentSchema: schema9.properties.transactionInitiator,
           data: data5,
         };
         if (vErrors === null) {
@@ -2622,8 +2620,8 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema14.properties.surchargeCompliance.type,
-          parentSchema: schema14.properties.surchargeCompliance,
+          schema: schema9.properties.surchargeCompliance.type,
+          parentSchema: schema9.properties.surchargeCompliance,
           data: data6,
         };
         if (vErrors === null) {
@@ -2643,8 +2641,8 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema14.properties.allowPartial.type,
-          parentSchema: schema14.properties.allowPartial,
+          schema: schema9.properties.allowPartial.type,
+          parentSchema: schema9.properties.allowPartial,
           data: data7,
         };
         if (vErrors === null) {
@@ -2665,8 +2663,8 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'maxRetries' },
             message: "must have required property '" + 'maxRetries' + "'",
-            schema: schema14.properties.retryPolicy.required,
-            parentSchema: schema14.properties.retryPolicy,
+            schema: schema9.properties.retryPolicy.required,
+            parentSchema: schema9.properties.retryPolicy,
             data: data8,
           };
           if (vErrors === null) {
@@ -2685,7 +2683,7 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema14.properties.retryPolicy,
+              parentSchema: schema9.properties.retryPolicy,
               data: data8,
             };
             if (vErrors === null) {
@@ -2705,8 +2703,8 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema14.properties.retryPolicy.properties.maxRetries.type,
-              parentSchema: schema14.properties.retryPolicy.properties.maxRetries,
+              schema: schema9.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema9.properties.retryPolicy.properties.maxRetries,
               data: data9,
             };
             if (vErrors === null) {
@@ -2725,7 +2723,7 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 4 },
                 message: 'must be <= 4',
                 schema: 4,
-                parentSchema: schema14.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema9.properties.retryPolicy.properties.maxRetries,
                 data: data9,
               };
               if (vErrors === null) {
@@ -2743,7 +2741,7 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 0 },
                 message: 'must be >= 0',
                 schema: 0,
-                parentSchema: schema14.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema9.properties.retryPolicy.properties.maxRetries,
                 data: data9,
               };
               if (vErrors === null) {
@@ -2764,8 +2762,8 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema14.properties.retryPolicy.properties.intervalHours.type,
-              parentSchema: schema14.properties.retryPolicy.properties.intervalHours,
+              schema: schema9.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema9.properties.retryPolicy.properties.intervalHours,
               data: data10,
             };
             if (vErrors === null) {
@@ -2784,7 +2782,7 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 240 },
                 message: 'must be <= 240',
                 schema: 240,
-                parentSchema: schema14.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema9.properties.retryPolicy.properties.intervalHours,
                 data: data10,
               };
               if (vErrors === null) {
@@ -2802,7 +2800,7 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 24 },
                 message: 'must be >= 24',
                 schema: 24,
-                parentSchema: schema14.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema9.properties.retryPolicy.properties.intervalHours,
                 data: data10,
               };
               if (vErrors === null) {
@@ -2821,8 +2819,8 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema14.properties.retryPolicy.type,
-          parentSchema: schema14.properties.retryPolicy,
+          schema: schema9.properties.retryPolicy.type,
+          parentSchema: schema9.properties.retryPolicy,
           data: data8,
         };
         if (vErrors === null) {
@@ -2840,8 +2838,8 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema14.type,
-      parentSchema: schema14,
+      schema: schema9.type,
+      parentSchema: schema9,
       data,
     };
     if (vErrors === null) {
@@ -2851,11 +2849,11 @@ function validate13(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate13.errors = vErrors;
+  validate24.errors = vErrors;
   return errors === 0;
 }
-export const s4 = validate14;
-const schema15 = {
+export const s4 = validate25;
+const schema10 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -2867,7 +2865,7 @@ const schema15 = {
   },
 };
 const pattern11 = new RegExp('^[A-Za-z0-9_.-]{1,400}$', 'u');
-function validate14(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -2880,7 +2878,7 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema15,
+          parentSchema: schema10,
           data,
         };
         if (vErrors === null) {
@@ -2902,7 +2900,7 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.-]{1,400}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.-]{1,400}$' + '"',
             schema: '^[A-Za-z0-9_.-]{1,400}$',
-            parentSchema: schema15.properties.cursor,
+            parentSchema: schema10.properties.cursor,
             data: data0,
           };
           if (vErrors === null) {
@@ -2919,8 +2917,8 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema15.properties.cursor.type,
-          parentSchema: schema15.properties.cursor,
+          schema: schema10.properties.cursor.type,
+          parentSchema: schema10.properties.cursor,
           data: data0,
         };
         if (vErrors === null) {
@@ -2938,8 +2936,8 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema15.type,
-      parentSchema: schema15,
+      schema: schema10.type,
+      parentSchema: schema10,
       data,
     };
     if (vErrors === null) {
@@ -2949,11 +2947,11 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate14.errors = vErrors;
+  validate25.errors = vErrors;
   return errors === 0;
 }
-export const s5 = validate15;
-const schema16 = {
+export const s5 = validate26;
+const schema11 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -2966,7 +2964,7 @@ const schema16 = {
     },
   },
 };
-function validate15(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -2979,7 +2977,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema16,
+          parentSchema: schema11,
           data,
         };
         if (vErrors === null) {
@@ -3001,7 +2999,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,7}$' },
             message: 'must match pattern "' + '^\\d{1,7}$' + '"',
             schema: '^\\d{1,7}$',
-            parentSchema: schema16.properties.pageNumber,
+            parentSchema: schema11.properties.pageNumber,
             data: data0,
           };
           if (vErrors === null) {
@@ -3018,8 +3016,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema16.properties.pageNumber.type,
-          parentSchema: schema16.properties.pageNumber,
+          schema: schema11.properties.pageNumber.type,
+          parentSchema: schema11.properties.pageNumber,
           data: data0,
         };
         if (vErrors === null) {
@@ -3041,7 +3039,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema16.properties.pageSize,
+            parentSchema: schema11.properties.pageSize,
             data: data1,
           };
           if (vErrors === null) {
@@ -3058,8 +3056,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema16.properties.pageSize.type,
-          parentSchema: schema16.properties.pageSize,
+          schema: schema11.properties.pageSize.type,
+          parentSchema: schema11.properties.pageSize,
           data: data1,
         };
         if (vErrors === null) {
@@ -3081,7 +3079,7 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.-]{1,400}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.-]{1,400}$' + '"',
             schema: '^[A-Za-z0-9_.-]{1,400}$',
-            parentSchema: schema16.properties.pageToken,
+            parentSchema: schema11.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -3098,8 +3096,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema16.properties.pageToken.type,
-          parentSchema: schema16.properties.pageToken,
+          schema: schema11.properties.pageToken.type,
+          parentSchema: schema11.properties.pageToken,
           data: data2,
         };
         if (vErrors === null) {
@@ -3117,8 +3115,8 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema16.type,
-      parentSchema: schema16,
+      schema: schema11.type,
+      parentSchema: schema11,
       data,
     };
     if (vErrors === null) {
@@ -3128,11 +3126,11 @@ function validate15(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate15.errors = vErrors;
+  validate26.errors = vErrors;
   return errors === 0;
 }
-export const s6 = validate16;
-const schema17 = {
+export const s6 = validate27;
+const schema12 = {
   type: 'object',
   additionalProperties: false,
   required: ['paymentGroupId', 'profileId', 'amount'],
@@ -3226,7 +3224,7 @@ const schema17 = {
     },
   },
 };
-function validate16(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -3237,8 +3235,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'paymentGroupId' },
         message: "must have required property '" + 'paymentGroupId' + "'",
-        schema: schema17.required,
-        parentSchema: schema17,
+        schema: schema12.required,
+        parentSchema: schema12,
         data,
       };
       if (vErrors === null) {
@@ -3255,8 +3253,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema17.required,
-        parentSchema: schema17,
+        schema: schema12.required,
+        parentSchema: schema12,
         data,
       };
       if (vErrors === null) {
@@ -3273,8 +3271,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema17.required,
-        parentSchema: schema17,
+        schema: schema12.required,
+        parentSchema: schema12,
         data,
       };
       if (vErrors === null) {
@@ -3285,7 +3283,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema17.properties, key0)) {
+      if (!func2.call(schema12.properties, key0)) {
         const err3 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -3293,7 +3291,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema17,
+          parentSchema: schema12,
           data,
         };
         if (vErrors === null) {
@@ -3315,7 +3313,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'uuid' },
             message: 'must match format "' + 'uuid' + '"',
             schema: 'uuid',
-            parentSchema: schema17.properties.paymentGroupId,
+            parentSchema: schema12.properties.paymentGroupId,
             data: data0,
           };
           if (vErrors === null) {
@@ -3332,8 +3330,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema17.properties.paymentGroupId.type,
-          parentSchema: schema17.properties.paymentGroupId,
+          schema: schema12.properties.paymentGroupId.type,
+          parentSchema: schema12.properties.paymentGroupId,
           data: data0,
         };
         if (vErrors === null) {
@@ -3355,7 +3353,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema17.properties.profileId,
+            parentSchema: schema12.properties.profileId,
             data: data1,
           };
           if (vErrors === null) {
@@ -3373,7 +3371,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema17.properties.profileId,
+            parentSchema: schema12.properties.profileId,
             data: data1,
           };
           if (vErrors === null) {
@@ -3390,8 +3388,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema17.properties.profileId.type,
-          parentSchema: schema17.properties.profileId,
+          schema: schema12.properties.profileId.type,
+          parentSchema: schema12.properties.profileId,
           data: data1,
         };
         if (vErrors === null) {
@@ -3413,7 +3411,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema17.properties.amount,
+            parentSchema: schema12.properties.amount,
             data: data2,
           };
           if (vErrors === null) {
@@ -3431,7 +3429,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema17.properties.amount,
+            parentSchema: schema12.properties.amount,
             data: data2,
           };
           if (vErrors === null) {
@@ -3449,7 +3447,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema17.properties.amount,
+            parentSchema: schema12.properties.amount,
             data: data2,
           };
           if (vErrors === null) {
@@ -3466,8 +3464,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema17.properties.amount.type,
-          parentSchema: schema17.properties.amount,
+          schema: schema12.properties.amount.type,
+          parentSchema: schema12.properties.amount,
           data: data2,
         };
         if (vErrors === null) {
@@ -3493,7 +3491,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema17.properties.orderId,
+            parentSchema: schema12.properties.orderId,
             data: data3,
           };
           if (vErrors === null) {
@@ -3511,7 +3509,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema17.properties.orderId,
+            parentSchema: schema12.properties.orderId,
             data: data3,
           };
           if (vErrors === null) {
@@ -3529,7 +3527,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema17.properties.orderId,
+            parentSchema: schema12.properties.orderId,
             data: data3,
           };
           if (vErrors === null) {
@@ -3546,8 +3544,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema17.properties.orderId.type,
-          parentSchema: schema17.properties.orderId,
+          schema: schema12.properties.orderId.type,
+          parentSchema: schema12.properties.orderId,
           data: data3,
         };
         if (vErrors === null) {
@@ -3567,8 +3565,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema17.properties.recurring.type,
-          parentSchema: schema17.properties.recurring,
+          schema: schema12.properties.recurring.type,
+          parentSchema: schema12.properties.recurring,
           data: data4,
         };
         if (vErrors === null) {
@@ -3588,8 +3586,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema17.properties.allowPartial.type,
-          parentSchema: schema17.properties.allowPartial,
+          schema: schema12.properties.allowPartial.type,
+          parentSchema: schema12.properties.allowPartial,
           data: data5,
         };
         if (vErrors === null) {
@@ -3609,8 +3607,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema17.properties.sendEmailReceipt.type,
-          parentSchema: schema17.properties.sendEmailReceipt,
+          schema: schema12.properties.sendEmailReceipt.type,
+          parentSchema: schema12.properties.sendEmailReceipt,
           data: data6,
         };
         if (vErrors === null) {
@@ -3630,8 +3628,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema17.properties.sendPaymentScheduledNotification.type,
-          parentSchema: schema17.properties.sendPaymentScheduledNotification,
+          schema: schema12.properties.sendPaymentScheduledNotification.type,
+          parentSchema: schema12.properties.sendPaymentScheduledNotification,
           data: data7,
         };
         if (vErrors === null) {
@@ -3651,8 +3649,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema17.properties.sendDeclineNotification.type,
-          parentSchema: schema17.properties.sendDeclineNotification,
+          schema: schema12.properties.sendDeclineNotification.type,
+          parentSchema: schema12.properties.sendDeclineNotification,
           data: data8,
         };
         if (vErrors === null) {
@@ -3674,7 +3672,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema17.properties.customAttributes,
+            parentSchema: schema12.properties.customAttributes,
             data: data9,
           };
           if (vErrors === null) {
@@ -3719,8 +3717,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema17.properties.customAttributes.propertyNames.not,
-              parentSchema: schema17.properties.customAttributes.propertyNames,
+              schema: schema12.properties.customAttributes.propertyNames.not,
+              parentSchema: schema12.properties.customAttributes.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -3758,7 +3756,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema17.properties.customAttributes.propertyNames,
+                parentSchema: schema12.properties.customAttributes.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -3778,8 +3776,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema17.properties.customAttributes.propertyNames,
-              parentSchema: schema17.properties.customAttributes,
+              schema: schema12.properties.customAttributes.propertyNames,
+              parentSchema: schema12.properties.customAttributes,
               data: data9,
             };
             if (vErrors === null) {
@@ -3813,7 +3811,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1000 },
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
-                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema12.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data10,
               };
               if (vErrors === null) {
@@ -3832,7 +3830,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema12.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data10,
               };
               if (vErrors === null) {
@@ -3850,8 +3848,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema17.properties.customAttributes.additionalProperties.anyOf[0].type,
-              parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[0],
+              schema: schema12.properties.customAttributes.additionalProperties.anyOf[0].type,
+              parentSchema: schema12.properties.customAttributes.additionalProperties.anyOf[0],
               data: data10,
             };
             if (vErrors === null) {
@@ -3883,7 +3881,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '<=', limit: 1000000000000000 },
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
-                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema12.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data10,
                 };
                 if (vErrors === null) {
@@ -3902,7 +3900,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '>=', limit: -1000000000000000 },
                   message: 'must be >= -1000000000000000',
                   schema: -1000000000000000,
-                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema12.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data10,
                 };
                 if (vErrors === null) {
@@ -3921,7 +3919,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   params: {},
                   message: 'must pass "maxDecimals" keyword validation',
                   schema: 6,
-                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema12.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data10,
                 };
                 if (vErrors === null) {
@@ -3939,8 +3937,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'type',
                 params: { type: 'number' },
                 message: 'must be number',
-                schema: schema17.properties.customAttributes.additionalProperties.anyOf[1].type,
-                parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[1],
+                schema: schema12.properties.customAttributes.additionalProperties.anyOf[1].type,
+                parentSchema: schema12.properties.customAttributes.additionalProperties.anyOf[1],
                 data: data10,
               };
               if (vErrors === null) {
@@ -3962,8 +3960,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema17.properties.customAttributes.additionalProperties.anyOf[2].type,
-                  parentSchema: schema17.properties.customAttributes.additionalProperties.anyOf[2],
+                  schema: schema12.properties.customAttributes.additionalProperties.anyOf[2].type,
+                  parentSchema: schema12.properties.customAttributes.additionalProperties.anyOf[2],
                   data: data10,
                 };
                 if (vErrors === null) {
@@ -3985,8 +3983,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'anyOf',
               params: {},
               message: 'must match a schema in anyOf',
-              schema: schema17.properties.customAttributes.additionalProperties.anyOf,
-              parentSchema: schema17.properties.customAttributes.additionalProperties,
+              schema: schema12.properties.customAttributes.additionalProperties.anyOf,
+              parentSchema: schema12.properties.customAttributes.additionalProperties,
               data: data10,
             };
             if (vErrors === null) {
@@ -4013,8 +4011,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema17.properties.customAttributes.type,
-          parentSchema: schema17.properties.customAttributes,
+          schema: schema12.properties.customAttributes.type,
+          parentSchema: schema12.properties.customAttributes,
           data: data9,
         };
         if (vErrors === null) {
@@ -4036,7 +4034,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 items',
             schema: 20,
-            parentSchema: schema17.properties.fees,
+            parentSchema: schema12.properties.fees,
             data: data11,
           };
           if (vErrors === null) {
@@ -4057,8 +4055,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema17.properties.fees.items.required,
-                parentSchema: schema17.properties.fees.items,
+                schema: schema12.properties.fees.items.required,
+                parentSchema: schema12.properties.fees.items,
                 data: data12,
               };
               if (vErrors === null) {
@@ -4075,8 +4073,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'amount' },
                 message: "must have required property '" + 'amount' + "'",
-                schema: schema17.properties.fees.items.required,
-                parentSchema: schema17.properties.fees.items,
+                schema: schema12.properties.fees.items.required,
+                parentSchema: schema12.properties.fees.items,
                 data: data12,
               };
               if (vErrors === null) {
@@ -4095,7 +4093,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { additionalProperty: key3 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema17.properties.fees.items,
+                  parentSchema: schema12.properties.fees.items,
                   data: data12,
                 };
                 if (vErrors === null) {
@@ -4125,7 +4123,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema17.properties.fees.items.properties.name,
+                    parentSchema: schema12.properties.fees.items.properties.name,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -4143,7 +4141,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema17.properties.fees.items.properties.name,
+                    parentSchema: schema12.properties.fees.items.properties.name,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -4161,7 +4159,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                     message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                     schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema17.properties.fees.items.properties.name,
+                    parentSchema: schema12.properties.fees.items.properties.name,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -4178,8 +4176,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema17.properties.fees.items.properties.name.type,
-                  parentSchema: schema17.properties.fees.items.properties.name,
+                  schema: schema12.properties.fees.items.properties.name.type,
+                  parentSchema: schema12.properties.fees.items.properties.name,
                   data: data13,
                 };
                 if (vErrors === null) {
@@ -4201,7 +4199,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '<=', limit: 999999.99 },
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
-                    parentSchema: schema17.properties.fees.items.properties.amount,
+                    parentSchema: schema12.properties.fees.items.properties.amount,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -4219,7 +4217,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '>=', limit: 0 },
                     message: 'must be >= 0',
                     schema: 0,
-                    parentSchema: schema17.properties.fees.items.properties.amount,
+                    parentSchema: schema12.properties.fees.items.properties.amount,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -4237,7 +4235,7 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                     params: {},
                     message: 'must pass "maxDecimals" keyword validation',
                     schema: 2,
-                    parentSchema: schema17.properties.fees.items.properties.amount,
+                    parentSchema: schema12.properties.fees.items.properties.amount,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -4254,8 +4252,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'number' },
                   message: 'must be number',
-                  schema: schema17.properties.fees.items.properties.amount.type,
-                  parentSchema: schema17.properties.fees.items.properties.amount,
+                  schema: schema12.properties.fees.items.properties.amount.type,
+                  parentSchema: schema12.properties.fees.items.properties.amount,
                   data: data14,
                 };
                 if (vErrors === null) {
@@ -4273,8 +4271,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema17.properties.fees.items.type,
-              parentSchema: schema17.properties.fees.items,
+              schema: schema12.properties.fees.items.type,
+              parentSchema: schema12.properties.fees.items,
               data: data12,
             };
             if (vErrors === null) {
@@ -4292,8 +4290,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema17.properties.fees.type,
-          parentSchema: schema17.properties.fees,
+          schema: schema12.properties.fees.type,
+          parentSchema: schema12.properties.fees,
           data: data11,
         };
         if (vErrors === null) {
@@ -4311,8 +4309,8 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema17.type,
-      parentSchema: schema17,
+      schema: schema12.type,
+      parentSchema: schema12,
       data,
     };
     if (vErrors === null) {
@@ -4322,11 +4320,11 @@ function validate16(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate16.errors = vErrors;
+  validate27.errors = vErrors;
   return errors === 0;
 }
-export const s7 = validate17;
-const schema18 = {
+export const s7 = validate28;
+const schema13 = {
   type: 'object',
   additionalProperties: false,
   required: ['paymentId', 'paymentGroupId', 'profileId', 'amount'],
@@ -4421,7 +4419,7 @@ const schema18 = {
     },
   },
 };
-function validate17(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -4432,8 +4430,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'paymentId' },
         message: "must have required property '" + 'paymentId' + "'",
-        schema: schema18.required,
-        parentSchema: schema18,
+        schema: schema13.required,
+        parentSchema: schema13,
         data,
       };
       if (vErrors === null) {
@@ -4450,8 +4448,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'paymentGroupId' },
         message: "must have required property '" + 'paymentGroupId' + "'",
-        schema: schema18.required,
-        parentSchema: schema18,
+        schema: schema13.required,
+        parentSchema: schema13,
         data,
       };
       if (vErrors === null) {
@@ -4468,8 +4466,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema18.required,
-        parentSchema: schema18,
+        schema: schema13.required,
+        parentSchema: schema13,
         data,
       };
       if (vErrors === null) {
@@ -4486,8 +4484,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema18.required,
-        parentSchema: schema18,
+        schema: schema13.required,
+        parentSchema: schema13,
         data,
       };
       if (vErrors === null) {
@@ -4498,7 +4496,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema18.properties, key0)) {
+      if (!func2.call(schema13.properties, key0)) {
         const err4 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -4506,7 +4504,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema18,
+          parentSchema: schema13,
           data,
         };
         if (vErrors === null) {
@@ -4528,7 +4526,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'uuid' },
             message: 'must match format "' + 'uuid' + '"',
             schema: 'uuid',
-            parentSchema: schema18.properties.paymentId,
+            parentSchema: schema13.properties.paymentId,
             data: data0,
           };
           if (vErrors === null) {
@@ -4545,8 +4543,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema18.properties.paymentId.type,
-          parentSchema: schema18.properties.paymentId,
+          schema: schema13.properties.paymentId.type,
+          parentSchema: schema13.properties.paymentId,
           data: data0,
         };
         if (vErrors === null) {
@@ -4568,7 +4566,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'uuid' },
             message: 'must match format "' + 'uuid' + '"',
             schema: 'uuid',
-            parentSchema: schema18.properties.paymentGroupId,
+            parentSchema: schema13.properties.paymentGroupId,
             data: data1,
           };
           if (vErrors === null) {
@@ -4585,8 +4583,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema18.properties.paymentGroupId.type,
-          parentSchema: schema18.properties.paymentGroupId,
+          schema: schema13.properties.paymentGroupId.type,
+          parentSchema: schema13.properties.paymentGroupId,
           data: data1,
         };
         if (vErrors === null) {
@@ -4608,7 +4606,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema18.properties.profileId,
+            parentSchema: schema13.properties.profileId,
             data: data2,
           };
           if (vErrors === null) {
@@ -4626,7 +4624,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema18.properties.profileId,
+            parentSchema: schema13.properties.profileId,
             data: data2,
           };
           if (vErrors === null) {
@@ -4643,8 +4641,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema18.properties.profileId.type,
-          parentSchema: schema18.properties.profileId,
+          schema: schema13.properties.profileId.type,
+          parentSchema: schema13.properties.profileId,
           data: data2,
         };
         if (vErrors === null) {
@@ -4666,7 +4664,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema18.properties.amount,
+            parentSchema: schema13.properties.amount,
             data: data3,
           };
           if (vErrors === null) {
@@ -4684,7 +4682,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema18.properties.amount,
+            parentSchema: schema13.properties.amount,
             data: data3,
           };
           if (vErrors === null) {
@@ -4702,7 +4700,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema18.properties.amount,
+            parentSchema: schema13.properties.amount,
             data: data3,
           };
           if (vErrors === null) {
@@ -4719,8 +4717,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema18.properties.amount.type,
-          parentSchema: schema18.properties.amount,
+          schema: schema13.properties.amount.type,
+          parentSchema: schema13.properties.amount,
           data: data3,
         };
         if (vErrors === null) {
@@ -4746,7 +4744,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema18.properties.orderId,
+            parentSchema: schema13.properties.orderId,
             data: data4,
           };
           if (vErrors === null) {
@@ -4764,7 +4762,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema18.properties.orderId,
+            parentSchema: schema13.properties.orderId,
             data: data4,
           };
           if (vErrors === null) {
@@ -4782,7 +4780,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema18.properties.orderId,
+            parentSchema: schema13.properties.orderId,
             data: data4,
           };
           if (vErrors === null) {
@@ -4799,8 +4797,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema18.properties.orderId.type,
-          parentSchema: schema18.properties.orderId,
+          schema: schema13.properties.orderId.type,
+          parentSchema: schema13.properties.orderId,
           data: data4,
         };
         if (vErrors === null) {
@@ -4820,8 +4818,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema18.properties.recurring.type,
-          parentSchema: schema18.properties.recurring,
+          schema: schema13.properties.recurring.type,
+          parentSchema: schema13.properties.recurring,
           data: data5,
         };
         if (vErrors === null) {
@@ -4841,8 +4839,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema18.properties.allowPartial.type,
-          parentSchema: schema18.properties.allowPartial,
+          schema: schema13.properties.allowPartial.type,
+          parentSchema: schema13.properties.allowPartial,
           data: data6,
         };
         if (vErrors === null) {
@@ -4862,8 +4860,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema18.properties.sendEmailReceipt.type,
-          parentSchema: schema18.properties.sendEmailReceipt,
+          schema: schema13.properties.sendEmailReceipt.type,
+          parentSchema: schema13.properties.sendEmailReceipt,
           data: data7,
         };
         if (vErrors === null) {
@@ -4883,8 +4881,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema18.properties.sendPaymentScheduledNotification.type,
-          parentSchema: schema18.properties.sendPaymentScheduledNotification,
+          schema: schema13.properties.sendPaymentScheduledNotification.type,
+          parentSchema: schema13.properties.sendPaymentScheduledNotification,
           data: data8,
         };
         if (vErrors === null) {
@@ -4904,8 +4902,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema18.properties.sendDeclineNotification.type,
-          parentSchema: schema18.properties.sendDeclineNotification,
+          schema: schema13.properties.sendDeclineNotification.type,
+          parentSchema: schema13.properties.sendDeclineNotification,
           data: data9,
         };
         if (vErrors === null) {
@@ -4927,7 +4925,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema18.properties.customAttributes,
+            parentSchema: schema13.properties.customAttributes,
             data: data10,
           };
           if (vErrors === null) {
@@ -4972,8 +4970,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema18.properties.customAttributes.propertyNames.not,
-              parentSchema: schema18.properties.customAttributes.propertyNames,
+              schema: schema13.properties.customAttributes.propertyNames.not,
+              parentSchema: schema13.properties.customAttributes.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -5011,7 +5009,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema18.properties.customAttributes.propertyNames,
+                parentSchema: schema13.properties.customAttributes.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -5031,8 +5029,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema18.properties.customAttributes.propertyNames,
-              parentSchema: schema18.properties.customAttributes,
+              schema: schema13.properties.customAttributes.propertyNames,
+              parentSchema: schema13.properties.customAttributes,
               data: data10,
             };
             if (vErrors === null) {
@@ -5066,7 +5064,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1000 },
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
-                parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema13.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data11,
               };
               if (vErrors === null) {
@@ -5085,7 +5083,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema13.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data11,
               };
               if (vErrors === null) {
@@ -5103,8 +5101,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema18.properties.customAttributes.additionalProperties.anyOf[0].type,
-              parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[0],
+              schema: schema13.properties.customAttributes.additionalProperties.anyOf[0].type,
+              parentSchema: schema13.properties.customAttributes.additionalProperties.anyOf[0],
               data: data11,
             };
             if (vErrors === null) {
@@ -5136,7 +5134,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '<=', limit: 1000000000000000 },
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
-                  parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema13.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -5155,7 +5153,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '>=', limit: -1000000000000000 },
                   message: 'must be >= -1000000000000000',
                   schema: -1000000000000000,
-                  parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema13.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -5174,7 +5172,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                   params: {},
                   message: 'must pass "maxDecimals" keyword validation',
                   schema: 6,
-                  parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema13.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -5192,8 +5190,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'type',
                 params: { type: 'number' },
                 message: 'must be number',
-                schema: schema18.properties.customAttributes.additionalProperties.anyOf[1].type,
-                parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[1],
+                schema: schema13.properties.customAttributes.additionalProperties.anyOf[1].type,
+                parentSchema: schema13.properties.customAttributes.additionalProperties.anyOf[1],
                 data: data11,
               };
               if (vErrors === null) {
@@ -5215,8 +5213,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema18.properties.customAttributes.additionalProperties.anyOf[2].type,
-                  parentSchema: schema18.properties.customAttributes.additionalProperties.anyOf[2],
+                  schema: schema13.properties.customAttributes.additionalProperties.anyOf[2].type,
+                  parentSchema: schema13.properties.customAttributes.additionalProperties.anyOf[2],
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -5238,8 +5236,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'anyOf',
               params: {},
               message: 'must match a schema in anyOf',
-              schema: schema18.properties.customAttributes.additionalProperties.anyOf,
-              parentSchema: schema18.properties.customAttributes.additionalProperties,
+              schema: schema13.properties.customAttributes.additionalProperties.anyOf,
+              parentSchema: schema13.properties.customAttributes.additionalProperties,
               data: data11,
             };
             if (vErrors === null) {
@@ -5266,8 +5264,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema18.properties.customAttributes.type,
-          parentSchema: schema18.properties.customAttributes,
+          schema: schema13.properties.customAttributes.type,
+          parentSchema: schema13.properties.customAttributes,
           data: data10,
         };
         if (vErrors === null) {
@@ -5289,7 +5287,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 items',
             schema: 20,
-            parentSchema: schema18.properties.fees,
+            parentSchema: schema13.properties.fees,
             data: data12,
           };
           if (vErrors === null) {
@@ -5310,8 +5308,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema18.properties.fees.items.required,
-                parentSchema: schema18.properties.fees.items,
+                schema: schema13.properties.fees.items.required,
+                parentSchema: schema13.properties.fees.items,
                 data: data13,
               };
               if (vErrors === null) {
@@ -5328,8 +5326,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'amount' },
                 message: "must have required property '" + 'amount' + "'",
-                schema: schema18.properties.fees.items.required,
-                parentSchema: schema18.properties.fees.items,
+                schema: schema13.properties.fees.items.required,
+                parentSchema: schema13.properties.fees.items,
                 data: data13,
               };
               if (vErrors === null) {
@@ -5348,7 +5346,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { additionalProperty: key3 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema18.properties.fees.items,
+                  parentSchema: schema13.properties.fees.items,
                   data: data13,
                 };
                 if (vErrors === null) {
@@ -5378,7 +5376,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema18.properties.fees.items.properties.name,
+                    parentSchema: schema13.properties.fees.items.properties.name,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -5396,7 +5394,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema18.properties.fees.items.properties.name,
+                    parentSchema: schema13.properties.fees.items.properties.name,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -5414,7 +5412,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                     message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                     schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema18.properties.fees.items.properties.name,
+                    parentSchema: schema13.properties.fees.items.properties.name,
                     data: data14,
                   };
                   if (vErrors === null) {
@@ -5431,8 +5429,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema18.properties.fees.items.properties.name.type,
-                  parentSchema: schema18.properties.fees.items.properties.name,
+                  schema: schema13.properties.fees.items.properties.name.type,
+                  parentSchema: schema13.properties.fees.items.properties.name,
                   data: data14,
                 };
                 if (vErrors === null) {
@@ -5454,7 +5452,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '<=', limit: 999999.99 },
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
-                    parentSchema: schema18.properties.fees.items.properties.amount,
+                    parentSchema: schema13.properties.fees.items.properties.amount,
                     data: data15,
                   };
                   if (vErrors === null) {
@@ -5472,7 +5470,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '>=', limit: 0 },
                     message: 'must be >= 0',
                     schema: 0,
-                    parentSchema: schema18.properties.fees.items.properties.amount,
+                    parentSchema: schema13.properties.fees.items.properties.amount,
                     data: data15,
                   };
                   if (vErrors === null) {
@@ -5490,7 +5488,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                     params: {},
                     message: 'must pass "maxDecimals" keyword validation',
                     schema: 2,
-                    parentSchema: schema18.properties.fees.items.properties.amount,
+                    parentSchema: schema13.properties.fees.items.properties.amount,
                     data: data15,
                   };
                   if (vErrors === null) {
@@ -5507,8 +5505,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'number' },
                   message: 'must be number',
-                  schema: schema18.properties.fees.items.properties.amount.type,
-                  parentSchema: schema18.properties.fees.items.properties.amount,
+                  schema: schema13.properties.fees.items.properties.amount.type,
+                  parentSchema: schema13.properties.fees.items.properties.amount,
                   data: data15,
                 };
                 if (vErrors === null) {
@@ -5526,8 +5524,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema18.properties.fees.items.type,
-              parentSchema: schema18.properties.fees.items,
+              schema: schema13.properties.fees.items.type,
+              parentSchema: schema13.properties.fees.items,
               data: data13,
             };
             if (vErrors === null) {
@@ -5545,8 +5543,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema18.properties.fees.type,
-          parentSchema: schema18.properties.fees,
+          schema: schema13.properties.fees.type,
+          parentSchema: schema13.properties.fees,
           data: data12,
         };
         if (vErrors === null) {
@@ -5564,8 +5562,8 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema18.type,
-      parentSchema: schema18,
+      schema: schema13.type,
+      parentSchema: schema13,
       data,
     };
     if (vErrors === null) {
@@ -5575,11 +5573,11 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate17.errors = vErrors;
+  validate28.errors = vErrors;
   return errors === 0;
 }
-export const s8 = validate18;
-const schema19 = {
+export const s8 = validate29;
+const schema14 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -5588,7 +5586,7 @@ const schema19 = {
     pageSize: { type: 'string', pattern: '^\\d{1,3}$', description: 'must be an integer 1-500' },
   },
 };
-function validate18(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -5601,7 +5599,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema19,
+          parentSchema: schema14,
           data,
         };
         if (vErrors === null) {
@@ -5621,8 +5619,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema19.properties.status.type,
-          parentSchema: schema19.properties.status,
+          schema: schema14.properties.status.type,
+          parentSchema: schema14.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -5637,10 +5635,10 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema19.properties.status.enum },
+          params: { allowedValues: schema14.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema19.properties.status.enum,
-          parentSchema: schema19.properties.status,
+          schema: schema14.properties.status.enum,
+          parentSchema: schema14.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -5662,7 +5660,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,7}$' },
             message: 'must match pattern "' + '^\\d{1,7}$' + '"',
             schema: '^\\d{1,7}$',
-            parentSchema: schema19.properties.pageNumber,
+            parentSchema: schema14.properties.pageNumber,
             data: data1,
           };
           if (vErrors === null) {
@@ -5679,8 +5677,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema19.properties.pageNumber.type,
-          parentSchema: schema19.properties.pageNumber,
+          schema: schema14.properties.pageNumber.type,
+          parentSchema: schema14.properties.pageNumber,
           data: data1,
         };
         if (vErrors === null) {
@@ -5702,7 +5700,7 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema19.properties.pageSize,
+            parentSchema: schema14.properties.pageSize,
             data: data2,
           };
           if (vErrors === null) {
@@ -5719,8 +5717,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema19.properties.pageSize.type,
-          parentSchema: schema19.properties.pageSize,
+          schema: schema14.properties.pageSize.type,
+          parentSchema: schema14.properties.pageSize,
           data: data2,
         };
         if (vErrors === null) {
@@ -5738,8 +5736,8 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema19.type,
-      parentSchema: schema19,
+      schema: schema14.type,
+      parentSchema: schema14,
       data,
     };
     if (vErrors === null) {
@@ -5749,11 +5747,11 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate18.errors = vErrors;
+  validate29.errors = vErrors;
   return errors === 0;
 }
-export const s9 = validate19;
-const schema20 = {
+export const s9 = validate30;
+const schema15 = {
   type: 'object',
   additionalProperties: false,
   required: ['timeZone', 'localHour', 'startDate', 'frequency', 'interval', 'locationId', 'payments'],
@@ -5910,7 +5908,7 @@ const schema20 = {
 };
 const func72 = require('#shared/time-zones').isIanaTimeZone;
 const pattern25 = new RegExp('^[A-Za-z][A-Za-z0-9_+\\-/]*$', 'u');
-function validate19(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -5921,8 +5919,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'timeZone' },
         message: "must have required property '" + 'timeZone' + "'",
-        schema: schema20.required,
-        parentSchema: schema20,
+        schema: schema15.required,
+        parentSchema: schema15,
         data,
       };
       if (vErrors === null) {
@@ -5939,8 +5937,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'localHour' },
         message: "must have required property '" + 'localHour' + "'",
-        schema: schema20.required,
-        parentSchema: schema20,
+        schema: schema15.required,
+        parentSchema: schema15,
         data,
       };
       if (vErrors === null) {
@@ -5957,8 +5955,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'startDate' },
         message: "must have required property '" + 'startDate' + "'",
-        schema: schema20.required,
-        parentSchema: schema20,
+        schema: schema15.required,
+        parentSchema: schema15,
         data,
       };
       if (vErrors === null) {
@@ -5975,8 +5973,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'frequency' },
         message: "must have required property '" + 'frequency' + "'",
-        schema: schema20.required,
-        parentSchema: schema20,
+        schema: schema15.required,
+        parentSchema: schema15,
         data,
       };
       if (vErrors === null) {
@@ -5993,8 +5991,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'interval' },
         message: "must have required property '" + 'interval' + "'",
-        schema: schema20.required,
-        parentSchema: schema20,
+        schema: schema15.required,
+        parentSchema: schema15,
         data,
       };
       if (vErrors === null) {
@@ -6011,8 +6009,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'locationId' },
         message: "must have required property '" + 'locationId' + "'",
-        schema: schema20.required,
-        parentSchema: schema20,
+        schema: schema15.required,
+        parentSchema: schema15,
         data,
       };
       if (vErrors === null) {
@@ -6029,8 +6027,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'payments' },
         message: "must have required property '" + 'payments' + "'",
-        schema: schema20.required,
-        parentSchema: schema20,
+        schema: schema15.required,
+        parentSchema: schema15,
         data,
       };
       if (vErrors === null) {
@@ -6041,7 +6039,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema20.properties, key0)) {
+      if (!func2.call(schema15.properties, key0)) {
         const err7 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -6049,7 +6047,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema20,
+          parentSchema: schema15,
           data,
         };
         if (vErrors === null) {
@@ -6071,7 +6069,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 64 },
             message: 'must NOT have more than 64 characters',
             schema: 64,
-            parentSchema: schema20.properties.timeZone,
+            parentSchema: schema15.properties.timeZone,
             data: data0,
           };
           if (vErrors === null) {
@@ -6089,7 +6087,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema20.properties.timeZone,
+            parentSchema: schema15.properties.timeZone,
             data: data0,
           };
           if (vErrors === null) {
@@ -6107,7 +6105,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z][A-Za-z0-9_+\\-/]*$' },
             message: 'must match pattern "' + '^[A-Za-z][A-Za-z0-9_+\\-/]*$' + '"',
             schema: '^[A-Za-z][A-Za-z0-9_+\\-/]*$',
-            parentSchema: schema20.properties.timeZone,
+            parentSchema: schema15.properties.timeZone,
             data: data0,
           };
           if (vErrors === null) {
@@ -6125,7 +6123,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "ianaTimeZone" keyword validation',
             schema: true,
-            parentSchema: schema20.properties.timeZone,
+            parentSchema: schema15.properties.timeZone,
             data: data0,
           };
           if (vErrors === null) {
@@ -6142,8 +6140,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.properties.timeZone.type,
-          parentSchema: schema20.properties.timeZone,
+          schema: schema15.properties.timeZone.type,
+          parentSchema: schema15.properties.timeZone,
           data: data0,
         };
         if (vErrors === null) {
@@ -6163,8 +6161,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema20.properties.localHour.type,
-          parentSchema: schema20.properties.localHour,
+          schema: schema15.properties.localHour.type,
+          parentSchema: schema15.properties.localHour,
           data: data1,
         };
         if (vErrors === null) {
@@ -6183,7 +6181,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 23 },
             message: 'must be <= 23',
             schema: 23,
-            parentSchema: schema20.properties.localHour,
+            parentSchema: schema15.properties.localHour,
             data: data1,
           };
           if (vErrors === null) {
@@ -6201,7 +6199,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema20.properties.localHour,
+            parentSchema: schema15.properties.localHour,
             data: data1,
           };
           if (vErrors === null) {
@@ -6222,8 +6220,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema20.properties.count.type,
-          parentSchema: schema20.properties.count,
+          schema: schema15.properties.count.type,
+          parentSchema: schema15.properties.count,
           data: data2,
         };
         if (vErrors === null) {
@@ -6242,7 +6240,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 120 },
             message: 'must be <= 120',
             schema: 120,
-            parentSchema: schema20.properties.count,
+            parentSchema: schema15.properties.count,
             data: data2,
           };
           if (vErrors === null) {
@@ -6260,7 +6258,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema20.properties.count,
+            parentSchema: schema15.properties.count,
             data: data2,
           };
           if (vErrors === null) {
@@ -6283,7 +6281,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date' },
             message: 'must match format "' + 'date' + '"',
             schema: 'date',
-            parentSchema: schema20.properties.endDate,
+            parentSchema: schema15.properties.endDate,
             data: data3,
           };
           if (vErrors === null) {
@@ -6300,8 +6298,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.properties.endDate.type,
-          parentSchema: schema20.properties.endDate,
+          schema: schema15.properties.endDate.type,
+          parentSchema: schema15.properties.endDate,
           data: data3,
         };
         if (vErrors === null) {
@@ -6321,8 +6319,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema20.properties.locationId.type,
-          parentSchema: schema20.properties.locationId,
+          schema: schema15.properties.locationId.type,
+          parentSchema: schema15.properties.locationId,
           data: data4,
         };
         if (vErrors === null) {
@@ -6341,7 +6339,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2147483647 },
             message: 'must be <= 2147483647',
             schema: 2147483647,
-            parentSchema: schema20.properties.locationId,
+            parentSchema: schema15.properties.locationId,
             data: data4,
           };
           if (vErrors === null) {
@@ -6359,7 +6357,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema20.properties.locationId,
+            parentSchema: schema15.properties.locationId,
             data: data4,
           };
           if (vErrors === null) {
@@ -6380,8 +6378,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.properties.transactionInitiator.type,
-          parentSchema: schema20.properties.transactionInitiator,
+          schema: schema15.properties.transactionInitiator.type,
+          parentSchema: schema15.properties.transactionInitiator,
           data: data5,
         };
         if (vErrors === null) {
@@ -6396,10 +6394,10 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/transactionInitiator',
           schemaPath: '#/properties/transactionInitiator/enum',
           keyword: 'enum',
-          params: { allowedValues: schema20.properties.transactionInitiator.enum },
+          params: { allowedValues: schema15.properties.transactionInitiator.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema20.properties.transactionInitiator.enum,
-          parentSchema: schema20.properties.transactionInitiator,
+          schema: schema15.properties.transactionInitiator.enum,
+          parentSchema: schema15.properties.transactionInitiator,
           data: data5,
         };
         if (vErrors === null) {
@@ -6419,8 +6417,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema20.properties.surchargeCompliance.type,
-          parentSchema: schema20.properties.surchargeCompliance,
+          schema: schema15.properties.surchargeCompliance.type,
+          parentSchema: schema15.properties.surchargeCompliance,
           data: data6,
         };
         if (vErrors === null) {
@@ -6440,8 +6438,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema20.properties.allowPartial.type,
-          parentSchema: schema20.properties.allowPartial,
+          schema: schema15.properties.allowPartial.type,
+          parentSchema: schema15.properties.allowPartial,
           data: data7,
         };
         if (vErrors === null) {
@@ -6462,8 +6460,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'maxRetries' },
             message: "must have required property '" + 'maxRetries' + "'",
-            schema: schema20.properties.retryPolicy.required,
-            parentSchema: schema20.properties.retryPolicy,
+            schema: schema15.properties.retryPolicy.required,
+            parentSchema: schema15.properties.retryPolicy,
             data: data8,
           };
           if (vErrors === null) {
@@ -6482,7 +6480,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema20.properties.retryPolicy,
+              parentSchema: schema15.properties.retryPolicy,
               data: data8,
             };
             if (vErrors === null) {
@@ -6502,8 +6500,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema20.properties.retryPolicy.properties.maxRetries.type,
-              parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
+              schema: schema15.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema15.properties.retryPolicy.properties.maxRetries,
               data: data9,
             };
             if (vErrors === null) {
@@ -6522,7 +6520,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 4 },
                 message: 'must be <= 4',
                 schema: 4,
-                parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema15.properties.retryPolicy.properties.maxRetries,
                 data: data9,
               };
               if (vErrors === null) {
@@ -6540,7 +6538,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 0 },
                 message: 'must be >= 0',
                 schema: 0,
-                parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema15.properties.retryPolicy.properties.maxRetries,
                 data: data9,
               };
               if (vErrors === null) {
@@ -6561,8 +6559,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema20.properties.retryPolicy.properties.intervalHours.type,
-              parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
+              schema: schema15.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema15.properties.retryPolicy.properties.intervalHours,
               data: data10,
             };
             if (vErrors === null) {
@@ -6581,7 +6579,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 240 },
                 message: 'must be <= 240',
                 schema: 240,
-                parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema15.properties.retryPolicy.properties.intervalHours,
                 data: data10,
               };
               if (vErrors === null) {
@@ -6599,7 +6597,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 24 },
                 message: 'must be >= 24',
                 schema: 24,
-                parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema15.properties.retryPolicy.properties.intervalHours,
                 data: data10,
               };
               if (vErrors === null) {
@@ -6618,8 +6616,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema20.properties.retryPolicy.type,
-          parentSchema: schema20.properties.retryPolicy,
+          schema: schema15.properties.retryPolicy.type,
+          parentSchema: schema15.properties.retryPolicy,
           data: data8,
         };
         if (vErrors === null) {
@@ -6639,8 +6637,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema20.properties.noticeDays.type,
-          parentSchema: schema20.properties.noticeDays,
+          schema: schema15.properties.noticeDays.type,
+          parentSchema: schema15.properties.noticeDays,
           data: data11,
         };
         if (vErrors === null) {
@@ -6659,7 +6657,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 30 },
             message: 'must be <= 30',
             schema: 30,
-            parentSchema: schema20.properties.noticeDays,
+            parentSchema: schema15.properties.noticeDays,
             data: data11,
           };
           if (vErrors === null) {
@@ -6677,7 +6675,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema20.properties.noticeDays,
+            parentSchema: schema15.properties.noticeDays,
             data: data11,
           };
           if (vErrors === null) {
@@ -6700,7 +6698,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date' },
             message: 'must match format "' + 'date' + '"',
             schema: 'date',
-            parentSchema: schema20.properties.startDate,
+            parentSchema: schema15.properties.startDate,
             data: data12,
           };
           if (vErrors === null) {
@@ -6717,8 +6715,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.properties.startDate.type,
-          parentSchema: schema20.properties.startDate,
+          schema: schema15.properties.startDate.type,
+          parentSchema: schema15.properties.startDate,
           data: data12,
         };
         if (vErrors === null) {
@@ -6738,8 +6736,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.properties.frequency.type,
-          parentSchema: schema20.properties.frequency,
+          schema: schema15.properties.frequency.type,
+          parentSchema: schema15.properties.frequency,
           data: data13,
         };
         if (vErrors === null) {
@@ -6754,10 +6752,10 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/frequency',
           schemaPath: '#/properties/frequency/enum',
           keyword: 'enum',
-          params: { allowedValues: schema20.properties.frequency.enum },
+          params: { allowedValues: schema15.properties.frequency.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema20.properties.frequency.enum,
-          parentSchema: schema20.properties.frequency,
+          schema: schema15.properties.frequency.enum,
+          parentSchema: schema15.properties.frequency,
           data: data13,
         };
         if (vErrors === null) {
@@ -6777,8 +6775,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema20.properties.interval.type,
-          parentSchema: schema20.properties.interval,
+          schema: schema15.properties.interval.type,
+          parentSchema: schema15.properties.interval,
           data: data14,
         };
         if (vErrors === null) {
@@ -6797,7 +6795,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 12 },
             message: 'must be <= 12',
             schema: 12,
-            parentSchema: schema20.properties.interval,
+            parentSchema: schema15.properties.interval,
             data: data14,
           };
           if (vErrors === null) {
@@ -6815,7 +6813,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema20.properties.interval,
+            parentSchema: schema15.properties.interval,
             data: data14,
           };
           if (vErrors === null) {
@@ -6838,7 +6836,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 10000 },
             message: 'must NOT have more than 10000 items',
             schema: 10000,
-            parentSchema: schema20.properties.payments,
+            parentSchema: schema15.properties.payments,
             data: data15,
           };
           if (vErrors === null) {
@@ -6856,7 +6854,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema20.properties.payments,
+            parentSchema: schema15.properties.payments,
             data: data15,
           };
           if (vErrors === null) {
@@ -6877,8 +6875,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'profileId' },
                 message: "must have required property '" + 'profileId' + "'",
-                schema: schema20.properties.payments.items.required,
-                parentSchema: schema20.properties.payments.items,
+                schema: schema15.properties.payments.items.required,
+                parentSchema: schema15.properties.payments.items,
                 data: data16,
               };
               if (vErrors === null) {
@@ -6895,8 +6893,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'amount' },
                 message: "must have required property '" + 'amount' + "'",
-                schema: schema20.properties.payments.items.required,
-                parentSchema: schema20.properties.payments.items,
+                schema: schema15.properties.payments.items.required,
+                parentSchema: schema15.properties.payments.items,
                 data: data16,
               };
               if (vErrors === null) {
@@ -6907,7 +6905,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               errors++;
             }
             for (const key2 in data16) {
-              if (!func2.call(schema20.properties.payments.items.properties, key2)) {
+              if (!func2.call(schema15.properties.payments.items.properties, key2)) {
                 const err51 = {
                   instancePath: instancePath + '/payments/' + i0,
                   schemaPath: '#/properties/payments/items/additionalProperties',
@@ -6915,7 +6913,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { additionalProperty: key2 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema20.properties.payments.items,
+                  parentSchema: schema15.properties.payments.items,
                   data: data16,
                 };
                 if (vErrors === null) {
@@ -6937,7 +6935,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 200 },
                     message: 'must NOT have more than 200 characters',
                     schema: 200,
-                    parentSchema: schema20.properties.payments.items.properties.profileId,
+                    parentSchema: schema15.properties.payments.items.properties.profileId,
                     data: data17,
                   };
                   if (vErrors === null) {
@@ -6955,7 +6953,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
                     message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
                     schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-                    parentSchema: schema20.properties.payments.items.properties.profileId,
+                    parentSchema: schema15.properties.payments.items.properties.profileId,
                     data: data17,
                   };
                   if (vErrors === null) {
@@ -6972,8 +6970,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema20.properties.payments.items.properties.profileId.type,
-                  parentSchema: schema20.properties.payments.items.properties.profileId,
+                  schema: schema15.properties.payments.items.properties.profileId.type,
+                  parentSchema: schema15.properties.payments.items.properties.profileId,
                   data: data17,
                 };
                 if (vErrors === null) {
@@ -6995,7 +6993,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '<=', limit: 999999.99 },
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
-                    parentSchema: schema20.properties.payments.items.properties.amount,
+                    parentSchema: schema15.properties.payments.items.properties.amount,
                     data: data18,
                   };
                   if (vErrors === null) {
@@ -7013,7 +7011,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '>=', limit: 0.01 },
                     message: 'must be >= 0.01',
                     schema: 0.01,
-                    parentSchema: schema20.properties.payments.items.properties.amount,
+                    parentSchema: schema15.properties.payments.items.properties.amount,
                     data: data18,
                   };
                   if (vErrors === null) {
@@ -7031,7 +7029,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                     params: {},
                     message: 'must pass "maxDecimals" keyword validation',
                     schema: 2,
-                    parentSchema: schema20.properties.payments.items.properties.amount,
+                    parentSchema: schema15.properties.payments.items.properties.amount,
                     data: data18,
                   };
                   if (vErrors === null) {
@@ -7048,8 +7046,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'number' },
                   message: 'must be number',
-                  schema: schema20.properties.payments.items.properties.amount.type,
-                  parentSchema: schema20.properties.payments.items.properties.amount,
+                  schema: schema15.properties.payments.items.properties.amount.type,
+                  parentSchema: schema15.properties.payments.items.properties.amount,
                   data: data18,
                 };
                 if (vErrors === null) {
@@ -7079,7 +7077,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema20.properties.payments.items.properties.orderId,
+                    parentSchema: schema15.properties.payments.items.properties.orderId,
                     data: data19,
                   };
                   if (vErrors === null) {
@@ -7097,7 +7095,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema20.properties.payments.items.properties.orderId,
+                    parentSchema: schema15.properties.payments.items.properties.orderId,
                     data: data19,
                   };
                   if (vErrors === null) {
@@ -7115,7 +7113,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                     message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                     schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema20.properties.payments.items.properties.orderId,
+                    parentSchema: schema15.properties.payments.items.properties.orderId,
                     data: data19,
                   };
                   if (vErrors === null) {
@@ -7132,8 +7130,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema20.properties.payments.items.properties.orderId.type,
-                  parentSchema: schema20.properties.payments.items.properties.orderId,
+                  schema: schema15.properties.payments.items.properties.orderId.type,
+                  parentSchema: schema15.properties.payments.items.properties.orderId,
                   data: data19,
                 };
                 if (vErrors === null) {
@@ -7153,8 +7151,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema20.properties.payments.items.properties.recurring.type,
-                  parentSchema: schema20.properties.payments.items.properties.recurring,
+                  schema: schema15.properties.payments.items.properties.recurring.type,
+                  parentSchema: schema15.properties.payments.items.properties.recurring,
                   data: data20,
                 };
                 if (vErrors === null) {
@@ -7174,8 +7172,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema20.properties.payments.items.properties.allowPartial.type,
-                  parentSchema: schema20.properties.payments.items.properties.allowPartial,
+                  schema: schema15.properties.payments.items.properties.allowPartial.type,
+                  parentSchema: schema15.properties.payments.items.properties.allowPartial,
                   data: data21,
                 };
                 if (vErrors === null) {
@@ -7195,8 +7193,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema20.properties.payments.items.properties.sendEmailReceipt.type,
-                  parentSchema: schema20.properties.payments.items.properties.sendEmailReceipt,
+                  schema: schema15.properties.payments.items.properties.sendEmailReceipt.type,
+                  parentSchema: schema15.properties.payments.items.properties.sendEmailReceipt,
                   data: data22,
                 };
                 if (vErrors === null) {
@@ -7216,9 +7214,9 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema20.properties.payments.items.properties.sendPaymentScheduledNotification.type,
+                  schema: schema15.properties.payments.items.properties.sendPaymentScheduledNotification.type,
                   parentSchema:
-                    schema20.properties.payments.items.properties.sendPaymentScheduledNotification,
+                    schema15.properties.payments.items.properties.sendPaymentScheduledNotification,
                   data: data23,
                 };
                 if (vErrors === null) {
@@ -7238,8 +7236,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema20.properties.payments.items.properties.sendDeclineNotification.type,
-                  parentSchema: schema20.properties.payments.items.properties.sendDeclineNotification,
+                  schema: schema15.properties.payments.items.properties.sendDeclineNotification.type,
+                  parentSchema: schema15.properties.payments.items.properties.sendDeclineNotification,
                   data: data24,
                 };
                 if (vErrors === null) {
@@ -7261,7 +7259,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 50 },
                     message: 'must NOT have more than 50 properties',
                     schema: 50,
-                    parentSchema: schema20.properties.payments.items.properties.customAttributes,
+                    parentSchema: schema15.properties.payments.items.properties.customAttributes,
                     data: data25,
                   };
                   if (vErrors === null) {
@@ -7307,9 +7305,9 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                       params: {},
                       message: 'must NOT be valid',
                       schema:
-                        schema20.properties.payments.items.properties.customAttributes.propertyNames.not,
+                        schema15.properties.payments.items.properties.customAttributes.propertyNames.not,
                       parentSchema:
-                        schema20.properties.payments.items.properties.customAttributes.propertyNames,
+                        schema15.properties.payments.items.properties.customAttributes.propertyNames,
                       data: key3,
                       propertyName: key3,
                     };
@@ -7349,7 +7347,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                         message: 'must NOT have more than 100 characters',
                         schema: 100,
                         parentSchema:
-                          schema20.properties.payments.items.properties.customAttributes.propertyNames,
+                          schema15.properties.payments.items.properties.customAttributes.propertyNames,
                         data: key3,
                         propertyName: key3,
                       };
@@ -7369,8 +7367,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                       keyword: 'propertyNames',
                       params: { propertyName: key3 },
                       message: 'property name must be valid',
-                      schema: schema20.properties.payments.items.properties.customAttributes.propertyNames,
-                      parentSchema: schema20.properties.payments.items.properties.customAttributes,
+                      schema: schema15.properties.payments.items.properties.customAttributes.propertyNames,
+                      parentSchema: schema15.properties.payments.items.properties.customAttributes,
                       data: data25,
                     };
                     if (vErrors === null) {
@@ -7414,7 +7412,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                         message: 'must NOT have more than 1000 characters',
                         schema: 1000,
                         parentSchema:
-                          schema20.properties.payments.items.properties.customAttributes.additionalProperties
+                          schema15.properties.payments.items.properties.customAttributes.additionalProperties
                             .anyOf[0],
                         data: data26,
                       };
@@ -7440,7 +7438,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                         message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                         schema: '^[^\\u0000-\\u001F\\u007F]*$',
                         parentSchema:
-                          schema20.properties.payments.items.properties.customAttributes.additionalProperties
+                          schema15.properties.payments.items.properties.customAttributes.additionalProperties
                             .anyOf[0],
                         data: data26,
                       };
@@ -7465,10 +7463,10 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                       params: { type: 'string' },
                       message: 'must be string',
                       schema:
-                        schema20.properties.payments.items.properties.customAttributes.additionalProperties
+                        schema15.properties.payments.items.properties.customAttributes.additionalProperties
                           .anyOf[0].type,
                       parentSchema:
-                        schema20.properties.payments.items.properties.customAttributes.additionalProperties
+                        schema15.properties.payments.items.properties.customAttributes.additionalProperties
                           .anyOf[0],
                       data: data26,
                     };
@@ -7511,7 +7509,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                           message: 'must be <= 1000000000000000',
                           schema: 1000000000000000,
                           parentSchema:
-                            schema20.properties.payments.items.properties.customAttributes
+                            schema15.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[1],
                           data: data26,
                         };
@@ -7537,7 +7535,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                           message: 'must be >= -1000000000000000',
                           schema: -1000000000000000,
                           parentSchema:
-                            schema20.properties.payments.items.properties.customAttributes
+                            schema15.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[1],
                           data: data26,
                         };
@@ -7563,7 +7561,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                           message: 'must pass "maxDecimals" keyword validation',
                           schema: 6,
                           parentSchema:
-                            schema20.properties.payments.items.properties.customAttributes
+                            schema15.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[1],
                           data: data26,
                         };
@@ -7588,10 +7586,10 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { type: 'number' },
                         message: 'must be number',
                         schema:
-                          schema20.properties.payments.items.properties.customAttributes.additionalProperties
+                          schema15.properties.payments.items.properties.customAttributes.additionalProperties
                             .anyOf[1].type,
                         parentSchema:
-                          schema20.properties.payments.items.properties.customAttributes.additionalProperties
+                          schema15.properties.payments.items.properties.customAttributes.additionalProperties
                             .anyOf[1],
                         data: data26,
                       };
@@ -7620,10 +7618,10 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { type: 'boolean' },
                           message: 'must be boolean',
                           schema:
-                            schema20.properties.payments.items.properties.customAttributes
+                            schema15.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[2].type,
                           parentSchema:
-                            schema20.properties.payments.items.properties.customAttributes
+                            schema15.properties.payments.items.properties.customAttributes
                               .additionalProperties.anyOf[2],
                           data: data26,
                         };
@@ -7652,10 +7650,10 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                       params: {},
                       message: 'must match a schema in anyOf',
                       schema:
-                        schema20.properties.payments.items.properties.customAttributes.additionalProperties
+                        schema15.properties.payments.items.properties.customAttributes.additionalProperties
                           .anyOf,
                       parentSchema:
-                        schema20.properties.payments.items.properties.customAttributes.additionalProperties,
+                        schema15.properties.payments.items.properties.customAttributes.additionalProperties,
                       data: data26,
                     };
                     if (vErrors === null) {
@@ -7682,8 +7680,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'object' },
                   message: 'must be object',
-                  schema: schema20.properties.payments.items.properties.customAttributes.type,
-                  parentSchema: schema20.properties.payments.items.properties.customAttributes,
+                  schema: schema15.properties.payments.items.properties.customAttributes.type,
+                  parentSchema: schema15.properties.payments.items.properties.customAttributes,
                   data: data25,
                 };
                 if (vErrors === null) {
@@ -7705,7 +7703,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 20 },
                     message: 'must NOT have more than 20 items',
                     schema: 20,
-                    parentSchema: schema20.properties.payments.items.properties.fees,
+                    parentSchema: schema15.properties.payments.items.properties.fees,
                     data: data27,
                   };
                   if (vErrors === null) {
@@ -7726,8 +7724,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                         keyword: 'required',
                         params: { missingProperty: 'name' },
                         message: "must have required property '" + 'name' + "'",
-                        schema: schema20.properties.payments.items.properties.fees.items.required,
-                        parentSchema: schema20.properties.payments.items.properties.fees.items,
+                        schema: schema15.properties.payments.items.properties.fees.items.required,
+                        parentSchema: schema15.properties.payments.items.properties.fees.items,
                         data: data28,
                       };
                       if (vErrors === null) {
@@ -7744,8 +7742,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                         keyword: 'required',
                         params: { missingProperty: 'amount' },
                         message: "must have required property '" + 'amount' + "'",
-                        schema: schema20.properties.payments.items.properties.fees.items.required,
-                        parentSchema: schema20.properties.payments.items.properties.fees.items,
+                        schema: schema15.properties.payments.items.properties.fees.items.required,
+                        parentSchema: schema15.properties.payments.items.properties.fees.items,
                         data: data28,
                       };
                       if (vErrors === null) {
@@ -7765,7 +7763,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { additionalProperty: key5 },
                           message: 'must NOT have additional properties',
                           schema: false,
-                          parentSchema: schema20.properties.payments.items.properties.fees.items,
+                          parentSchema: schema15.properties.payments.items.properties.fees.items,
                           data: data28,
                         };
                         if (vErrors === null) {
@@ -7797,7 +7795,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                             message: 'must NOT have more than 100 characters',
                             schema: 100,
                             parentSchema:
-                              schema20.properties.payments.items.properties.fees.items.properties.name,
+                              schema15.properties.payments.items.properties.fees.items.properties.name,
                             data: data29,
                           };
                           if (vErrors === null) {
@@ -7817,7 +7815,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                             message: 'must NOT have fewer than 1 characters',
                             schema: 1,
                             parentSchema:
-                              schema20.properties.payments.items.properties.fees.items.properties.name,
+                              schema15.properties.payments.items.properties.fees.items.properties.name,
                             data: data29,
                           };
                           if (vErrors === null) {
@@ -7837,7 +7835,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                             schema: '^[^\\u0000-\\u001F\\u007F]*$',
                             parentSchema:
-                              schema20.properties.payments.items.properties.fees.items.properties.name,
+                              schema15.properties.payments.items.properties.fees.items.properties.name,
                             data: data29,
                           };
                           if (vErrors === null) {
@@ -7856,9 +7854,9 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { type: 'string' },
                           message: 'must be string',
                           schema:
-                            schema20.properties.payments.items.properties.fees.items.properties.name.type,
+                            schema15.properties.payments.items.properties.fees.items.properties.name.type,
                           parentSchema:
-                            schema20.properties.payments.items.properties.fees.items.properties.name,
+                            schema15.properties.payments.items.properties.fees.items.properties.name,
                           data: data29,
                         };
                         if (vErrors === null) {
@@ -7882,7 +7880,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                             message: 'must be <= 999999.99',
                             schema: 999999.99,
                             parentSchema:
-                              schema20.properties.payments.items.properties.fees.items.properties.amount,
+                              schema15.properties.payments.items.properties.fees.items.properties.amount,
                             data: data30,
                           };
                           if (vErrors === null) {
@@ -7902,7 +7900,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                             message: 'must be >= 0',
                             schema: 0,
                             parentSchema:
-                              schema20.properties.payments.items.properties.fees.items.properties.amount,
+                              schema15.properties.payments.items.properties.fees.items.properties.amount,
                             data: data30,
                           };
                           if (vErrors === null) {
@@ -7922,7 +7920,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                             message: 'must pass "maxDecimals" keyword validation',
                             schema: 2,
                             parentSchema:
-                              schema20.properties.payments.items.properties.fees.items.properties.amount,
+                              schema15.properties.payments.items.properties.fees.items.properties.amount,
                             data: data30,
                           };
                           if (vErrors === null) {
@@ -7941,9 +7939,9 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { type: 'number' },
                           message: 'must be number',
                           schema:
-                            schema20.properties.payments.items.properties.fees.items.properties.amount.type,
+                            schema15.properties.payments.items.properties.fees.items.properties.amount.type,
                           parentSchema:
-                            schema20.properties.payments.items.properties.fees.items.properties.amount,
+                            schema15.properties.payments.items.properties.fees.items.properties.amount,
                           data: data30,
                         };
                         if (vErrors === null) {
@@ -7961,8 +7959,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                       keyword: 'type',
                       params: { type: 'object' },
                       message: 'must be object',
-                      schema: schema20.properties.payments.items.properties.fees.items.type,
-                      parentSchema: schema20.properties.payments.items.properties.fees.items,
+                      schema: schema15.properties.payments.items.properties.fees.items.type,
+                      parentSchema: schema15.properties.payments.items.properties.fees.items,
                       data: data28,
                     };
                     if (vErrors === null) {
@@ -7980,8 +7978,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'array' },
                   message: 'must be array',
-                  schema: schema20.properties.payments.items.properties.fees.type,
-                  parentSchema: schema20.properties.payments.items.properties.fees,
+                  schema: schema15.properties.payments.items.properties.fees.type,
+                  parentSchema: schema15.properties.payments.items.properties.fees,
                   data: data27,
                 };
                 if (vErrors === null) {
@@ -7999,8 +7997,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema20.properties.payments.items.type,
-              parentSchema: schema20.properties.payments.items,
+              schema: schema15.properties.payments.items.type,
+              parentSchema: schema15.properties.payments.items,
               data: data16,
             };
             if (vErrors === null) {
@@ -8018,8 +8016,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema20.properties.payments.type,
-          parentSchema: schema20.properties.payments,
+          schema: schema15.properties.payments.type,
+          parentSchema: schema15.properties.payments,
           data: data15,
         };
         if (vErrors === null) {
@@ -8049,7 +8047,7 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_.:-]{1,100}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_.:-]{1,100}$' + '"',
             schema: '^[A-Za-z0-9_.:-]{1,100}$',
-            parentSchema: schema20.properties.idempotencyKey,
+            parentSchema: schema15.properties.idempotencyKey,
             data: data31,
           };
           if (vErrors === null) {
@@ -8066,8 +8064,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema20.properties.idempotencyKey.type,
-          parentSchema: schema20.properties.idempotencyKey,
+          schema: schema15.properties.idempotencyKey.type,
+          parentSchema: schema15.properties.idempotencyKey,
           data: data31,
         };
         if (vErrors === null) {
@@ -8085,8 +8083,8 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema20.type,
-      parentSchema: schema20,
+      schema: schema15.type,
+      parentSchema: schema15,
       data,
     };
     if (vErrors === null) {
@@ -8096,11 +8094,11 @@ function validate19(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate19.errors = vErrors;
+  validate30.errors = vErrors;
   return errors === 0;
 }
-export const s10 = validate20;
-const schema21 = {
+export const s10 = validate31;
+const schema16 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -8113,7 +8111,7 @@ const schema21 = {
   },
 };
 const pattern31 = new RegExp('^\\d{1,5}$', 'u');
-function validate20(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -8126,7 +8124,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema21,
+          parentSchema: schema16,
           data,
         };
         if (vErrors === null) {
@@ -8148,7 +8146,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,5}$' },
             message: 'must match pattern "' + '^\\d{1,5}$' + '"',
             schema: '^\\d{1,5}$',
-            parentSchema: schema21.properties.paymentsFrom,
+            parentSchema: schema16.properties.paymentsFrom,
             data: data0,
           };
           if (vErrors === null) {
@@ -8165,8 +8163,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema21.properties.paymentsFrom.type,
-          parentSchema: schema21.properties.paymentsFrom,
+          schema: schema16.properties.paymentsFrom.type,
+          parentSchema: schema16.properties.paymentsFrom,
           data: data0,
         };
         if (vErrors === null) {
@@ -8188,7 +8186,7 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema21.properties.paymentsPageSize,
+            parentSchema: schema16.properties.paymentsPageSize,
             data: data1,
           };
           if (vErrors === null) {
@@ -8205,8 +8203,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema21.properties.paymentsPageSize.type,
-          parentSchema: schema21.properties.paymentsPageSize,
+          schema: schema16.properties.paymentsPageSize.type,
+          parentSchema: schema16.properties.paymentsPageSize,
           data: data1,
         };
         if (vErrors === null) {
@@ -8224,8 +8222,8 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema21.type,
-      parentSchema: schema21,
+      schema: schema16.type,
+      parentSchema: schema16,
       data,
     };
     if (vErrors === null) {
@@ -8235,11 +8233,11 @@ function validate20(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate20.errors = vErrors;
+  validate31.errors = vErrors;
   return errors === 0;
 }
-export const s11 = validate21;
-const schema22 = {
+export const s11 = validate32;
+const schema17 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -8279,12 +8277,12 @@ const schema22 = {
     status: { type: 'string', enum: ['active', 'paused'] },
   },
 };
-function validate21(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
     for (const key0 in data) {
-      if (!func2.call(schema22.properties, key0)) {
+      if (!func2.call(schema17.properties, key0)) {
         const err0 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -8292,7 +8290,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema22,
+          parentSchema: schema17,
           data,
         };
         if (vErrors === null) {
@@ -8314,7 +8312,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'uuid' },
             message: 'must match format "' + 'uuid' + '"',
             schema: 'uuid',
-            parentSchema: schema22.properties.seriesId,
+            parentSchema: schema17.properties.seriesId,
             data: data0,
           };
           if (vErrors === null) {
@@ -8331,8 +8329,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema22.properties.seriesId.type,
-          parentSchema: schema22.properties.seriesId,
+          schema: schema17.properties.seriesId.type,
+          parentSchema: schema17.properties.seriesId,
           data: data0,
         };
         if (vErrors === null) {
@@ -8354,7 +8352,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 64 },
             message: 'must NOT have more than 64 characters',
             schema: 64,
-            parentSchema: schema22.properties.timeZone,
+            parentSchema: schema17.properties.timeZone,
             data: data1,
           };
           if (vErrors === null) {
@@ -8372,7 +8370,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema22.properties.timeZone,
+            parentSchema: schema17.properties.timeZone,
             data: data1,
           };
           if (vErrors === null) {
@@ -8390,7 +8388,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z][A-Za-z0-9_+\\-/]*$' },
             message: 'must match pattern "' + '^[A-Za-z][A-Za-z0-9_+\\-/]*$' + '"',
             schema: '^[A-Za-z][A-Za-z0-9_+\\-/]*$',
-            parentSchema: schema22.properties.timeZone,
+            parentSchema: schema17.properties.timeZone,
             data: data1,
           };
           if (vErrors === null) {
@@ -8408,7 +8406,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "ianaTimeZone" keyword validation',
             schema: true,
-            parentSchema: schema22.properties.timeZone,
+            parentSchema: schema17.properties.timeZone,
             data: data1,
           };
           if (vErrors === null) {
@@ -8425,8 +8423,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema22.properties.timeZone.type,
-          parentSchema: schema22.properties.timeZone,
+          schema: schema17.properties.timeZone.type,
+          parentSchema: schema17.properties.timeZone,
           data: data1,
         };
         if (vErrors === null) {
@@ -8446,8 +8444,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema22.properties.localHour.type,
-          parentSchema: schema22.properties.localHour,
+          schema: schema17.properties.localHour.type,
+          parentSchema: schema17.properties.localHour,
           data: data2,
         };
         if (vErrors === null) {
@@ -8466,7 +8464,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 23 },
             message: 'must be <= 23',
             schema: 23,
-            parentSchema: schema22.properties.localHour,
+            parentSchema: schema17.properties.localHour,
             data: data2,
           };
           if (vErrors === null) {
@@ -8484,7 +8482,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema22.properties.localHour,
+            parentSchema: schema17.properties.localHour,
             data: data2,
           };
           if (vErrors === null) {
@@ -8505,8 +8503,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema22.properties.count.type,
-          parentSchema: schema22.properties.count,
+          schema: schema17.properties.count.type,
+          parentSchema: schema17.properties.count,
           data: data3,
         };
         if (vErrors === null) {
@@ -8525,7 +8523,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 120 },
             message: 'must be <= 120',
             schema: 120,
-            parentSchema: schema22.properties.count,
+            parentSchema: schema17.properties.count,
             data: data3,
           };
           if (vErrors === null) {
@@ -8543,7 +8541,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema22.properties.count,
+            parentSchema: schema17.properties.count,
             data: data3,
           };
           if (vErrors === null) {
@@ -8566,7 +8564,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date' },
             message: 'must match format "' + 'date' + '"',
             schema: 'date',
-            parentSchema: schema22.properties.endDate,
+            parentSchema: schema17.properties.endDate,
             data: data4,
           };
           if (vErrors === null) {
@@ -8583,8 +8581,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema22.properties.endDate.type,
-          parentSchema: schema22.properties.endDate,
+          schema: schema17.properties.endDate.type,
+          parentSchema: schema17.properties.endDate,
           data: data4,
         };
         if (vErrors === null) {
@@ -8604,8 +8602,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema22.properties.locationId.type,
-          parentSchema: schema22.properties.locationId,
+          schema: schema17.properties.locationId.type,
+          parentSchema: schema17.properties.locationId,
           data: data5,
         };
         if (vErrors === null) {
@@ -8624,7 +8622,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2147483647 },
             message: 'must be <= 2147483647',
             schema: 2147483647,
-            parentSchema: schema22.properties.locationId,
+            parentSchema: schema17.properties.locationId,
             data: data5,
           };
           if (vErrors === null) {
@@ -8642,7 +8640,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema22.properties.locationId,
+            parentSchema: schema17.properties.locationId,
             data: data5,
           };
           if (vErrors === null) {
@@ -8663,8 +8661,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema22.properties.transactionInitiator.type,
-          parentSchema: schema22.properties.transactionInitiator,
+          schema: schema17.properties.transactionInitiator.type,
+          parentSchema: schema17.properties.transactionInitiator,
           data: data6,
         };
         if (vErrors === null) {
@@ -8679,10 +8677,10 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/transactionInitiator',
           schemaPath: '#/properties/transactionInitiator/enum',
           keyword: 'enum',
-          params: { allowedValues: schema22.properties.transactionInitiator.enum },
+          params: { allowedValues: schema17.properties.transactionInitiator.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema22.properties.transactionInitiator.enum,
-          parentSchema: schema22.properties.transactionInitiator,
+          schema: schema17.properties.transactionInitiator.enum,
+          parentSchema: schema17.properties.transactionInitiator,
           data: data6,
         };
         if (vErrors === null) {
@@ -8702,8 +8700,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema22.properties.surchargeCompliance.type,
-          parentSchema: schema22.properties.surchargeCompliance,
+          schema: schema17.properties.surchargeCompliance.type,
+          parentSchema: schema17.properties.surchargeCompliance,
           data: data7,
         };
         if (vErrors === null) {
@@ -8723,8 +8721,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema22.properties.allowPartial.type,
-          parentSchema: schema22.properties.allowPartial,
+          schema: schema17.properties.allowPartial.type,
+          parentSchema: schema17.properties.allowPartial,
           data: data8,
         };
         if (vErrors === null) {
@@ -8745,8 +8743,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'maxRetries' },
             message: "must have required property '" + 'maxRetries' + "'",
-            schema: schema22.properties.retryPolicy.required,
-            parentSchema: schema22.properties.retryPolicy,
+            schema: schema17.properties.retryPolicy.required,
+            parentSchema: schema17.properties.retryPolicy,
             data: data9,
           };
           if (vErrors === null) {
@@ -8765,7 +8763,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema22.properties.retryPolicy,
+              parentSchema: schema17.properties.retryPolicy,
               data: data9,
             };
             if (vErrors === null) {
@@ -8785,8 +8783,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema22.properties.retryPolicy.properties.maxRetries.type,
-              parentSchema: schema22.properties.retryPolicy.properties.maxRetries,
+              schema: schema17.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema17.properties.retryPolicy.properties.maxRetries,
               data: data10,
             };
             if (vErrors === null) {
@@ -8805,7 +8803,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 4 },
                 message: 'must be <= 4',
                 schema: 4,
-                parentSchema: schema22.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema17.properties.retryPolicy.properties.maxRetries,
                 data: data10,
               };
               if (vErrors === null) {
@@ -8823,7 +8821,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 0 },
                 message: 'must be >= 0',
                 schema: 0,
-                parentSchema: schema22.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema17.properties.retryPolicy.properties.maxRetries,
                 data: data10,
               };
               if (vErrors === null) {
@@ -8844,8 +8842,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema22.properties.retryPolicy.properties.intervalHours.type,
-              parentSchema: schema22.properties.retryPolicy.properties.intervalHours,
+              schema: schema17.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema17.properties.retryPolicy.properties.intervalHours,
               data: data11,
             };
             if (vErrors === null) {
@@ -8864,7 +8862,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 240 },
                 message: 'must be <= 240',
                 schema: 240,
-                parentSchema: schema22.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema17.properties.retryPolicy.properties.intervalHours,
                 data: data11,
               };
               if (vErrors === null) {
@@ -8882,7 +8880,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 24 },
                 message: 'must be >= 24',
                 schema: 24,
-                parentSchema: schema22.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema17.properties.retryPolicy.properties.intervalHours,
                 data: data11,
               };
               if (vErrors === null) {
@@ -8901,8 +8899,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema22.properties.retryPolicy.type,
-          parentSchema: schema22.properties.retryPolicy,
+          schema: schema17.properties.retryPolicy.type,
+          parentSchema: schema17.properties.retryPolicy,
           data: data9,
         };
         if (vErrors === null) {
@@ -8922,8 +8920,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema22.properties.noticeDays.type,
-          parentSchema: schema22.properties.noticeDays,
+          schema: schema17.properties.noticeDays.type,
+          parentSchema: schema17.properties.noticeDays,
           data: data12,
         };
         if (vErrors === null) {
@@ -8942,7 +8940,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 30 },
             message: 'must be <= 30',
             schema: 30,
-            parentSchema: schema22.properties.noticeDays,
+            parentSchema: schema17.properties.noticeDays,
             data: data12,
           };
           if (vErrors === null) {
@@ -8960,7 +8958,7 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema22.properties.noticeDays,
+            parentSchema: schema17.properties.noticeDays,
             data: data12,
           };
           if (vErrors === null) {
@@ -8981,8 +8979,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema22.properties.status.type,
-          parentSchema: schema22.properties.status,
+          schema: schema17.properties.status.type,
+          parentSchema: schema17.properties.status,
           data: data13,
         };
         if (vErrors === null) {
@@ -8997,10 +8995,10 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema22.properties.status.enum },
+          params: { allowedValues: schema17.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema22.properties.status.enum,
-          parentSchema: schema22.properties.status,
+          schema: schema17.properties.status.enum,
+          parentSchema: schema17.properties.status,
           data: data13,
         };
         if (vErrors === null) {
@@ -9018,8 +9016,8 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema22.type,
-      parentSchema: schema22,
+      schema: schema17.type,
+      parentSchema: schema17,
       data,
     };
     if (vErrors === null) {
@@ -9029,18 +9027,18 @@ function validate21(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate21.errors = vErrors;
+  validate32.errors = vErrors;
   return errors === 0;
 }
-export const s12 = validate22;
-const schema23 = {
+export const s12 = validate33;
+const schema18 = {
   type: 'object',
   additionalProperties: false,
   properties: {
     paymentIds: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string', format: 'uuid' } },
   },
 };
-function validate22(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -9053,7 +9051,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema23,
+          parentSchema: schema18,
           data,
         };
         if (vErrors === null) {
@@ -9075,7 +9073,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 items',
             schema: 1000,
-            parentSchema: schema23.properties.paymentIds,
+            parentSchema: schema18.properties.paymentIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -9093,7 +9091,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 items',
             schema: 1,
-            parentSchema: schema23.properties.paymentIds,
+            parentSchema: schema18.properties.paymentIds,
             data: data0,
           };
           if (vErrors === null) {
@@ -9115,7 +9113,7 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { format: 'uuid' },
                 message: 'must match format "' + 'uuid' + '"',
                 schema: 'uuid',
-                parentSchema: schema23.properties.paymentIds.items,
+                parentSchema: schema18.properties.paymentIds.items,
                 data: data1,
               };
               if (vErrors === null) {
@@ -9132,8 +9130,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema23.properties.paymentIds.items.type,
-              parentSchema: schema23.properties.paymentIds.items,
+              schema: schema18.properties.paymentIds.items.type,
+              parentSchema: schema18.properties.paymentIds.items,
               data: data1,
             };
             if (vErrors === null) {
@@ -9151,8 +9149,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema23.properties.paymentIds.type,
-          parentSchema: schema23.properties.paymentIds,
+          schema: schema18.properties.paymentIds.type,
+          parentSchema: schema18.properties.paymentIds,
           data: data0,
         };
         if (vErrors === null) {
@@ -9170,8 +9168,8 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema23.type,
-      parentSchema: schema23,
+      schema: schema18.type,
+      parentSchema: schema18,
       data,
     };
     if (vErrors === null) {
@@ -9181,11 +9179,11 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate22.errors = vErrors;
+  validate33.errors = vErrors;
   return errors === 0;
 }
-export const s13 = validate23;
-const schema24 = {
+export const s13 = validate34;
+const schema19 = {
   type: 'object',
   additionalProperties: false,
   dependencies: { scheduleHour: ['scheduleDate'] },
@@ -9194,7 +9192,7 @@ const schema24 = {
     scheduleHour: { type: 'integer', minimum: 0, maximum: 23 },
   },
 };
-function validate23(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -9207,7 +9205,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema24,
+          parentSchema: schema19,
           data,
         };
         if (vErrors === null) {
@@ -9231,8 +9229,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             deps: 'scheduleDate',
           },
           message: 'must have property scheduleDate when property scheduleHour is present',
-          schema: schema24.dependencies,
-          parentSchema: schema24,
+          schema: schema19.dependencies,
+          parentSchema: schema19,
           data,
         };
         if (vErrors === null) {
@@ -9254,7 +9252,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date' },
             message: 'must match format "' + 'date' + '"',
             schema: 'date',
-            parentSchema: schema24.properties.scheduleDate,
+            parentSchema: schema19.properties.scheduleDate,
             data: data0,
           };
           if (vErrors === null) {
@@ -9271,8 +9269,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema24.properties.scheduleDate.type,
-          parentSchema: schema24.properties.scheduleDate,
+          schema: schema19.properties.scheduleDate.type,
+          parentSchema: schema19.properties.scheduleDate,
           data: data0,
         };
         if (vErrors === null) {
@@ -9292,8 +9290,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema24.properties.scheduleHour.type,
-          parentSchema: schema24.properties.scheduleHour,
+          schema: schema19.properties.scheduleHour.type,
+          parentSchema: schema19.properties.scheduleHour,
           data: data1,
         };
         if (vErrors === null) {
@@ -9312,7 +9310,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 23 },
             message: 'must be <= 23',
             schema: 23,
-            parentSchema: schema24.properties.scheduleHour,
+            parentSchema: schema19.properties.scheduleHour,
             data: data1,
           };
           if (vErrors === null) {
@@ -9330,7 +9328,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema24.properties.scheduleHour,
+            parentSchema: schema19.properties.scheduleHour,
             data: data1,
           };
           if (vErrors === null) {
@@ -9349,8 +9347,8 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema24.type,
-      parentSchema: schema24,
+      schema: schema19.type,
+      parentSchema: schema19,
       data,
     };
     if (vErrors === null) {
@@ -9360,11 +9358,11 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate23.errors = vErrors;
+  validate34.errors = vErrors;
   return errors === 0;
 }
-export const s14 = validate24;
-const schema25 = {
+export const s14 = validate35;
+const schema20 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -9386,7 +9384,7 @@ const schema25 = {
     },
   },
 };
-function validate24(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -9399,7 +9397,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema25,
+          parentSchema: schema20,
           data,
         };
         if (vErrors === null) {
@@ -9420,8 +9418,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'required',
             params: { missingProperty: 'maxRetries' },
             message: "must have required property '" + 'maxRetries' + "'",
-            schema: schema25.properties.retryPolicy.required,
-            parentSchema: schema25.properties.retryPolicy,
+            schema: schema20.properties.retryPolicy.required,
+            parentSchema: schema20.properties.retryPolicy,
             data: data0,
           };
           if (vErrors === null) {
@@ -9440,7 +9438,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               params: { additionalProperty: key1 },
               message: 'must NOT have additional properties',
               schema: false,
-              parentSchema: schema25.properties.retryPolicy,
+              parentSchema: schema20.properties.retryPolicy,
               data: data0,
             };
             if (vErrors === null) {
@@ -9460,8 +9458,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema25.properties.retryPolicy.properties.maxRetries.type,
-              parentSchema: schema25.properties.retryPolicy.properties.maxRetries,
+              schema: schema20.properties.retryPolicy.properties.maxRetries.type,
+              parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
               data: data1,
             };
             if (vErrors === null) {
@@ -9480,7 +9478,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 4 },
                 message: 'must be <= 4',
                 schema: 4,
-                parentSchema: schema25.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
                 data: data1,
               };
               if (vErrors === null) {
@@ -9498,7 +9496,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 0 },
                 message: 'must be >= 0',
                 schema: 0,
-                parentSchema: schema25.properties.retryPolicy.properties.maxRetries,
+                parentSchema: schema20.properties.retryPolicy.properties.maxRetries,
                 data: data1,
               };
               if (vErrors === null) {
@@ -9519,8 +9517,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'integer' },
               message: 'must be integer',
-              schema: schema25.properties.retryPolicy.properties.intervalHours.type,
-              parentSchema: schema25.properties.retryPolicy.properties.intervalHours,
+              schema: schema20.properties.retryPolicy.properties.intervalHours.type,
+              parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
               data: data2,
             };
             if (vErrors === null) {
@@ -9539,7 +9537,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '<=', limit: 240 },
                 message: 'must be <= 240',
                 schema: 240,
-                parentSchema: schema25.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
                 data: data2,
               };
               if (vErrors === null) {
@@ -9557,7 +9555,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { comparison: '>=', limit: 24 },
                 message: 'must be >= 24',
                 schema: 24,
-                parentSchema: schema25.properties.retryPolicy.properties.intervalHours,
+                parentSchema: schema20.properties.retryPolicy.properties.intervalHours,
                 data: data2,
               };
               if (vErrors === null) {
@@ -9576,8 +9574,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema25.properties.retryPolicy.type,
-          parentSchema: schema25.properties.retryPolicy,
+          schema: schema20.properties.retryPolicy.type,
+          parentSchema: schema20.properties.retryPolicy,
           data: data0,
         };
         if (vErrors === null) {
@@ -9595,8 +9593,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema25.type,
-      parentSchema: schema25,
+      schema: schema20.type,
+      parentSchema: schema20,
       data,
     };
     if (vErrors === null) {
@@ -9606,11 +9604,11 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate24.errors = vErrors;
+  validate35.errors = vErrors;
   return errors === 0;
 }
-export const s15 = validate25;
-const schema26 = {
+export const s15 = validate36;
+const schema21 = {
   type: 'object',
   additionalProperties: false,
   required: ['paymentMethod'],
@@ -9678,7 +9676,7 @@ const schema26 = {
 };
 const formats26 =
   /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
-function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -9689,8 +9687,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'paymentMethod' },
         message: "must have required property '" + 'paymentMethod' + "'",
-        schema: schema26.required,
-        parentSchema: schema26,
+        schema: schema21.required,
+        parentSchema: schema21,
         data,
       };
       if (vErrors === null) {
@@ -9716,7 +9714,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema26,
+          parentSchema: schema21,
           data,
         };
         if (vErrors === null) {
@@ -9746,7 +9744,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema26.properties.customerAccountId,
+            parentSchema: schema21.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -9764,7 +9762,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema26.properties.customerAccountId,
+            parentSchema: schema21.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -9782,7 +9780,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema26.properties.customerAccountId,
+            parentSchema: schema21.properties.customerAccountId,
             data: data0,
           };
           if (vErrors === null) {
@@ -9799,8 +9797,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema26.properties.customerAccountId.type,
-          parentSchema: schema26.properties.customerAccountId,
+          schema: schema21.properties.customerAccountId.type,
+          parentSchema: schema21.properties.customerAccountId,
           data: data0,
         };
         if (vErrors === null) {
@@ -9830,7 +9828,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 characters',
             schema: 50,
-            parentSchema: schema26.properties.customerAccountType,
+            parentSchema: schema21.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -9848,7 +9846,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema26.properties.customerAccountType,
+            parentSchema: schema21.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -9866,7 +9864,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema26.properties.customerAccountType,
+            parentSchema: schema21.properties.customerAccountType,
             data: data1,
           };
           if (vErrors === null) {
@@ -9883,8 +9881,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema26.properties.customerAccountType.type,
-          parentSchema: schema26.properties.customerAccountType,
+          schema: schema21.properties.customerAccountType.type,
+          parentSchema: schema21.properties.customerAccountType,
           data: data1,
         };
         if (vErrors === null) {
@@ -9910,7 +9908,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 8 },
             message: 'must NOT have more than 8 characters',
             schema: 8,
-            parentSchema: schema26.properties.sponsorKey,
+            parentSchema: schema21.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -9928,7 +9926,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema26.properties.sponsorKey,
+            parentSchema: schema21.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -9946,7 +9944,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema26.properties.sponsorKey,
+            parentSchema: schema21.properties.sponsorKey,
             data: data2,
           };
           if (vErrors === null) {
@@ -9963,8 +9961,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema26.properties.sponsorKey.type,
-          parentSchema: schema26.properties.sponsorKey,
+          schema: schema21.properties.sponsorKey.type,
+          parentSchema: schema21.properties.sponsorKey,
           data: data2,
         };
         if (vErrors === null) {
@@ -9986,7 +9984,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema26.properties.customerData,
+            parentSchema: schema21.properties.customerData,
             data: data3,
           };
           if (vErrors === null) {
@@ -10031,8 +10029,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema26.properties.customerData.propertyNames.not,
-              parentSchema: schema26.properties.customerData.propertyNames,
+              schema: schema21.properties.customerData.propertyNames.not,
+              parentSchema: schema21.properties.customerData.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -10070,7 +10068,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema26.properties.customerData.propertyNames,
+                parentSchema: schema21.properties.customerData.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -10090,8 +10088,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema26.properties.customerData.propertyNames,
-              parentSchema: schema26.properties.customerData,
+              schema: schema21.properties.customerData.propertyNames,
+              parentSchema: schema21.properties.customerData,
               data: data3,
             };
             if (vErrors === null) {
@@ -10121,7 +10119,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 500 },
                 message: 'must NOT have more than 500 characters',
                 schema: 500,
-                parentSchema: schema26.properties.customerData.additionalProperties,
+                parentSchema: schema21.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -10139,7 +10137,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 0 },
                 message: 'must NOT have fewer than 0 characters',
                 schema: 0,
-                parentSchema: schema26.properties.customerData.additionalProperties,
+                parentSchema: schema21.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -10157,7 +10155,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema26.properties.customerData.additionalProperties,
+                parentSchema: schema21.properties.customerData.additionalProperties,
                 data: data4,
               };
               if (vErrors === null) {
@@ -10174,8 +10172,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema26.properties.customerData.additionalProperties.type,
-              parentSchema: schema26.properties.customerData.additionalProperties,
+              schema: schema21.properties.customerData.additionalProperties.type,
+              parentSchema: schema21.properties.customerData.additionalProperties,
               data: data4,
             };
             if (vErrors === null) {
@@ -10193,8 +10191,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema26.properties.customerData.type,
-          parentSchema: schema26.properties.customerData,
+          schema: schema21.properties.customerData.type,
+          parentSchema: schema21.properties.customerData,
           data: data3,
         };
         if (vErrors === null) {
@@ -10220,7 +10218,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 254 },
             message: 'must NOT have more than 254 characters',
             schema: 254,
-            parentSchema: schema26.properties.email,
+            parentSchema: schema21.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -10238,7 +10236,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'email' },
             message: 'must match format "' + 'email' + '"',
             schema: 'email',
-            parentSchema: schema26.properties.email,
+            parentSchema: schema21.properties.email,
             data: data5,
           };
           if (vErrors === null) {
@@ -10255,8 +10253,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema26.properties.email.type,
-          parentSchema: schema26.properties.email,
+          schema: schema21.properties.email.type,
+          parentSchema: schema21.properties.email,
           data: data5,
         };
         if (vErrors === null) {
@@ -10276,8 +10274,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema26.properties.paymentMethod.type,
-          parentSchema: schema26.properties.paymentMethod,
+          schema: schema21.properties.paymentMethod.type,
+          parentSchema: schema21.properties.paymentMethod,
           data: data6,
         };
         if (vErrors === null) {
@@ -10295,8 +10293,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema26.type,
-      parentSchema: schema26,
+      schema: schema21.type,
+      parentSchema: schema21,
       data,
     };
     if (vErrors === null) {
@@ -10306,11 +10304,11 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate25.errors = vErrors;
+  validate36.errors = vErrors;
   return errors === 0;
 }
-export const s16 = validate26;
-const schema27 = {
+export const s16 = validate37;
+const schema22 = {
   type: 'object',
   additionalProperties: false,
   required: ['accountType', 'cardNumber', 'expiryMonth', 'expiryYear', 'billingAddress'],
@@ -10319,96 +10317,908 @@ const schema27 = {
     cardNumber: { type: 'string', maxLength: 19 },
     expiryMonth: { type: 'integer', minimum: 1, maximum: 12 },
     expiryYear: { type: 'integer', minimum: 2000, maximum: 2099 },
-    billingAddress: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['line1', 'city', 'state', 'postalCode', 'country'],
-      properties: {
-        line1: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 100,
-          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
-        },
-        line2: {
-          type: 'string',
-          minLength: 0,
-          maxLength: 100,
-          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
-        },
-        city: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 60,
-          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
-        },
-        state: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 50,
-          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
-        },
-        postalCode: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 20,
-          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
-        },
-        country: {
-          type: 'string',
-          pattern: '^[A-Z]{2}$',
-          description: 'must be an ISO 3166-1 alpha-2 code like US',
-        },
-      },
-    },
-    customerData: {
-      type: 'object',
-      maxProperties: 50,
-      propertyNames: {
-        maxLength: 100,
-        not: {
-          enum: [
-            '__proto__',
-            'constructor',
-            'prototype',
-            'toString',
-            'toLocaleString',
-            'valueOf',
-            'hasOwnProperty',
-            'isPrototypeOf',
-            'propertyIsEnumerable',
-            '__defineGetter__',
-            '__defineSetter__',
-            '__lookupGetter__',
-            '__lookupSetter__',
-          ],
-        },
-        noCardNumber: true,
-      },
-      additionalProperties: {
-        type: 'string',
-        minLength: 0,
-        maxLength: 500,
-        pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        noCardNumber: true,
-        description: 'must not contain control characters or a card number',
-      },
-    },
+    billingAddress: { $ref: 'BillingAddress' },
+    customerData: { $ref: 'CustomerData' },
     setAsDefault: { type: 'boolean' },
   },
 };
+const schema23 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['line1', 'city', 'state', 'postalCode', 'country'],
+  properties: {
+    line1: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
+    },
+    line2: {
+      type: 'string',
+      minLength: 0,
+      maxLength: 100,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
+    },
+    city: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 60,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
+    },
+    state: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 50,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
+    },
+    postalCode: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 20,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
+    },
+    country: {
+      type: 'string',
+      pattern: '^[A-Z]{2}$',
+      description: 'must be an ISO 3166-1 alpha-2 code like US',
+    },
+  },
+};
 const pattern43 = new RegExp('^[A-Z]{2}$', 'u');
-function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (data.line1 === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'line1' },
+        message: "must have required property '" + 'line1' + "'",
+        schema: schema23.required,
+        parentSchema: schema23,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.city === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'city' },
+        message: "must have required property '" + 'city' + "'",
+        schema: schema23.required,
+        parentSchema: schema23,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.state === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'state' },
+        message: "must have required property '" + 'state' + "'",
+        schema: schema23.required,
+        parentSchema: schema23,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    if (data.postalCode === undefined) {
+      const err3 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'postalCode' },
+        message: "must have required property '" + 'postalCode' + "'",
+        schema: schema23.required,
+        parentSchema: schema23,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err3];
+      } else {
+        vErrors.push(err3);
+      }
+      errors++;
+    }
+    if (data.country === undefined) {
+      const err4 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'country' },
+        message: "must have required property '" + 'country' + "'",
+        schema: schema23.required,
+        parentSchema: schema23,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err4];
+      } else {
+        vErrors.push(err4);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(
+        key0 === 'line1' ||
+        key0 === 'line2' ||
+        key0 === 'city' ||
+        key0 === 'state' ||
+        key0 === 'postalCode' ||
+        key0 === 'country'
+      )) {
+        const err5 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema23,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.line1 !== undefined) {
+      let data0 = data.line1;
+      if (true && func6(data0)) {
+        vErrors = func7(vErrors, instancePath + '/line1', '#/properties/line1/noCardNumber');
+        errors++;
+      }
+      if (typeof data0 === 'string') {
+        if (func4(data0) > 100) {
+          const err6 = {
+            instancePath: instancePath + '/line1',
+            schemaPath: '#/properties/line1/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 100 },
+            message: 'must NOT have more than 100 characters',
+            schema: 100,
+            parentSchema: schema23.properties.line1,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (func4(data0) < 1) {
+          const err7 = {
+            instancePath: instancePath + '/line1',
+            schemaPath: '#/properties/line1/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema23.properties.line1,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data0)) {
+          const err8 = {
+            instancePath: instancePath + '/line1',
+            schemaPath: '#/properties/line1/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema23.properties.line1,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      } else {
+        const err9 = {
+          instancePath: instancePath + '/line1',
+          schemaPath: '#/properties/line1/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema23.properties.line1.type,
+          parentSchema: schema23.properties.line1,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.line2 !== undefined) {
+      let data1 = data.line2;
+      if (true && func6(data1)) {
+        vErrors = func7(vErrors, instancePath + '/line2', '#/properties/line2/noCardNumber');
+        errors++;
+      }
+      if (typeof data1 === 'string') {
+        if (func4(data1) > 100) {
+          const err10 = {
+            instancePath: instancePath + '/line2',
+            schemaPath: '#/properties/line2/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 100 },
+            message: 'must NOT have more than 100 characters',
+            schema: 100,
+            parentSchema: schema23.properties.line2,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+        if (func4(data1) < 0) {
+          const err11 = {
+            instancePath: instancePath + '/line2',
+            schemaPath: '#/properties/line2/minLength',
+            keyword: 'minLength',
+            params: { limit: 0 },
+            message: 'must NOT have fewer than 0 characters',
+            schema: 0,
+            parentSchema: schema23.properties.line2,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data1)) {
+          const err12 = {
+            instancePath: instancePath + '/line2',
+            schemaPath: '#/properties/line2/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema23.properties.line2,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+      } else {
+        const err13 = {
+          instancePath: instancePath + '/line2',
+          schemaPath: '#/properties/line2/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema23.properties.line2.type,
+          parentSchema: schema23.properties.line2,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.city !== undefined) {
+      let data2 = data.city;
+      if (true && func6(data2)) {
+        vErrors = func7(vErrors, instancePath + '/city', '#/properties/city/noCardNumber');
+        errors++;
+      }
+      if (typeof data2 === 'string') {
+        if (func4(data2) > 60) {
+          const err14 = {
+            instancePath: instancePath + '/city',
+            schemaPath: '#/properties/city/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 60 },
+            message: 'must NOT have more than 60 characters',
+            schema: 60,
+            parentSchema: schema23.properties.city,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+        if (func4(data2) < 1) {
+          const err15 = {
+            instancePath: instancePath + '/city',
+            schemaPath: '#/properties/city/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema23.properties.city,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data2)) {
+          const err16 = {
+            instancePath: instancePath + '/city',
+            schemaPath: '#/properties/city/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema23.properties.city,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err16];
+          } else {
+            vErrors.push(err16);
+          }
+          errors++;
+        }
+      } else {
+        const err17 = {
+          instancePath: instancePath + '/city',
+          schemaPath: '#/properties/city/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema23.properties.city.type,
+          parentSchema: schema23.properties.city,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+    if (data.state !== undefined) {
+      let data3 = data.state;
+      if (true && func6(data3)) {
+        vErrors = func7(vErrors, instancePath + '/state', '#/properties/state/noCardNumber');
+        errors++;
+      }
+      if (typeof data3 === 'string') {
+        if (func4(data3) > 50) {
+          const err18 = {
+            instancePath: instancePath + '/state',
+            schemaPath: '#/properties/state/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 50 },
+            message: 'must NOT have more than 50 characters',
+            schema: 50,
+            parentSchema: schema23.properties.state,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err18];
+          } else {
+            vErrors.push(err18);
+          }
+          errors++;
+        }
+        if (func4(data3) < 1) {
+          const err19 = {
+            instancePath: instancePath + '/state',
+            schemaPath: '#/properties/state/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema23.properties.state,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err19];
+          } else {
+            vErrors.push(err19);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data3)) {
+          const err20 = {
+            instancePath: instancePath + '/state',
+            schemaPath: '#/properties/state/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema23.properties.state,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err20];
+          } else {
+            vErrors.push(err20);
+          }
+          errors++;
+        }
+      } else {
+        const err21 = {
+          instancePath: instancePath + '/state',
+          schemaPath: '#/properties/state/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema23.properties.state.type,
+          parentSchema: schema23.properties.state,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
+    }
+    if (data.postalCode !== undefined) {
+      let data4 = data.postalCode;
+      if (true && func6(data4)) {
+        vErrors = func7(vErrors, instancePath + '/postalCode', '#/properties/postalCode/noCardNumber');
+        errors++;
+      }
+      if (typeof data4 === 'string') {
+        if (func4(data4) > 20) {
+          const err22 = {
+            instancePath: instancePath + '/postalCode',
+            schemaPath: '#/properties/postalCode/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 20 },
+            message: 'must NOT have more than 20 characters',
+            schema: 20,
+            parentSchema: schema23.properties.postalCode,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err22];
+          } else {
+            vErrors.push(err22);
+          }
+          errors++;
+        }
+        if (func4(data4) < 1) {
+          const err23 = {
+            instancePath: instancePath + '/postalCode',
+            schemaPath: '#/properties/postalCode/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema23.properties.postalCode,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err23];
+          } else {
+            vErrors.push(err23);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data4)) {
+          const err24 = {
+            instancePath: instancePath + '/postalCode',
+            schemaPath: '#/properties/postalCode/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema23.properties.postalCode,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err24];
+          } else {
+            vErrors.push(err24);
+          }
+          errors++;
+        }
+      } else {
+        const err25 = {
+          instancePath: instancePath + '/postalCode',
+          schemaPath: '#/properties/postalCode/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema23.properties.postalCode.type,
+          parentSchema: schema23.properties.postalCode,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
+    }
+    if (data.country !== undefined) {
+      let data5 = data.country;
+      if (typeof data5 === 'string') {
+        if (!pattern43.test(data5)) {
+          const err26 = {
+            instancePath: instancePath + '/country',
+            schemaPath: '#/properties/country/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[A-Z]{2}$' },
+            message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
+            schema: '^[A-Z]{2}$',
+            parentSchema: schema23.properties.country,
+            data: data5,
+          };
+          if (vErrors === null) {
+            vErrors = [err26];
+          } else {
+            vErrors.push(err26);
+          }
+          errors++;
+        }
+      } else {
+        const err27 = {
+          instancePath: instancePath + '/country',
+          schemaPath: '#/properties/country/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema23.properties.country.type,
+          parentSchema: schema23.properties.country,
+          data: data5,
+        };
+        if (vErrors === null) {
+          vErrors = [err27];
+        } else {
+          vErrors.push(err27);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err28 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema23.type,
+      parentSchema: schema23,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err28];
+    } else {
+      vErrors.push(err28);
+    }
+    errors++;
+  }
+  validate38.errors = vErrors;
+  return errors === 0;
+}
+const schema24 = {
+  type: 'object',
+  maxProperties: 50,
+  propertyNames: {
+    maxLength: 100,
+    not: {
+      enum: [
+        '__proto__',
+        'constructor',
+        'prototype',
+        'toString',
+        'toLocaleString',
+        'valueOf',
+        'hasOwnProperty',
+        'isPrototypeOf',
+        'propertyIsEnumerable',
+        '__defineGetter__',
+        '__defineSetter__',
+        '__lookupGetter__',
+        '__lookupSetter__',
+      ],
+    },
+    noCardNumber: true,
+  },
+  additionalProperties: {
+    type: 'string',
+    minLength: 0,
+    maxLength: 500,
+    pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+    noCardNumber: true,
+    description: 'must not contain control characters or a card number',
+  },
+};
+function validate40(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (Object.keys(data).length > 50) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/maxProperties',
+        keyword: 'maxProperties',
+        params: { limit: 50 },
+        message: 'must NOT have more than 50 properties',
+        schema: 50,
+        parentSchema: schema24,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      const _errs1 = errors;
+      const _errs2 = errors;
+      const _errs3 = errors;
+      if (!(
+        key0 === '__proto__' ||
+        key0 === 'constructor' ||
+        key0 === 'prototype' ||
+        key0 === 'toString' ||
+        key0 === 'toLocaleString' ||
+        key0 === 'valueOf' ||
+        key0 === 'hasOwnProperty' ||
+        key0 === 'isPrototypeOf' ||
+        key0 === 'propertyIsEnumerable' ||
+        key0 === '__defineGetter__' ||
+        key0 === '__defineSetter__' ||
+        key0 === '__lookupGetter__' ||
+        key0 === '__lookupSetter__'
+      )) {
+        const err1 = {};
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+      var valid1 = _errs3 === errors;
+      if (valid1) {
+        const err2 = {
+          instancePath,
+          schemaPath: '#/propertyNames/not',
+          keyword: 'not',
+          params: {},
+          message: 'must NOT be valid',
+          schema: schema24.propertyNames.not,
+          parentSchema: schema24.propertyNames,
+          data: key0,
+          propertyName: key0,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      } else {
+        errors = _errs2;
+        if (vErrors !== null) {
+          if (_errs2) {
+            vErrors.length = _errs2;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+      if (true && func6(key0)) {
+        vErrors = func7(vErrors, instancePath, '#/propertyNames/noCardNumber', key0);
+        errors++;
+      }
+      if (typeof key0 === 'string') {
+        if (func4(key0) > 100) {
+          const err3 = {
+            instancePath,
+            schemaPath: '#/propertyNames/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 100 },
+            message: 'must NOT have more than 100 characters',
+            schema: 100,
+            parentSchema: schema24.propertyNames,
+            data: key0,
+            propertyName: key0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      }
+      var valid0 = _errs1 === errors;
+      if (!valid0) {
+        const err4 = {
+          instancePath,
+          schemaPath: '#/propertyNames',
+          keyword: 'propertyNames',
+          params: { propertyName: key0 },
+          message: 'property name must be valid',
+          schema: schema24.propertyNames,
+          parentSchema: schema24,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    for (const key1 in data) {
+      let data0 = data[key1];
+      if (true && func6(data0)) {
+        vErrors = func7(
+          vErrors,
+          instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+          '#/additionalProperties/noCardNumber',
+        );
+        errors++;
+      }
+      if (typeof data0 === 'string') {
+        if (func4(data0) > 500) {
+          const err5 = {
+            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            schemaPath: '#/additionalProperties/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 500 },
+            message: 'must NOT have more than 500 characters',
+            schema: 500,
+            parentSchema: schema24.additionalProperties,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+        if (func4(data0) < 0) {
+          const err6 = {
+            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            schemaPath: '#/additionalProperties/minLength',
+            keyword: 'minLength',
+            params: { limit: 0 },
+            message: 'must NOT have fewer than 0 characters',
+            schema: 0,
+            parentSchema: schema24.additionalProperties,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data0)) {
+          const err7 = {
+            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+            schemaPath: '#/additionalProperties/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema24.additionalProperties,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+      } else {
+        const err8 = {
+          instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
+          schemaPath: '#/additionalProperties/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema24.additionalProperties.type,
+          parentSchema: schema24.additionalProperties,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err9 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema24.type,
+      parentSchema: schema24,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err9];
+    } else {
+      vErrors.push(err9);
+    }
+    errors++;
+  }
+  validate40.errors = vErrors;
+  return errors === 0;
+}
+function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -10419,8 +11229,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema27.required,
-        parentSchema: schema27,
+        schema: schema22.required,
+        parentSchema: schema22,
         data,
       };
       if (vErrors === null) {
@@ -10437,8 +11247,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'cardNumber' },
         message: "must have required property '" + 'cardNumber' + "'",
-        schema: schema27.required,
-        parentSchema: schema27,
+        schema: schema22.required,
+        parentSchema: schema22,
         data,
       };
       if (vErrors === null) {
@@ -10455,8 +11265,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'expiryMonth' },
         message: "must have required property '" + 'expiryMonth' + "'",
-        schema: schema27.required,
-        parentSchema: schema27,
+        schema: schema22.required,
+        parentSchema: schema22,
         data,
       };
       if (vErrors === null) {
@@ -10473,8 +11283,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'expiryYear' },
         message: "must have required property '" + 'expiryYear' + "'",
-        schema: schema27.required,
-        parentSchema: schema27,
+        schema: schema22.required,
+        parentSchema: schema22,
         data,
       };
       if (vErrors === null) {
@@ -10491,8 +11301,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'billingAddress' },
         message: "must have required property '" + 'billingAddress' + "'",
-        schema: schema27.required,
-        parentSchema: schema27,
+        schema: schema22.required,
+        parentSchema: schema22,
         data,
       };
       if (vErrors === null) {
@@ -10519,7 +11329,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema27,
+          parentSchema: schema22,
           data,
         };
         if (vErrors === null) {
@@ -10539,8 +11349,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema27.properties.accountType.type,
-          parentSchema: schema27.properties.accountType,
+          schema: schema22.properties.accountType.type,
+          parentSchema: schema22.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -10555,10 +11365,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema27.properties.accountType.enum },
+          params: { allowedValues: schema22.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema27.properties.accountType.enum,
-          parentSchema: schema27.properties.accountType,
+          schema: schema22.properties.accountType.enum,
+          parentSchema: schema22.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -10580,7 +11390,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 19 },
             message: 'must NOT have more than 19 characters',
             schema: 19,
-            parentSchema: schema27.properties.cardNumber,
+            parentSchema: schema22.properties.cardNumber,
             data: data1,
           };
           if (vErrors === null) {
@@ -10597,8 +11407,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema27.properties.cardNumber.type,
-          parentSchema: schema27.properties.cardNumber,
+          schema: schema22.properties.cardNumber.type,
+          parentSchema: schema22.properties.cardNumber,
           data: data1,
         };
         if (vErrors === null) {
@@ -10618,8 +11428,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema27.properties.expiryMonth.type,
-          parentSchema: schema27.properties.expiryMonth,
+          schema: schema22.properties.expiryMonth.type,
+          parentSchema: schema22.properties.expiryMonth,
           data: data2,
         };
         if (vErrors === null) {
@@ -10638,7 +11448,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 12 },
             message: 'must be <= 12',
             schema: 12,
-            parentSchema: schema27.properties.expiryMonth,
+            parentSchema: schema22.properties.expiryMonth,
             data: data2,
           };
           if (vErrors === null) {
@@ -10656,7 +11466,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 1 },
             message: 'must be >= 1',
             schema: 1,
-            parentSchema: schema27.properties.expiryMonth,
+            parentSchema: schema22.properties.expiryMonth,
             data: data2,
           };
           if (vErrors === null) {
@@ -10677,8 +11487,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema27.properties.expiryYear.type,
-          parentSchema: schema27.properties.expiryYear,
+          schema: schema22.properties.expiryYear.type,
+          parentSchema: schema22.properties.expiryYear,
           data: data3,
         };
         if (vErrors === null) {
@@ -10697,7 +11507,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 2099 },
             message: 'must be <= 2099',
             schema: 2099,
-            parentSchema: schema27.properties.expiryYear,
+            parentSchema: schema22.properties.expiryYear,
             data: data3,
           };
           if (vErrors === null) {
@@ -10715,7 +11525,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 2000 },
             message: 'must be >= 2000',
             schema: 2000,
-            parentSchema: schema27.properties.expiryYear,
+            parentSchema: schema22.properties.expiryYear,
             data: data3,
           };
           if (vErrors === null) {
@@ -10728,878 +11538,75 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
       }
     }
     if (data.billingAddress !== undefined) {
-      let data4 = data.billingAddress;
-      if (data4 && typeof data4 == 'object' && !Array.isArray(data4)) {
-        if (data4.line1 === undefined) {
-          const err16 = {
-            instancePath: instancePath + '/billingAddress',
-            schemaPath: '#/properties/billingAddress/required',
-            keyword: 'required',
-            params: { missingProperty: 'line1' },
-            message: "must have required property '" + 'line1' + "'",
-            schema: schema27.properties.billingAddress.required,
-            parentSchema: schema27.properties.billingAddress,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err16];
-          } else {
-            vErrors.push(err16);
-          }
-          errors++;
-        }
-        if (data4.city === undefined) {
-          const err17 = {
-            instancePath: instancePath + '/billingAddress',
-            schemaPath: '#/properties/billingAddress/required',
-            keyword: 'required',
-            params: { missingProperty: 'city' },
-            message: "must have required property '" + 'city' + "'",
-            schema: schema27.properties.billingAddress.required,
-            parentSchema: schema27.properties.billingAddress,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err17];
-          } else {
-            vErrors.push(err17);
-          }
-          errors++;
-        }
-        if (data4.state === undefined) {
-          const err18 = {
-            instancePath: instancePath + '/billingAddress',
-            schemaPath: '#/properties/billingAddress/required',
-            keyword: 'required',
-            params: { missingProperty: 'state' },
-            message: "must have required property '" + 'state' + "'",
-            schema: schema27.properties.billingAddress.required,
-            parentSchema: schema27.properties.billingAddress,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err18];
-          } else {
-            vErrors.push(err18);
-          }
-          errors++;
-        }
-        if (data4.postalCode === undefined) {
-          const err19 = {
-            instancePath: instancePath + '/billingAddress',
-            schemaPath: '#/properties/billingAddress/required',
-            keyword: 'required',
-            params: { missingProperty: 'postalCode' },
-            message: "must have required property '" + 'postalCode' + "'",
-            schema: schema27.properties.billingAddress.required,
-            parentSchema: schema27.properties.billingAddress,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err19];
-          } else {
-            vErrors.push(err19);
-          }
-          errors++;
-        }
-        if (data4.country === undefined) {
-          const err20 = {
-            instancePath: instancePath + '/billingAddress',
-            schemaPath: '#/properties/billingAddress/required',
-            keyword: 'required',
-            params: { missingProperty: 'country' },
-            message: "must have required property '" + 'country' + "'",
-            schema: schema27.properties.billingAddress.required,
-            parentSchema: schema27.properties.billingAddress,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err20];
-          } else {
-            vErrors.push(err20);
-          }
-          errors++;
-        }
-        for (const key1 in data4) {
-          if (!(
-            key1 === 'line1' ||
-            key1 === 'line2' ||
-            key1 === 'city' ||
-            key1 === 'state' ||
-            key1 === 'postalCode' ||
-            key1 === 'country'
-          )) {
-            const err21 = {
-              instancePath: instancePath + '/billingAddress',
-              schemaPath: '#/properties/billingAddress/additionalProperties',
-              keyword: 'additionalProperties',
-              params: { additionalProperty: key1 },
-              message: 'must NOT have additional properties',
-              schema: false,
-              parentSchema: schema27.properties.billingAddress,
-              data: data4,
-            };
-            if (vErrors === null) {
-              vErrors = [err21];
-            } else {
-              vErrors.push(err21);
-            }
-            errors++;
-          }
-        }
-        if (data4.line1 !== undefined) {
-          let data5 = data4.line1;
-          if (true && func6(data5)) {
-            vErrors = func7(
-              vErrors,
-              instancePath + '/billingAddress/line1',
-              '#/properties/billingAddress/properties/line1/noCardNumber',
-            );
-            errors++;
-          }
-          if (typeof data5 === 'string') {
-            if (func4(data5) > 100) {
-              const err22 = {
-                instancePath: instancePath + '/billingAddress/line1',
-                schemaPath: '#/properties/billingAddress/properties/line1/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 100 },
-                message: 'must NOT have more than 100 characters',
-                schema: 100,
-                parentSchema: schema27.properties.billingAddress.properties.line1,
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err22];
-              } else {
-                vErrors.push(err22);
-              }
-              errors++;
-            }
-            if (func4(data5) < 1) {
-              const err23 = {
-                instancePath: instancePath + '/billingAddress/line1',
-                schemaPath: '#/properties/billingAddress/properties/line1/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema27.properties.billingAddress.properties.line1,
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err23];
-              } else {
-                vErrors.push(err23);
-              }
-              errors++;
-            }
-            if (!pattern6.test(data5)) {
-              const err24 = {
-                instancePath: instancePath + '/billingAddress/line1',
-                schemaPath: '#/properties/billingAddress/properties/line1/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.billingAddress.properties.line1,
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err24];
-              } else {
-                vErrors.push(err24);
-              }
-              errors++;
-            }
-          } else {
-            const err25 = {
-              instancePath: instancePath + '/billingAddress/line1',
-              schemaPath: '#/properties/billingAddress/properties/line1/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.line1.type,
-              parentSchema: schema27.properties.billingAddress.properties.line1,
-              data: data5,
-            };
-            if (vErrors === null) {
-              vErrors = [err25];
-            } else {
-              vErrors.push(err25);
-            }
-            errors++;
-          }
-        }
-        if (data4.line2 !== undefined) {
-          let data6 = data4.line2;
-          if (true && func6(data6)) {
-            vErrors = func7(
-              vErrors,
-              instancePath + '/billingAddress/line2',
-              '#/properties/billingAddress/properties/line2/noCardNumber',
-            );
-            errors++;
-          }
-          if (typeof data6 === 'string') {
-            if (func4(data6) > 100) {
-              const err26 = {
-                instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 100 },
-                message: 'must NOT have more than 100 characters',
-                schema: 100,
-                parentSchema: schema27.properties.billingAddress.properties.line2,
-                data: data6,
-              };
-              if (vErrors === null) {
-                vErrors = [err26];
-              } else {
-                vErrors.push(err26);
-              }
-              errors++;
-            }
-            if (func4(data6) < 0) {
-              const err27 = {
-                instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/minLength',
-                keyword: 'minLength',
-                params: { limit: 0 },
-                message: 'must NOT have fewer than 0 characters',
-                schema: 0,
-                parentSchema: schema27.properties.billingAddress.properties.line2,
-                data: data6,
-              };
-              if (vErrors === null) {
-                vErrors = [err27];
-              } else {
-                vErrors.push(err27);
-              }
-              errors++;
-            }
-            if (!pattern6.test(data6)) {
-              const err28 = {
-                instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.billingAddress.properties.line2,
-                data: data6,
-              };
-              if (vErrors === null) {
-                vErrors = [err28];
-              } else {
-                vErrors.push(err28);
-              }
-              errors++;
-            }
-          } else {
-            const err29 = {
-              instancePath: instancePath + '/billingAddress/line2',
-              schemaPath: '#/properties/billingAddress/properties/line2/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.line2.type,
-              parentSchema: schema27.properties.billingAddress.properties.line2,
-              data: data6,
-            };
-            if (vErrors === null) {
-              vErrors = [err29];
-            } else {
-              vErrors.push(err29);
-            }
-            errors++;
-          }
-        }
-        if (data4.city !== undefined) {
-          let data7 = data4.city;
-          if (true && func6(data7)) {
-            vErrors = func7(
-              vErrors,
-              instancePath + '/billingAddress/city',
-              '#/properties/billingAddress/properties/city/noCardNumber',
-            );
-            errors++;
-          }
-          if (typeof data7 === 'string') {
-            if (func4(data7) > 60) {
-              const err30 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 60 },
-                message: 'must NOT have more than 60 characters',
-                schema: 60,
-                parentSchema: schema27.properties.billingAddress.properties.city,
-                data: data7,
-              };
-              if (vErrors === null) {
-                vErrors = [err30];
-              } else {
-                vErrors.push(err30);
-              }
-              errors++;
-            }
-            if (func4(data7) < 1) {
-              const err31 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema27.properties.billingAddress.properties.city,
-                data: data7,
-              };
-              if (vErrors === null) {
-                vErrors = [err31];
-              } else {
-                vErrors.push(err31);
-              }
-              errors++;
-            }
-            if (!pattern6.test(data7)) {
-              const err32 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.billingAddress.properties.city,
-                data: data7,
-              };
-              if (vErrors === null) {
-                vErrors = [err32];
-              } else {
-                vErrors.push(err32);
-              }
-              errors++;
-            }
-          } else {
-            const err33 = {
-              instancePath: instancePath + '/billingAddress/city',
-              schemaPath: '#/properties/billingAddress/properties/city/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.city.type,
-              parentSchema: schema27.properties.billingAddress.properties.city,
-              data: data7,
-            };
-            if (vErrors === null) {
-              vErrors = [err33];
-            } else {
-              vErrors.push(err33);
-            }
-            errors++;
-          }
-        }
-        if (data4.state !== undefined) {
-          let data8 = data4.state;
-          if (true && func6(data8)) {
-            vErrors = func7(
-              vErrors,
-              instancePath + '/billingAddress/state',
-              '#/properties/billingAddress/properties/state/noCardNumber',
-            );
-            errors++;
-          }
-          if (typeof data8 === 'string') {
-            if (func4(data8) > 50) {
-              const err34 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 50 },
-                message: 'must NOT have more than 50 characters',
-                schema: 50,
-                parentSchema: schema27.properties.billingAddress.properties.state,
-                data: data8,
-              };
-              if (vErrors === null) {
-                vErrors = [err34];
-              } else {
-                vErrors.push(err34);
-              }
-              errors++;
-            }
-            if (func4(data8) < 1) {
-              const err35 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema27.properties.billingAddress.properties.state,
-                data: data8,
-              };
-              if (vErrors === null) {
-                vErrors = [err35];
-              } else {
-                vErrors.push(err35);
-              }
-              errors++;
-            }
-            if (!pattern6.test(data8)) {
-              const err36 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.billingAddress.properties.state,
-                data: data8,
-              };
-              if (vErrors === null) {
-                vErrors = [err36];
-              } else {
-                vErrors.push(err36);
-              }
-              errors++;
-            }
-          } else {
-            const err37 = {
-              instancePath: instancePath + '/billingAddress/state',
-              schemaPath: '#/properties/billingAddress/properties/state/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.state.type,
-              parentSchema: schema27.properties.billingAddress.properties.state,
-              data: data8,
-            };
-            if (vErrors === null) {
-              vErrors = [err37];
-            } else {
-              vErrors.push(err37);
-            }
-            errors++;
-          }
-        }
-        if (data4.postalCode !== undefined) {
-          let data9 = data4.postalCode;
-          if (true && func6(data9)) {
-            vErrors = func7(
-              vErrors,
-              instancePath + '/billingAddress/postalCode',
-              '#/properties/billingAddress/properties/postalCode/noCardNumber',
-            );
-            errors++;
-          }
-          if (typeof data9 === 'string') {
-            if (func4(data9) > 20) {
-              const err38 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 20 },
-                message: 'must NOT have more than 20 characters',
-                schema: 20,
-                parentSchema: schema27.properties.billingAddress.properties.postalCode,
-                data: data9,
-              };
-              if (vErrors === null) {
-                vErrors = [err38];
-              } else {
-                vErrors.push(err38);
-              }
-              errors++;
-            }
-            if (func4(data9) < 1) {
-              const err39 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema27.properties.billingAddress.properties.postalCode,
-                data: data9,
-              };
-              if (vErrors === null) {
-                vErrors = [err39];
-              } else {
-                vErrors.push(err39);
-              }
-              errors++;
-            }
-            if (!pattern6.test(data9)) {
-              const err40 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.billingAddress.properties.postalCode,
-                data: data9,
-              };
-              if (vErrors === null) {
-                vErrors = [err40];
-              } else {
-                vErrors.push(err40);
-              }
-              errors++;
-            }
-          } else {
-            const err41 = {
-              instancePath: instancePath + '/billingAddress/postalCode',
-              schemaPath: '#/properties/billingAddress/properties/postalCode/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema27.properties.billingAddress.properties.postalCode,
-              data: data9,
-            };
-            if (vErrors === null) {
-              vErrors = [err41];
-            } else {
-              vErrors.push(err41);
-            }
-            errors++;
-          }
-        }
-        if (data4.country !== undefined) {
-          let data10 = data4.country;
-          if (typeof data10 === 'string') {
-            if (!pattern43.test(data10)) {
-              const err42 = {
-                instancePath: instancePath + '/billingAddress/country',
-                schemaPath: '#/properties/billingAddress/properties/country/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[A-Z]{2}$' },
-                message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
-                schema: '^[A-Z]{2}$',
-                parentSchema: schema27.properties.billingAddress.properties.country,
-                data: data10,
-              };
-              if (vErrors === null) {
-                vErrors = [err42];
-              } else {
-                vErrors.push(err42);
-              }
-              errors++;
-            }
-          } else {
-            const err43 = {
-              instancePath: instancePath + '/billingAddress/country',
-              schemaPath: '#/properties/billingAddress/properties/country/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema27.properties.billingAddress.properties.country.type,
-              parentSchema: schema27.properties.billingAddress.properties.country,
-              data: data10,
-            };
-            if (vErrors === null) {
-              vErrors = [err43];
-            } else {
-              vErrors.push(err43);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err44 = {
+      if (
+        !validate38(data.billingAddress, {
           instancePath: instancePath + '/billingAddress',
-          schemaPath: '#/properties/billingAddress/type',
-          keyword: 'type',
-          params: { type: 'object' },
-          message: 'must be object',
-          schema: schema27.properties.billingAddress.type,
-          parentSchema: schema27.properties.billingAddress,
-          data: data4,
-        };
-        if (vErrors === null) {
-          vErrors = [err44];
-        } else {
-          vErrors.push(err44);
-        }
-        errors++;
+          parentData: data,
+          parentDataProperty: 'billingAddress',
+          rootData,
+        })
+      ) {
+        vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+        errors = vErrors.length;
       }
     }
     if (data.customerData !== undefined) {
-      let data11 = data.customerData;
-      if (data11 && typeof data11 == 'object' && !Array.isArray(data11)) {
-        if (Object.keys(data11).length > 50) {
-          const err45 = {
-            instancePath: instancePath + '/customerData',
-            schemaPath: '#/properties/customerData/maxProperties',
-            keyword: 'maxProperties',
-            params: { limit: 50 },
-            message: 'must NOT have more than 50 properties',
-            schema: 50,
-            parentSchema: schema27.properties.customerData,
-            data: data11,
-          };
-          if (vErrors === null) {
-            vErrors = [err45];
-          } else {
-            vErrors.push(err45);
-          }
-          errors++;
-        }
-        for (const key2 in data11) {
-          const _errs27 = errors;
-          const _errs28 = errors;
-          const _errs29 = errors;
-          if (!(
-            key2 === '__proto__' ||
-            key2 === 'constructor' ||
-            key2 === 'prototype' ||
-            key2 === 'toString' ||
-            key2 === 'toLocaleString' ||
-            key2 === 'valueOf' ||
-            key2 === 'hasOwnProperty' ||
-            key2 === 'isPrototypeOf' ||
-            key2 === 'propertyIsEnumerable' ||
-            key2 === '__defineGetter__' ||
-            key2 === '__defineSetter__' ||
-            key2 === '__lookupGetter__' ||
-            key2 === '__lookupSetter__'
-          )) {
-            const err46 = {};
-            if (vErrors === null) {
-              vErrors = [err46];
-            } else {
-              vErrors.push(err46);
-            }
-            errors++;
-          }
-          var valid3 = _errs29 === errors;
-          if (valid3) {
-            const err47 = {
-              instancePath: instancePath + '/customerData',
-              schemaPath: '#/properties/customerData/propertyNames/not',
-              keyword: 'not',
-              params: {},
-              message: 'must NOT be valid',
-              schema: schema27.properties.customerData.propertyNames.not,
-              parentSchema: schema27.properties.customerData.propertyNames,
-              data: key2,
-              propertyName: key2,
-            };
-            if (vErrors === null) {
-              vErrors = [err47];
-            } else {
-              vErrors.push(err47);
-            }
-            errors++;
-          } else {
-            errors = _errs28;
-            if (vErrors !== null) {
-              if (_errs28) {
-                vErrors.length = _errs28;
-              } else {
-                vErrors = null;
-              }
-            }
-          }
-          if (true && func6(key2)) {
-            vErrors = func7(
-              vErrors,
-              instancePath + '/customerData',
-              '#/properties/customerData/propertyNames/noCardNumber',
-              key2,
-            );
-            errors++;
-          }
-          if (typeof key2 === 'string') {
-            if (func4(key2) > 100) {
-              const err48 = {
-                instancePath: instancePath + '/customerData',
-                schemaPath: '#/properties/customerData/propertyNames/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 100 },
-                message: 'must NOT have more than 100 characters',
-                schema: 100,
-                parentSchema: schema27.properties.customerData.propertyNames,
-                data: key2,
-                propertyName: key2,
-              };
-              if (vErrors === null) {
-                vErrors = [err48];
-              } else {
-                vErrors.push(err48);
-              }
-              errors++;
-            }
-          }
-          var valid2 = _errs27 === errors;
-          if (!valid2) {
-            const err49 = {
-              instancePath: instancePath + '/customerData',
-              schemaPath: '#/properties/customerData/propertyNames',
-              keyword: 'propertyNames',
-              params: { propertyName: key2 },
-              message: 'property name must be valid',
-              schema: schema27.properties.customerData.propertyNames,
-              parentSchema: schema27.properties.customerData,
-              data: data11,
-            };
-            if (vErrors === null) {
-              vErrors = [err49];
-            } else {
-              vErrors.push(err49);
-            }
-            errors++;
-          }
-        }
-        for (const key3 in data11) {
-          let data12 = data11[key3];
-          if (true && func6(data12)) {
-            vErrors = func7(
-              vErrors,
-              instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-              '#/properties/customerData/additionalProperties/noCardNumber',
-            );
-            errors++;
-          }
-          if (typeof data12 === 'string') {
-            if (func4(data12) > 500) {
-              const err50 = {
-                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 500 },
-                message: 'must NOT have more than 500 characters',
-                schema: 500,
-                parentSchema: schema27.properties.customerData.additionalProperties,
-                data: data12,
-              };
-              if (vErrors === null) {
-                vErrors = [err50];
-              } else {
-                vErrors.push(err50);
-              }
-              errors++;
-            }
-            if (func4(data12) < 0) {
-              const err51 = {
-                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/minLength',
-                keyword: 'minLength',
-                params: { limit: 0 },
-                message: 'must NOT have fewer than 0 characters',
-                schema: 0,
-                parentSchema: schema27.properties.customerData.additionalProperties,
-                data: data12,
-              };
-              if (vErrors === null) {
-                vErrors = [err51];
-              } else {
-                vErrors.push(err51);
-              }
-              errors++;
-            }
-            if (!pattern6.test(data12)) {
-              const err52 = {
-                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema27.properties.customerData.additionalProperties,
-                data: data12,
-              };
-              if (vErrors === null) {
-                vErrors = [err52];
-              } else {
-                vErrors.push(err52);
-              }
-              errors++;
-            }
-          } else {
-            const err53 = {
-              instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-              schemaPath: '#/properties/customerData/additionalProperties/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema27.properties.customerData.additionalProperties.type,
-              parentSchema: schema27.properties.customerData.additionalProperties,
-              data: data12,
-            };
-            if (vErrors === null) {
-              vErrors = [err53];
-            } else {
-              vErrors.push(err53);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err54 = {
+      if (
+        !validate40(data.customerData, {
           instancePath: instancePath + '/customerData',
-          schemaPath: '#/properties/customerData/type',
-          keyword: 'type',
-          params: { type: 'object' },
-          message: 'must be object',
-          schema: schema27.properties.customerData.type,
-          parentSchema: schema27.properties.customerData,
-          data: data11,
-        };
-        if (vErrors === null) {
-          vErrors = [err54];
-        } else {
-          vErrors.push(err54);
-        }
-        errors++;
+          parentData: data,
+          parentDataProperty: 'customerData',
+          rootData,
+        })
+      ) {
+        vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+        errors = vErrors.length;
       }
     }
     if (data.setAsDefault !== undefined) {
-      let data13 = data.setAsDefault;
-      if (typeof data13 !== 'boolean') {
-        const err55 = {
+      let data6 = data.setAsDefault;
+      if (typeof data6 !== 'boolean') {
+        const err16 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema27.properties.setAsDefault.type,
-          parentSchema: schema27.properties.setAsDefault,
-          data: data13,
+          schema: schema22.properties.setAsDefault.type,
+          parentSchema: schema22.properties.setAsDefault,
+          data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err55];
+          vErrors = [err16];
         } else {
-          vErrors.push(err55);
+          vErrors.push(err16);
         }
         errors++;
       }
     }
   } else {
-    const err56 = {
+    const err17 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema27.type,
-      parentSchema: schema27,
+      schema: schema22.type,
+      parentSchema: schema22,
       data,
     };
     if (vErrors === null) {
-      vErrors = [err56];
+      vErrors = [err17];
     } else {
-      vErrors.push(err56);
+      vErrors.push(err17);
     }
     errors++;
   }
-  validate26.errors = vErrors;
+  validate37.errors = vErrors;
   return errors === 0;
 }
-export const s17 = validate27;
-const schema28 = {
+export const s17 = validate42;
+const schema25 = {
   type: 'object',
   additionalProperties: false,
   required: ['accountType', 'routingNumber', 'accountNumber', 'billingAddress'],
@@ -11607,95 +11614,345 @@ const schema28 = {
     accountType: { type: 'string', enum: ['CHECKING', 'SAVINGS'] },
     routingNumber: { type: 'string', maxLength: 9 },
     accountNumber: { type: 'string', maxLength: 17 },
-    billingAddress: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['line1', 'city', 'state', 'postalCode', 'country'],
-      properties: {
-        line1: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 100,
-          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
-        },
-        line2: {
-          type: 'string',
-          minLength: 0,
-          maxLength: 100,
-          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
-        },
-        city: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 60,
-          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
-        },
-        state: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 50,
-          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
-        },
-        postalCode: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 20,
-          pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-          noCardNumber: true,
-          description: 'must not contain control characters or a card number',
-        },
-        country: {
-          type: 'string',
-          pattern: '^[A-Z]{2}$',
-          description: 'must be an ISO 3166-1 alpha-2 code like US',
-        },
-      },
-    },
-    customerData: {
-      type: 'object',
-      maxProperties: 50,
-      propertyNames: {
-        maxLength: 100,
-        not: {
-          enum: [
-            '__proto__',
-            'constructor',
-            'prototype',
-            'toString',
-            'toLocaleString',
-            'valueOf',
-            'hasOwnProperty',
-            'isPrototypeOf',
-            'propertyIsEnumerable',
-            '__defineGetter__',
-            '__defineSetter__',
-            '__lookupGetter__',
-            '__lookupSetter__',
-          ],
-        },
-        noCardNumber: true,
-      },
-      additionalProperties: {
-        type: 'string',
-        minLength: 0,
-        maxLength: 500,
-        pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-        noCardNumber: true,
-        description: 'must not contain control characters or a card number',
-      },
-    },
+    mandate: { $ref: 'BankMandate' },
+    billingAddress: { $ref: 'BillingAddress' },
+    customerData: { $ref: 'CustomerData' },
     setAsDefault: { type: 'boolean' },
   },
 };
-function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+const schema26 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['acceptedAt', 'method'],
+  properties: {
+    acceptedAt: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When the payor accepted the debits: UTC (ISO 8601), not in the future.',
+    },
+    method: {
+      type: 'string',
+      enum: ['online', 'paper', 'phone'],
+      description:
+        'How the payor accepted: `online` (on a web page; then ipAddress and userAgent are required), `paper` (a signed form) or `phone` (a recorded call).',
+    },
+    ipAddress: {
+      type: 'string',
+      maxLength: 45,
+      pattern: '^[0-9A-Fa-f.:]+$',
+      description: 'The IP address (IPv4 or IPv6) the payor accepted from; online only.',
+    },
+    userAgent: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 500,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      noCardNumber: true,
+      description: "The payor's browser (its User-Agent); online only.",
+    },
+  },
+};
+const formats28 = require('#shared/formats').formats['date-time'];
+const pattern45 = new RegExp('^[0-9A-Fa-f.:]+$', 'u');
+function validate43(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (data.acceptedAt === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'acceptedAt' },
+        message: "must have required property '" + 'acceptedAt' + "'",
+        schema: schema26.required,
+        parentSchema: schema26,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.method === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'method' },
+        message: "must have required property '" + 'method' + "'",
+        schema: schema26.required,
+        parentSchema: schema26,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === 'acceptedAt' || key0 === 'method' || key0 === 'ipAddress' || key0 === 'userAgent')) {
+        const err2 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema26,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.acceptedAt !== undefined) {
+      let data0 = data.acceptedAt;
+      if (typeof data0 === 'string') {
+        if (!formats28.validate(data0)) {
+          const err3 = {
+            instancePath: instancePath + '/acceptedAt',
+            schemaPath: '#/properties/acceptedAt/format',
+            keyword: 'format',
+            params: { format: 'date-time' },
+            message: 'must match format "' + 'date-time' + '"',
+            schema: 'date-time',
+            parentSchema: schema26.properties.acceptedAt,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      } else {
+        const err4 = {
+          instancePath: instancePath + '/acceptedAt',
+          schemaPath: '#/properties/acceptedAt/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema26.properties.acceptedAt.type,
+          parentSchema: schema26.properties.acceptedAt,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.method !== undefined) {
+      let data1 = data.method;
+      if (typeof data1 !== 'string') {
+        const err5 = {
+          instancePath: instancePath + '/method',
+          schemaPath: '#/properties/method/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema26.properties.method.type,
+          parentSchema: schema26.properties.method,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+      if (!(data1 === 'online' || data1 === 'paper' || data1 === 'phone')) {
+        const err6 = {
+          instancePath: instancePath + '/method',
+          schemaPath: '#/properties/method/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema26.properties.method.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema26.properties.method.enum,
+          parentSchema: schema26.properties.method,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.ipAddress !== undefined) {
+      let data2 = data.ipAddress;
+      if (typeof data2 === 'string') {
+        if (func4(data2) > 45) {
+          const err7 = {
+            instancePath: instancePath + '/ipAddress',
+            schemaPath: '#/properties/ipAddress/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 45 },
+            message: 'must NOT have more than 45 characters',
+            schema: 45,
+            parentSchema: schema26.properties.ipAddress,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        if (!pattern45.test(data2)) {
+          const err8 = {
+            instancePath: instancePath + '/ipAddress',
+            schemaPath: '#/properties/ipAddress/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[0-9A-Fa-f.:]+$' },
+            message: 'must match pattern "' + '^[0-9A-Fa-f.:]+$' + '"',
+            schema: '^[0-9A-Fa-f.:]+$',
+            parentSchema: schema26.properties.ipAddress,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      } else {
+        const err9 = {
+          instancePath: instancePath + '/ipAddress',
+          schemaPath: '#/properties/ipAddress/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema26.properties.ipAddress.type,
+          parentSchema: schema26.properties.ipAddress,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.userAgent !== undefined) {
+      let data3 = data.userAgent;
+      if (true && func6(data3)) {
+        vErrors = func7(vErrors, instancePath + '/userAgent', '#/properties/userAgent/noCardNumber');
+        errors++;
+      }
+      if (typeof data3 === 'string') {
+        if (func4(data3) > 500) {
+          const err10 = {
+            instancePath: instancePath + '/userAgent',
+            schemaPath: '#/properties/userAgent/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 500 },
+            message: 'must NOT have more than 500 characters',
+            schema: 500,
+            parentSchema: schema26.properties.userAgent,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+        if (func4(data3) < 1) {
+          const err11 = {
+            instancePath: instancePath + '/userAgent',
+            schemaPath: '#/properties/userAgent/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema26.properties.userAgent,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data3)) {
+          const err12 = {
+            instancePath: instancePath + '/userAgent',
+            schemaPath: '#/properties/userAgent/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema26.properties.userAgent,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+      } else {
+        const err13 = {
+          instancePath: instancePath + '/userAgent',
+          schemaPath: '#/properties/userAgent/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema26.properties.userAgent.type,
+          parentSchema: schema26.properties.userAgent,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err14 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema26.type,
+      parentSchema: schema26,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err14];
+    } else {
+      vErrors.push(err14);
+    }
+    errors++;
+  }
+  validate43.errors = vErrors;
+  return errors === 0;
+}
+function validate42(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -11706,8 +11963,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema28.required,
-        parentSchema: schema28,
+        schema: schema25.required,
+        parentSchema: schema25,
         data,
       };
       if (vErrors === null) {
@@ -11724,8 +11981,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'routingNumber' },
         message: "must have required property '" + 'routingNumber' + "'",
-        schema: schema28.required,
-        parentSchema: schema28,
+        schema: schema25.required,
+        parentSchema: schema25,
         data,
       };
       if (vErrors === null) {
@@ -11742,8 +11999,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountNumber' },
         message: "must have required property '" + 'accountNumber' + "'",
-        schema: schema28.required,
-        parentSchema: schema28,
+        schema: schema25.required,
+        parentSchema: schema25,
         data,
       };
       if (vErrors === null) {
@@ -11760,8 +12017,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'billingAddress' },
         message: "must have required property '" + 'billingAddress' + "'",
-        schema: schema28.required,
-        parentSchema: schema28,
+        schema: schema25.required,
+        parentSchema: schema25,
         data,
       };
       if (vErrors === null) {
@@ -11776,6 +12033,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         key0 === 'accountType' ||
         key0 === 'routingNumber' ||
         key0 === 'accountNumber' ||
+        key0 === 'mandate' ||
         key0 === 'billingAddress' ||
         key0 === 'customerData' ||
         key0 === 'setAsDefault'
@@ -11787,7 +12045,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema28,
+          parentSchema: schema25,
           data,
         };
         if (vErrors === null) {
@@ -11807,8 +12065,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema28.properties.accountType.type,
-          parentSchema: schema28.properties.accountType,
+          schema: schema25.properties.accountType.type,
+          parentSchema: schema25.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -11823,10 +12081,10 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema28.properties.accountType.enum },
+          params: { allowedValues: schema25.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema28.properties.accountType.enum,
-          parentSchema: schema28.properties.accountType,
+          schema: schema25.properties.accountType.enum,
+          parentSchema: schema25.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -11848,7 +12106,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 9 },
             message: 'must NOT have more than 9 characters',
             schema: 9,
-            parentSchema: schema28.properties.routingNumber,
+            parentSchema: schema25.properties.routingNumber,
             data: data1,
           };
           if (vErrors === null) {
@@ -11865,8 +12123,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema28.properties.routingNumber.type,
-          parentSchema: schema28.properties.routingNumber,
+          schema: schema25.properties.routingNumber.type,
+          parentSchema: schema25.properties.routingNumber,
           data: data1,
         };
         if (vErrors === null) {
@@ -11888,7 +12146,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 17 },
             message: 'must NOT have more than 17 characters',
             schema: 17,
-            parentSchema: schema28.properties.accountNumber,
+            parentSchema: schema25.properties.accountNumber,
             data: data2,
           };
           if (vErrors === null) {
@@ -11905,8 +12163,8 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema28.properties.accountNumber.type,
-          parentSchema: schema28.properties.accountNumber,
+          schema: schema25.properties.accountNumber.type,
+          parentSchema: schema25.properties.accountNumber,
           data: data2,
         };
         if (vErrors === null) {
@@ -11917,839 +12175,639 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.mandate !== undefined) {
+      if (
+        !validate43(data.mandate, {
+          instancePath: instancePath + '/mandate',
+          parentData: data,
+          parentDataProperty: 'mandate',
+          rootData,
+        })
+      ) {
+        vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+        errors = vErrors.length;
+      }
+    }
     if (data.billingAddress !== undefined) {
-      let data3 = data.billingAddress;
-      if (data3 && typeof data3 == 'object' && !Array.isArray(data3)) {
-        if (data3.line1 === undefined) {
-          const err11 = {
-            instancePath: instancePath + '/billingAddress',
-            schemaPath: '#/properties/billingAddress/required',
-            keyword: 'required',
-            params: { missingProperty: 'line1' },
-            message: "must have required property '" + 'line1' + "'",
-            schema: schema28.properties.billingAddress.required,
-            parentSchema: schema28.properties.billingAddress,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err11];
-          } else {
-            vErrors.push(err11);
-          }
-          errors++;
-        }
-        if (data3.city === undefined) {
-          const err12 = {
-            instancePath: instancePath + '/billingAddress',
-            schemaPath: '#/properties/billingAddress/required',
-            keyword: 'required',
-            params: { missingProperty: 'city' },
-            message: "must have required property '" + 'city' + "'",
-            schema: schema28.properties.billingAddress.required,
-            parentSchema: schema28.properties.billingAddress,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err12];
-          } else {
-            vErrors.push(err12);
-          }
-          errors++;
-        }
-        if (data3.state === undefined) {
-          const err13 = {
-            instancePath: instancePath + '/billingAddress',
-            schemaPath: '#/properties/billingAddress/required',
-            keyword: 'required',
-            params: { missingProperty: 'state' },
-            message: "must have required property '" + 'state' + "'",
-            schema: schema28.properties.billingAddress.required,
-            parentSchema: schema28.properties.billingAddress,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err13];
-          } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
-        if (data3.postalCode === undefined) {
-          const err14 = {
-            instancePath: instancePath + '/billingAddress',
-            schemaPath: '#/properties/billingAddress/required',
-            keyword: 'required',
-            params: { missingProperty: 'postalCode' },
-            message: "must have required property '" + 'postalCode' + "'",
-            schema: schema28.properties.billingAddress.required,
-            parentSchema: schema28.properties.billingAddress,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
-          }
-          errors++;
-        }
-        if (data3.country === undefined) {
-          const err15 = {
-            instancePath: instancePath + '/billingAddress',
-            schemaPath: '#/properties/billingAddress/required',
-            keyword: 'required',
-            params: { missingProperty: 'country' },
-            message: "must have required property '" + 'country' + "'",
-            schema: schema28.properties.billingAddress.required,
-            parentSchema: schema28.properties.billingAddress,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
-          errors++;
-        }
-        for (const key1 in data3) {
-          if (!(
-            key1 === 'line1' ||
-            key1 === 'line2' ||
-            key1 === 'city' ||
-            key1 === 'state' ||
-            key1 === 'postalCode' ||
-            key1 === 'country'
-          )) {
-            const err16 = {
-              instancePath: instancePath + '/billingAddress',
-              schemaPath: '#/properties/billingAddress/additionalProperties',
-              keyword: 'additionalProperties',
-              params: { additionalProperty: key1 },
-              message: 'must NOT have additional properties',
-              schema: false,
-              parentSchema: schema28.properties.billingAddress,
-              data: data3,
-            };
-            if (vErrors === null) {
-              vErrors = [err16];
-            } else {
-              vErrors.push(err16);
-            }
-            errors++;
-          }
-        }
-        if (data3.line1 !== undefined) {
-          let data4 = data3.line1;
-          if (true && func6(data4)) {
-            vErrors = func7(
-              vErrors,
-              instancePath + '/billingAddress/line1',
-              '#/properties/billingAddress/properties/line1/noCardNumber',
-            );
-            errors++;
-          }
-          if (typeof data4 === 'string') {
-            if (func4(data4) > 100) {
-              const err17 = {
-                instancePath: instancePath + '/billingAddress/line1',
-                schemaPath: '#/properties/billingAddress/properties/line1/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 100 },
-                message: 'must NOT have more than 100 characters',
-                schema: 100,
-                parentSchema: schema28.properties.billingAddress.properties.line1,
-                data: data4,
-              };
-              if (vErrors === null) {
-                vErrors = [err17];
-              } else {
-                vErrors.push(err17);
-              }
-              errors++;
-            }
-            if (func4(data4) < 1) {
-              const err18 = {
-                instancePath: instancePath + '/billingAddress/line1',
-                schemaPath: '#/properties/billingAddress/properties/line1/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema28.properties.billingAddress.properties.line1,
-                data: data4,
-              };
-              if (vErrors === null) {
-                vErrors = [err18];
-              } else {
-                vErrors.push(err18);
-              }
-              errors++;
-            }
-            if (!pattern6.test(data4)) {
-              const err19 = {
-                instancePath: instancePath + '/billingAddress/line1',
-                schemaPath: '#/properties/billingAddress/properties/line1/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema28.properties.billingAddress.properties.line1,
-                data: data4,
-              };
-              if (vErrors === null) {
-                vErrors = [err19];
-              } else {
-                vErrors.push(err19);
-              }
-              errors++;
-            }
-          } else {
-            const err20 = {
-              instancePath: instancePath + '/billingAddress/line1',
-              schemaPath: '#/properties/billingAddress/properties/line1/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema28.properties.billingAddress.properties.line1.type,
-              parentSchema: schema28.properties.billingAddress.properties.line1,
-              data: data4,
-            };
-            if (vErrors === null) {
-              vErrors = [err20];
-            } else {
-              vErrors.push(err20);
-            }
-            errors++;
-          }
-        }
-        if (data3.line2 !== undefined) {
-          let data5 = data3.line2;
-          if (true && func6(data5)) {
-            vErrors = func7(
-              vErrors,
-              instancePath + '/billingAddress/line2',
-              '#/properties/billingAddress/properties/line2/noCardNumber',
-            );
-            errors++;
-          }
-          if (typeof data5 === 'string') {
-            if (func4(data5) > 100) {
-              const err21 = {
-                instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 100 },
-                message: 'must NOT have more than 100 characters',
-                schema: 100,
-                parentSchema: schema28.properties.billingAddress.properties.line2,
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err21];
-              } else {
-                vErrors.push(err21);
-              }
-              errors++;
-            }
-            if (func4(data5) < 0) {
-              const err22 = {
-                instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/minLength',
-                keyword: 'minLength',
-                params: { limit: 0 },
-                message: 'must NOT have fewer than 0 characters',
-                schema: 0,
-                parentSchema: schema28.properties.billingAddress.properties.line2,
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err22];
-              } else {
-                vErrors.push(err22);
-              }
-              errors++;
-            }
-            if (!pattern6.test(data5)) {
-              const err23 = {
-                instancePath: instancePath + '/billingAddress/line2',
-                schemaPath: '#/properties/billingAddress/properties/line2/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema28.properties.billingAddress.properties.line2,
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err23];
-              } else {
-                vErrors.push(err23);
-              }
-              errors++;
-            }
-          } else {
-            const err24 = {
-              instancePath: instancePath + '/billingAddress/line2',
-              schemaPath: '#/properties/billingAddress/properties/line2/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema28.properties.billingAddress.properties.line2.type,
-              parentSchema: schema28.properties.billingAddress.properties.line2,
-              data: data5,
-            };
-            if (vErrors === null) {
-              vErrors = [err24];
-            } else {
-              vErrors.push(err24);
-            }
-            errors++;
-          }
-        }
-        if (data3.city !== undefined) {
-          let data6 = data3.city;
-          if (true && func6(data6)) {
-            vErrors = func7(
-              vErrors,
-              instancePath + '/billingAddress/city',
-              '#/properties/billingAddress/properties/city/noCardNumber',
-            );
-            errors++;
-          }
-          if (typeof data6 === 'string') {
-            if (func4(data6) > 60) {
-              const err25 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 60 },
-                message: 'must NOT have more than 60 characters',
-                schema: 60,
-                parentSchema: schema28.properties.billingAddress.properties.city,
-                data: data6,
-              };
-              if (vErrors === null) {
-                vErrors = [err25];
-              } else {
-                vErrors.push(err25);
-              }
-              errors++;
-            }
-            if (func4(data6) < 1) {
-              const err26 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema28.properties.billingAddress.properties.city,
-                data: data6,
-              };
-              if (vErrors === null) {
-                vErrors = [err26];
-              } else {
-                vErrors.push(err26);
-              }
-              errors++;
-            }
-            if (!pattern6.test(data6)) {
-              const err27 = {
-                instancePath: instancePath + '/billingAddress/city',
-                schemaPath: '#/properties/billingAddress/properties/city/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema28.properties.billingAddress.properties.city,
-                data: data6,
-              };
-              if (vErrors === null) {
-                vErrors = [err27];
-              } else {
-                vErrors.push(err27);
-              }
-              errors++;
-            }
-          } else {
-            const err28 = {
-              instancePath: instancePath + '/billingAddress/city',
-              schemaPath: '#/properties/billingAddress/properties/city/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema28.properties.billingAddress.properties.city.type,
-              parentSchema: schema28.properties.billingAddress.properties.city,
-              data: data6,
-            };
-            if (vErrors === null) {
-              vErrors = [err28];
-            } else {
-              vErrors.push(err28);
-            }
-            errors++;
-          }
-        }
-        if (data3.state !== undefined) {
-          let data7 = data3.state;
-          if (true && func6(data7)) {
-            vErrors = func7(
-              vErrors,
-              instancePath + '/billingAddress/state',
-              '#/properties/billingAddress/properties/state/noCardNumber',
-            );
-            errors++;
-          }
-          if (typeof data7 === 'string') {
-            if (func4(data7) > 50) {
-              const err29 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 50 },
-                message: 'must NOT have more than 50 characters',
-                schema: 50,
-                parentSchema: schema28.properties.billingAddress.properties.state,
-                data: data7,
-              };
-              if (vErrors === null) {
-                vErrors = [err29];
-              } else {
-                vErrors.push(err29);
-              }
-              errors++;
-            }
-            if (func4(data7) < 1) {
-              const err30 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema28.properties.billingAddress.properties.state,
-                data: data7,
-              };
-              if (vErrors === null) {
-                vErrors = [err30];
-              } else {
-                vErrors.push(err30);
-              }
-              errors++;
-            }
-            if (!pattern6.test(data7)) {
-              const err31 = {
-                instancePath: instancePath + '/billingAddress/state',
-                schemaPath: '#/properties/billingAddress/properties/state/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema28.properties.billingAddress.properties.state,
-                data: data7,
-              };
-              if (vErrors === null) {
-                vErrors = [err31];
-              } else {
-                vErrors.push(err31);
-              }
-              errors++;
-            }
-          } else {
-            const err32 = {
-              instancePath: instancePath + '/billingAddress/state',
-              schemaPath: '#/properties/billingAddress/properties/state/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema28.properties.billingAddress.properties.state.type,
-              parentSchema: schema28.properties.billingAddress.properties.state,
-              data: data7,
-            };
-            if (vErrors === null) {
-              vErrors = [err32];
-            } else {
-              vErrors.push(err32);
-            }
-            errors++;
-          }
-        }
-        if (data3.postalCode !== undefined) {
-          let data8 = data3.postalCode;
-          if (true && func6(data8)) {
-            vErrors = func7(
-              vErrors,
-              instancePath + '/billingAddress/postalCode',
-              '#/properties/billingAddress/properties/postalCode/noCardNumber',
-            );
-            errors++;
-          }
-          if (typeof data8 === 'string') {
-            if (func4(data8) > 20) {
-              const err33 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 20 },
-                message: 'must NOT have more than 20 characters',
-                schema: 20,
-                parentSchema: schema28.properties.billingAddress.properties.postalCode,
-                data: data8,
-              };
-              if (vErrors === null) {
-                vErrors = [err33];
-              } else {
-                vErrors.push(err33);
-              }
-              errors++;
-            }
-            if (func4(data8) < 1) {
-              const err34 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/minLength',
-                keyword: 'minLength',
-                params: { limit: 1 },
-                message: 'must NOT have fewer than 1 characters',
-                schema: 1,
-                parentSchema: schema28.properties.billingAddress.properties.postalCode,
-                data: data8,
-              };
-              if (vErrors === null) {
-                vErrors = [err34];
-              } else {
-                vErrors.push(err34);
-              }
-              errors++;
-            }
-            if (!pattern6.test(data8)) {
-              const err35 = {
-                instancePath: instancePath + '/billingAddress/postalCode',
-                schemaPath: '#/properties/billingAddress/properties/postalCode/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema28.properties.billingAddress.properties.postalCode,
-                data: data8,
-              };
-              if (vErrors === null) {
-                vErrors = [err35];
-              } else {
-                vErrors.push(err35);
-              }
-              errors++;
-            }
-          } else {
-            const err36 = {
-              instancePath: instancePath + '/billingAddress/postalCode',
-              schemaPath: '#/properties/billingAddress/properties/postalCode/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema28.properties.billingAddress.properties.postalCode.type,
-              parentSchema: schema28.properties.billingAddress.properties.postalCode,
-              data: data8,
-            };
-            if (vErrors === null) {
-              vErrors = [err36];
-            } else {
-              vErrors.push(err36);
-            }
-            errors++;
-          }
-        }
-        if (data3.country !== undefined) {
-          let data9 = data3.country;
-          if (typeof data9 === 'string') {
-            if (!pattern43.test(data9)) {
-              const err37 = {
-                instancePath: instancePath + '/billingAddress/country',
-                schemaPath: '#/properties/billingAddress/properties/country/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[A-Z]{2}$' },
-                message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
-                schema: '^[A-Z]{2}$',
-                parentSchema: schema28.properties.billingAddress.properties.country,
-                data: data9,
-              };
-              if (vErrors === null) {
-                vErrors = [err37];
-              } else {
-                vErrors.push(err37);
-              }
-              errors++;
-            }
-          } else {
-            const err38 = {
-              instancePath: instancePath + '/billingAddress/country',
-              schemaPath: '#/properties/billingAddress/properties/country/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema28.properties.billingAddress.properties.country.type,
-              parentSchema: schema28.properties.billingAddress.properties.country,
-              data: data9,
-            };
-            if (vErrors === null) {
-              vErrors = [err38];
-            } else {
-              vErrors.push(err38);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err39 = {
+      if (
+        !validate38(data.billingAddress, {
           instancePath: instancePath + '/billingAddress',
-          schemaPath: '#/properties/billingAddress/type',
-          keyword: 'type',
-          params: { type: 'object' },
-          message: 'must be object',
-          schema: schema28.properties.billingAddress.type,
-          parentSchema: schema28.properties.billingAddress,
-          data: data3,
-        };
-        if (vErrors === null) {
-          vErrors = [err39];
-        } else {
-          vErrors.push(err39);
-        }
-        errors++;
+          parentData: data,
+          parentDataProperty: 'billingAddress',
+          rootData,
+        })
+      ) {
+        vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+        errors = vErrors.length;
       }
     }
     if (data.customerData !== undefined) {
-      let data10 = data.customerData;
-      if (data10 && typeof data10 == 'object' && !Array.isArray(data10)) {
-        if (Object.keys(data10).length > 50) {
-          const err40 = {
-            instancePath: instancePath + '/customerData',
-            schemaPath: '#/properties/customerData/maxProperties',
-            keyword: 'maxProperties',
-            params: { limit: 50 },
-            message: 'must NOT have more than 50 properties',
-            schema: 50,
-            parentSchema: schema28.properties.customerData,
-            data: data10,
-          };
-          if (vErrors === null) {
-            vErrors = [err40];
-          } else {
-            vErrors.push(err40);
-          }
-          errors++;
-        }
-        for (const key2 in data10) {
-          const _errs25 = errors;
-          const _errs26 = errors;
-          const _errs27 = errors;
-          if (!(
-            key2 === '__proto__' ||
-            key2 === 'constructor' ||
-            key2 === 'prototype' ||
-            key2 === 'toString' ||
-            key2 === 'toLocaleString' ||
-            key2 === 'valueOf' ||
-            key2 === 'hasOwnProperty' ||
-            key2 === 'isPrototypeOf' ||
-            key2 === 'propertyIsEnumerable' ||
-            key2 === '__defineGetter__' ||
-            key2 === '__defineSetter__' ||
-            key2 === '__lookupGetter__' ||
-            key2 === '__lookupSetter__'
-          )) {
-            const err41 = {};
-            if (vErrors === null) {
-              vErrors = [err41];
-            } else {
-              vErrors.push(err41);
-            }
-            errors++;
-          }
-          var valid3 = _errs27 === errors;
-          if (valid3) {
-            const err42 = {
-              instancePath: instancePath + '/customerData',
-              schemaPath: '#/properties/customerData/propertyNames/not',
-              keyword: 'not',
-              params: {},
-              message: 'must NOT be valid',
-              schema: schema28.properties.customerData.propertyNames.not,
-              parentSchema: schema28.properties.customerData.propertyNames,
-              data: key2,
-              propertyName: key2,
-            };
-            if (vErrors === null) {
-              vErrors = [err42];
-            } else {
-              vErrors.push(err42);
-            }
-            errors++;
-          } else {
-            errors = _errs26;
-            if (vErrors !== null) {
-              if (_errs26) {
-                vErrors.length = _errs26;
-              } else {
-                vErrors = null;
-              }
-            }
-          }
-          if (true && func6(key2)) {
-            vErrors = func7(
-              vErrors,
-              instancePath + '/customerData',
-              '#/properties/customerData/propertyNames/noCardNumber',
-              key2,
-            );
-            errors++;
-          }
-          if (typeof key2 === 'string') {
-            if (func4(key2) > 100) {
-              const err43 = {
-                instancePath: instancePath + '/customerData',
-                schemaPath: '#/properties/customerData/propertyNames/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 100 },
-                message: 'must NOT have more than 100 characters',
-                schema: 100,
-                parentSchema: schema28.properties.customerData.propertyNames,
-                data: key2,
-                propertyName: key2,
-              };
-              if (vErrors === null) {
-                vErrors = [err43];
-              } else {
-                vErrors.push(err43);
-              }
-              errors++;
-            }
-          }
-          var valid2 = _errs25 === errors;
-          if (!valid2) {
-            const err44 = {
-              instancePath: instancePath + '/customerData',
-              schemaPath: '#/properties/customerData/propertyNames',
-              keyword: 'propertyNames',
-              params: { propertyName: key2 },
-              message: 'property name must be valid',
-              schema: schema28.properties.customerData.propertyNames,
-              parentSchema: schema28.properties.customerData,
-              data: data10,
-            };
-            if (vErrors === null) {
-              vErrors = [err44];
-            } else {
-              vErrors.push(err44);
-            }
-            errors++;
-          }
-        }
-        for (const key3 in data10) {
-          let data11 = data10[key3];
-          if (true && func6(data11)) {
-            vErrors = func7(
-              vErrors,
-              instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-              '#/properties/customerData/additionalProperties/noCardNumber',
-            );
-            errors++;
-          }
-          if (typeof data11 === 'string') {
-            if (func4(data11) > 500) {
-              const err45 = {
-                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/maxLength',
-                keyword: 'maxLength',
-                params: { limit: 500 },
-                message: 'must NOT have more than 500 characters',
-                schema: 500,
-                parentSchema: schema28.properties.customerData.additionalProperties,
-                data: data11,
-              };
-              if (vErrors === null) {
-                vErrors = [err45];
-              } else {
-                vErrors.push(err45);
-              }
-              errors++;
-            }
-            if (func4(data11) < 0) {
-              const err46 = {
-                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/minLength',
-                keyword: 'minLength',
-                params: { limit: 0 },
-                message: 'must NOT have fewer than 0 characters',
-                schema: 0,
-                parentSchema: schema28.properties.customerData.additionalProperties,
-                data: data11,
-              };
-              if (vErrors === null) {
-                vErrors = [err46];
-              } else {
-                vErrors.push(err46);
-              }
-              errors++;
-            }
-            if (!pattern6.test(data11)) {
-              const err47 = {
-                instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-                schemaPath: '#/properties/customerData/additionalProperties/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-                message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-                schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema28.properties.customerData.additionalProperties,
-                data: data11,
-              };
-              if (vErrors === null) {
-                vErrors = [err47];
-              } else {
-                vErrors.push(err47);
-              }
-              errors++;
-            }
-          } else {
-            const err48 = {
-              instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
-              schemaPath: '#/properties/customerData/additionalProperties/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema28.properties.customerData.additionalProperties.type,
-              parentSchema: schema28.properties.customerData.additionalProperties,
-              data: data11,
-            };
-            if (vErrors === null) {
-              vErrors = [err48];
-            } else {
-              vErrors.push(err48);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err49 = {
+      if (
+        !validate40(data.customerData, {
           instancePath: instancePath + '/customerData',
-          schemaPath: '#/properties/customerData/type',
+          parentData: data,
+          parentDataProperty: 'customerData',
+          rootData,
+        })
+      ) {
+        vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.setAsDefault !== undefined) {
+      let data6 = data.setAsDefault;
+      if (typeof data6 !== 'boolean') {
+        const err11 = {
+          instancePath: instancePath + '/setAsDefault',
+          schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
-          params: { type: 'object' },
-          message: 'must be object',
-          schema: schema28.properties.customerData.type,
-          parentSchema: schema28.properties.customerData,
-          data: data10,
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+          schema: schema25.properties.setAsDefault.type,
+          parentSchema: schema25.properties.setAsDefault,
+          data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err49];
+          vErrors = [err11];
         } else {
-          vErrors.push(err49);
+          vErrors.push(err11);
         }
         errors++;
       }
     }
+  } else {
+    const err12 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema25.type,
+      parentSchema: schema25,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err12];
+    } else {
+      vErrors.push(err12);
+    }
+    errors++;
+  }
+  validate42.errors = vErrors;
+  return errors === 0;
+}
+export const s18 = validate47;
+const schema27 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['accountType', 'processorToken', 'billingAddress'],
+  properties: {
+    accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER'] },
+    processorToken: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[A-Za-z0-9_]+$',
+      description:
+        "The processor's own token of the account, made by its browser fields (Stripe: a PaymentMethod id, `pm_…`). The sandbox processor makes none and refuses one.",
+    },
+    billingAddress: { $ref: 'BillingAddress' },
+    customerData: { $ref: 'CustomerData' },
+    setAsDefault: { type: 'boolean' },
+  },
+};
+const pattern47 = new RegExp('^[A-Za-z0-9_]+$', 'u');
+function validate47(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (data.accountType === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'accountType' },
+        message: "must have required property '" + 'accountType' + "'",
+        schema: schema27.required,
+        parentSchema: schema27,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.processorToken === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'processorToken' },
+        message: "must have required property '" + 'processorToken' + "'",
+        schema: schema27.required,
+        parentSchema: schema27,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.billingAddress === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'billingAddress' },
+        message: "must have required property '" + 'billingAddress' + "'",
+        schema: schema27.required,
+        parentSchema: schema27,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(
+        key0 === 'accountType' ||
+        key0 === 'processorToken' ||
+        key0 === 'billingAddress' ||
+        key0 === 'customerData' ||
+        key0 === 'setAsDefault'
+      )) {
+        const err3 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema27,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.accountType !== undefined) {
+      let data0 = data.accountType;
+      if (typeof data0 !== 'string') {
+        const err4 = {
+          instancePath: instancePath + '/accountType',
+          schemaPath: '#/properties/accountType/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema27.properties.accountType.type,
+          parentSchema: schema27.properties.accountType,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+      if (!(data0 === 'VISA' || data0 === 'MASTERCARD' || data0 === 'AMEX' || data0 === 'DISCOVER')) {
+        const err5 = {
+          instancePath: instancePath + '/accountType',
+          schemaPath: '#/properties/accountType/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema27.properties.accountType.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema27.properties.accountType.enum,
+          parentSchema: schema27.properties.accountType,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.processorToken !== undefined) {
+      let data1 = data.processorToken;
+      if (typeof data1 === 'string') {
+        if (func4(data1) > 255) {
+          const err6 = {
+            instancePath: instancePath + '/processorToken',
+            schemaPath: '#/properties/processorToken/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 255 },
+            message: 'must NOT have more than 255 characters',
+            schema: 255,
+            parentSchema: schema27.properties.processorToken,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (func4(data1) < 1) {
+          const err7 = {
+            instancePath: instancePath + '/processorToken',
+            schemaPath: '#/properties/processorToken/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema27.properties.processorToken,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        if (!pattern47.test(data1)) {
+          const err8 = {
+            instancePath: instancePath + '/processorToken',
+            schemaPath: '#/properties/processorToken/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[A-Za-z0-9_]+$' },
+            message: 'must match pattern "' + '^[A-Za-z0-9_]+$' + '"',
+            schema: '^[A-Za-z0-9_]+$',
+            parentSchema: schema27.properties.processorToken,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      } else {
+        const err9 = {
+          instancePath: instancePath + '/processorToken',
+          schemaPath: '#/properties/processorToken/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema27.properties.processorToken.type,
+          parentSchema: schema27.properties.processorToken,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.billingAddress !== undefined) {
+      if (
+        !validate38(data.billingAddress, {
+          instancePath: instancePath + '/billingAddress',
+          parentData: data,
+          parentDataProperty: 'billingAddress',
+          rootData,
+        })
+      ) {
+        vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.customerData !== undefined) {
+      if (
+        !validate40(data.customerData, {
+          instancePath: instancePath + '/customerData',
+          parentData: data,
+          parentDataProperty: 'customerData',
+          rootData,
+        })
+      ) {
+        vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+        errors = vErrors.length;
+      }
+    }
     if (data.setAsDefault !== undefined) {
-      let data12 = data.setAsDefault;
-      if (typeof data12 !== 'boolean') {
-        const err50 = {
+      let data4 = data.setAsDefault;
+      if (typeof data4 !== 'boolean') {
+        const err10 = {
+          instancePath: instancePath + '/setAsDefault',
+          schemaPath: '#/properties/setAsDefault/type',
+          keyword: 'type',
+          params: { type: 'boolean' },
+          message: 'must be boolean',
+          schema: schema27.properties.setAsDefault.type,
+          parentSchema: schema27.properties.setAsDefault,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err11 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema27.type,
+      parentSchema: schema27,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err11];
+    } else {
+      vErrors.push(err11);
+    }
+    errors++;
+  }
+  validate47.errors = vErrors;
+  return errors === 0;
+}
+export const s19 = validate50;
+const schema28 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['accountType', 'processorToken', 'billingAddress'],
+  properties: {
+    accountType: { type: 'string', enum: ['CHECKING', 'SAVINGS'] },
+    processorToken: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[A-Za-z0-9_]+$',
+      description:
+        "The processor's own token of the account, made by its browser fields (Stripe: a PaymentMethod id, `pm_…`). The sandbox processor makes none and refuses one.",
+    },
+    mandate: { $ref: 'BankMandate' },
+    billingAddress: { $ref: 'BillingAddress' },
+    customerData: { $ref: 'CustomerData' },
+    setAsDefault: { type: 'boolean' },
+  },
+};
+function validate50(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (data.accountType === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'accountType' },
+        message: "must have required property '" + 'accountType' + "'",
+        schema: schema28.required,
+        parentSchema: schema28,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.processorToken === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'processorToken' },
+        message: "must have required property '" + 'processorToken' + "'",
+        schema: schema28.required,
+        parentSchema: schema28,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.billingAddress === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'billingAddress' },
+        message: "must have required property '" + 'billingAddress' + "'",
+        schema: schema28.required,
+        parentSchema: schema28,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(
+        key0 === 'accountType' ||
+        key0 === 'processorToken' ||
+        key0 === 'mandate' ||
+        key0 === 'billingAddress' ||
+        key0 === 'customerData' ||
+        key0 === 'setAsDefault'
+      )) {
+        const err3 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema28,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.accountType !== undefined) {
+      let data0 = data.accountType;
+      if (typeof data0 !== 'string') {
+        const err4 = {
+          instancePath: instancePath + '/accountType',
+          schemaPath: '#/properties/accountType/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema28.properties.accountType.type,
+          parentSchema: schema28.properties.accountType,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+      if (!(data0 === 'CHECKING' || data0 === 'SAVINGS')) {
+        const err5 = {
+          instancePath: instancePath + '/accountType',
+          schemaPath: '#/properties/accountType/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema28.properties.accountType.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema28.properties.accountType.enum,
+          parentSchema: schema28.properties.accountType,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.processorToken !== undefined) {
+      let data1 = data.processorToken;
+      if (typeof data1 === 'string') {
+        if (func4(data1) > 255) {
+          const err6 = {
+            instancePath: instancePath + '/processorToken',
+            schemaPath: '#/properties/processorToken/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 255 },
+            message: 'must NOT have more than 255 characters',
+            schema: 255,
+            parentSchema: schema28.properties.processorToken,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (func4(data1) < 1) {
+          const err7 = {
+            instancePath: instancePath + '/processorToken',
+            schemaPath: '#/properties/processorToken/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema28.properties.processorToken,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        if (!pattern47.test(data1)) {
+          const err8 = {
+            instancePath: instancePath + '/processorToken',
+            schemaPath: '#/properties/processorToken/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[A-Za-z0-9_]+$' },
+            message: 'must match pattern "' + '^[A-Za-z0-9_]+$' + '"',
+            schema: '^[A-Za-z0-9_]+$',
+            parentSchema: schema28.properties.processorToken,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      } else {
+        const err9 = {
+          instancePath: instancePath + '/processorToken',
+          schemaPath: '#/properties/processorToken/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema28.properties.processorToken.type,
+          parentSchema: schema28.properties.processorToken,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.mandate !== undefined) {
+      if (
+        !validate43(data.mandate, {
+          instancePath: instancePath + '/mandate',
+          parentData: data,
+          parentDataProperty: 'mandate',
+          rootData,
+        })
+      ) {
+        vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.billingAddress !== undefined) {
+      if (
+        !validate38(data.billingAddress, {
+          instancePath: instancePath + '/billingAddress',
+          parentData: data,
+          parentDataProperty: 'billingAddress',
+          rootData,
+        })
+      ) {
+        vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.customerData !== undefined) {
+      if (
+        !validate40(data.customerData, {
+          instancePath: instancePath + '/customerData',
+          parentData: data,
+          parentDataProperty: 'customerData',
+          rootData,
+        })
+      ) {
+        vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.setAsDefault !== undefined) {
+      let data5 = data.setAsDefault;
+      if (typeof data5 !== 'boolean') {
+        const err10 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
@@ -12757,18 +12815,18 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be boolean',
           schema: schema28.properties.setAsDefault.type,
           parentSchema: schema28.properties.setAsDefault,
-          data: data12,
+          data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err50];
+          vErrors = [err10];
         } else {
-          vErrors.push(err50);
+          vErrors.push(err10);
         }
         errors++;
       }
     }
   } else {
-    const err51 = {
+    const err11 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -12779,16 +12837,16 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err51];
+      vErrors = [err11];
     } else {
-      vErrors.push(err51);
+      vErrors.push(err11);
     }
     errors++;
   }
-  validate27.errors = vErrors;
+  validate50.errors = vErrors;
   return errors === 0;
 }
-export const s18 = validate28;
+export const s20 = validate54;
 const schema29 = {
   type: 'object',
   additionalProperties: false,
@@ -12808,9 +12866,9 @@ const schema29 = {
     },
   },
 };
-const pattern52 = new RegExp('^[0-9]{4}-(0[1-9]|1[0-2])$', 'u');
-const pattern53 = new RegExp('^[A-Za-z0-9_-]+$', 'u');
-function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+const pattern49 = new RegExp('^[0-9]{4}-(0[1-9]|1[0-2])$', 'u');
+const pattern50 = new RegExp('^[A-Za-z0-9_-]+$', 'u');
+function validate54(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -12895,7 +12953,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.expiringBefore !== undefined) {
       let data1 = data.expiringBefore;
       if (typeof data1 === 'string') {
-        if (!pattern52.test(data1)) {
+        if (!pattern49.test(data1)) {
           const err4 = {
             instancePath: instancePath + '/expiringBefore',
             schemaPath: '#/properties/expiringBefore/pattern',
@@ -12971,7 +13029,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern53.test(data2)) {
+        if (!pattern50.test(data2)) {
           const err8 = {
             instancePath: instancePath + '/pageToken',
             schemaPath: '#/properties/pageToken/pattern',
@@ -13026,10 +13084,10 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate28.errors = vErrors;
+  validate54.errors = vErrors;
   return errors === 0;
 }
-export const s19 = validate29;
+export const s21 = validate55;
 const schema30 = {
   type: 'object',
   additionalProperties: false,
@@ -13043,7 +13101,7 @@ const schema30 = {
     },
   },
 };
-function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate55(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13220,10 +13278,10 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate29.errors = vErrors;
+  validate55.errors = vErrors;
   return errors === 0;
 }
-export const s20 = validate30;
+export const s22 = validate56;
 const schema31 = {
   type: 'object',
   additionalProperties: false,
@@ -13289,7 +13347,7 @@ const schema31 = {
     payorId: { type: 'string' },
   },
 };
-function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate56(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -13899,10 +13957,10 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate30.errors = vErrors;
+  validate56.errors = vErrors;
   return errors === 0;
 }
-export const s21 = validate31;
+export const s23 = validate57;
 const schema32 = {
   type: 'object',
   additionalProperties: false,
@@ -13997,7 +14055,7 @@ const schema32 = {
     setAsDefault: { type: 'boolean', enum: [true] },
   },
 };
-function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate57(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15031,10 +15089,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate31.errors = vErrors;
+  validate57.errors = vErrors;
   return errors === 0;
 }
-export const s22 = validate32;
+export const s24 = validate58;
 const schema33 = {
   type: 'object',
   additionalProperties: false,
@@ -15046,11 +15104,11 @@ const schema33 = {
     },
   },
 };
-const pattern65 = new RegExp(
+const pattern62 = new RegExp(
   '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
   'u',
 );
-function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate58(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15077,7 +15135,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.replaceWith !== undefined) {
       let data0 = data.replaceWith;
       if (typeof data0 === 'string') {
-        if (!pattern65.test(data0)) {
+        if (!pattern62.test(data0)) {
           const err1 = {
             instancePath: instancePath + '/replaceWith',
             schemaPath: '#/properties/replaceWith/pattern',
@@ -15137,10 +15195,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate32.errors = vErrors;
+  validate58.errors = vErrors;
   return errors === 0;
 }
-export const s23 = validate33;
+export const s25 = validate59;
 const schema34 = {
   type: 'object',
   additionalProperties: false,
@@ -15176,7 +15234,7 @@ const schema34 = {
     allowPartial: { type: 'boolean' },
   },
 };
-function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate59(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15543,10 +15601,10 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate33.errors = vErrors;
+  validate59.errors = vErrors;
   return errors === 0;
 }
-export const s24 = validate34;
+export const s26 = validate60;
 const schema35 = {
   type: 'object',
   additionalProperties: false,
@@ -15567,7 +15625,7 @@ const schema35 = {
     },
   },
 };
-function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate60(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15751,10 +15809,10 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate34.errors = vErrors;
+  validate60.errors = vErrors;
   return errors === 0;
 }
-export const s25 = validate35;
+export const s27 = validate61;
 const schema36 = {
   type: 'object',
   additionalProperties: false,
@@ -15810,9 +15868,8 @@ const schema36 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000 },
   },
 };
-const pattern70 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
-const formats30 = require('#shared/formats').formats['date-time'];
-function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+const pattern67 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
+function validate61(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15961,7 +16018,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern70.test(data1)) {
+        if (!pattern67.test(data1)) {
           const err5 = {
             instancePath: instancePath + '/objectId',
             schemaPath: '#/properties/objectId/pattern',
@@ -16001,7 +16058,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.since !== undefined) {
       let data2 = data.since;
       if (typeof data2 === 'string') {
-        if (!formats30.validate(data2)) {
+        if (!formats28.validate(data2)) {
           const err7 = {
             instancePath: instancePath + '/since',
             schemaPath: '#/properties/since/format',
@@ -16154,10 +16211,10 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate35.errors = vErrors;
+  validate61.errors = vErrors;
   return errors === 0;
 }
-export const s26 = validate36;
+export const s28 = validate62;
 const schema37 = {
   type: 'object',
   additionalProperties: false,
@@ -16193,12 +16250,12 @@ const schema37 = {
     },
   },
 };
-const pattern72 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
-const pattern73 = new RegExp(
+const pattern69 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
+const pattern70 = new RegExp(
   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
   'u',
 );
-function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate62(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -16283,7 +16340,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern72.test(data0)) {
+        if (!pattern69.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -16363,7 +16420,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern73.test(data2)) {
+            if (!pattern70.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',
@@ -16556,10 +16613,10 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate36.errors = vErrors;
+  validate62.errors = vErrors;
   return errors === 0;
 }
-export const s27 = validate37;
+export const s29 = validate63;
 const schema38 = {
   type: 'object',
   additionalProperties: false,
@@ -16596,7 +16653,7 @@ const schema38 = {
     status: { type: 'string', enum: ['enabled', 'disabled'] },
   },
 };
-function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate63(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -16681,7 +16738,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern72.test(data0)) {
+        if (!pattern69.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -16761,7 +16818,7 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern73.test(data2)) {
+            if (!pattern70.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',
@@ -16993,10 +17050,10 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate37.errors = vErrors;
+  validate63.errors = vErrors;
   return errors === 0;
 }
-export const s28 = validate38;
+export const s30 = validate64;
 const schema39 = {
   type: 'object',
   additionalProperties: false,
@@ -17006,7 +17063,7 @@ const schema39 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
   },
 };
-function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate64(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -17203,17 +17260,17 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate38.errors = vErrors;
+  validate64.errors = vErrors;
   return errors === 0;
 }
-export const s29 = validate39;
+export const s31 = validate65;
 const schema40 = {
   type: 'object',
   additionalProperties: false,
   required: ['since'],
   properties: { since: { type: 'string', format: 'date-time' } },
 };
-function validate39(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate65(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -17258,7 +17315,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.since !== undefined) {
       let data0 = data.since;
       if (typeof data0 === 'string') {
-        if (!formats30.validate(data0)) {
+        if (!formats28.validate(data0)) {
           const err2 = {
             instancePath: instancePath + '/since',
             schemaPath: '#/properties/since/format',
@@ -17313,10 +17370,10 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate39.errors = vErrors;
+  validate65.errors = vErrors;
   return errors === 0;
 }
-export const s30 = validate40;
+export const s32 = validate66;
 const schema41 = {
   type: 'object',
   required: ['accountType'],
@@ -17324,7 +17381,7 @@ const schema41 = {
     accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING', 'SAVINGS'] },
   },
 };
-function validate40(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate66(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -17410,10 +17467,10 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate40.errors = vErrors;
+  validate66.errors = vErrors;
   return errors === 0;
 }
-export const s31 = validate41;
+export const s33 = validate67;
 const schema42 = {
   type: 'object',
   additionalProperties: false,
@@ -17507,7 +17564,7 @@ const schema42 = {
     },
   },
 };
-function validate41(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate67(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -18545,10 +18602,10 @@ function validate41(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate41.errors = vErrors;
+  validate67.errors = vErrors;
   return errors === 0;
 }
-export const s32 = validate42;
+export const s34 = validate68;
 const schema43 = {
   type: 'object',
   additionalProperties: false,
@@ -18565,7 +18622,7 @@ const schema43 = {
     amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
   },
 };
-function validate42(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate68(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -18799,10 +18856,10 @@ function validate42(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate42.errors = vErrors;
+  validate68.errors = vErrors;
   return errors === 0;
 }
-export const s33 = validate43;
+export const s35 = validate69;
 const schema44 = {
   type: 'object',
   maxProperties: 50,
@@ -18843,7 +18900,7 @@ const schema44 = {
       'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals, no card number) or a boolean',
   },
 };
-function validate43(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate69(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -19191,908 +19248,14 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate43.errors = vErrors;
+  validate69.errors = vErrors;
   return errors === 0;
 }
-export const s34 = validate44;
+export const s36 = validate43;
+export const s37 = validate38;
+export const s38 = validate40;
+export const s39 = validate70;
 const schema45 = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['line1', 'city', 'state', 'postalCode', 'country'],
-  properties: {
-    line1: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 100,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
-    },
-    line2: {
-      type: 'string',
-      minLength: 0,
-      maxLength: 100,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
-    },
-    city: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 60,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
-    },
-    state: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 50,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
-    },
-    postalCode: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 20,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
-    },
-    country: {
-      type: 'string',
-      pattern: '^[A-Z]{2}$',
-      description: 'must be an ISO 3166-1 alpha-2 code like US',
-    },
-  },
-};
-function validate44(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
-  let vErrors = null;
-  let errors = 0;
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (data.line1 === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'line1' },
-        message: "must have required property '" + 'line1' + "'",
-        schema: schema45.required,
-        parentSchema: schema45,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.city === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'city' },
-        message: "must have required property '" + 'city' + "'",
-        schema: schema45.required,
-        parentSchema: schema45,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-    if (data.state === undefined) {
-      const err2 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'state' },
-        message: "must have required property '" + 'state' + "'",
-        schema: schema45.required,
-        parentSchema: schema45,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err2];
-      } else {
-        vErrors.push(err2);
-      }
-      errors++;
-    }
-    if (data.postalCode === undefined) {
-      const err3 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'postalCode' },
-        message: "must have required property '" + 'postalCode' + "'",
-        schema: schema45.required,
-        parentSchema: schema45,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err3];
-      } else {
-        vErrors.push(err3);
-      }
-      errors++;
-    }
-    if (data.country === undefined) {
-      const err4 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'country' },
-        message: "must have required property '" + 'country' + "'",
-        schema: schema45.required,
-        parentSchema: schema45,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err4];
-      } else {
-        vErrors.push(err4);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      if (!(
-        key0 === 'line1' ||
-        key0 === 'line2' ||
-        key0 === 'city' ||
-        key0 === 'state' ||
-        key0 === 'postalCode' ||
-        key0 === 'country'
-      )) {
-        const err5 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-          schema: false,
-          parentSchema: schema45,
-          data,
-        };
-        if (vErrors === null) {
-          vErrors = [err5];
-        } else {
-          vErrors.push(err5);
-        }
-        errors++;
-      }
-    }
-    if (data.line1 !== undefined) {
-      let data0 = data.line1;
-      if (true && func6(data0)) {
-        vErrors = func7(vErrors, instancePath + '/line1', '#/properties/line1/noCardNumber');
-        errors++;
-      }
-      if (typeof data0 === 'string') {
-        if (func4(data0) > 100) {
-          const err6 = {
-            instancePath: instancePath + '/line1',
-            schemaPath: '#/properties/line1/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 100 },
-            message: 'must NOT have more than 100 characters',
-            schema: 100,
-            parentSchema: schema45.properties.line1,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
-        }
-        if (func4(data0) < 1) {
-          const err7 = {
-            instancePath: instancePath + '/line1',
-            schemaPath: '#/properties/line1/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema45.properties.line1,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data0)) {
-          const err8 = {
-            instancePath: instancePath + '/line1',
-            schemaPath: '#/properties/line1/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema45.properties.line1,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err8];
-          } else {
-            vErrors.push(err8);
-          }
-          errors++;
-        }
-      } else {
-        const err9 = {
-          instancePath: instancePath + '/line1',
-          schemaPath: '#/properties/line1/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema45.properties.line1.type,
-          parentSchema: schema45.properties.line1,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err9];
-        } else {
-          vErrors.push(err9);
-        }
-        errors++;
-      }
-    }
-    if (data.line2 !== undefined) {
-      let data1 = data.line2;
-      if (true && func6(data1)) {
-        vErrors = func7(vErrors, instancePath + '/line2', '#/properties/line2/noCardNumber');
-        errors++;
-      }
-      if (typeof data1 === 'string') {
-        if (func4(data1) > 100) {
-          const err10 = {
-            instancePath: instancePath + '/line2',
-            schemaPath: '#/properties/line2/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 100 },
-            message: 'must NOT have more than 100 characters',
-            schema: 100,
-            parentSchema: schema45.properties.line2,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err10];
-          } else {
-            vErrors.push(err10);
-          }
-          errors++;
-        }
-        if (func4(data1) < 0) {
-          const err11 = {
-            instancePath: instancePath + '/line2',
-            schemaPath: '#/properties/line2/minLength',
-            keyword: 'minLength',
-            params: { limit: 0 },
-            message: 'must NOT have fewer than 0 characters',
-            schema: 0,
-            parentSchema: schema45.properties.line2,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err11];
-          } else {
-            vErrors.push(err11);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data1)) {
-          const err12 = {
-            instancePath: instancePath + '/line2',
-            schemaPath: '#/properties/line2/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema45.properties.line2,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err12];
-          } else {
-            vErrors.push(err12);
-          }
-          errors++;
-        }
-      } else {
-        const err13 = {
-          instancePath: instancePath + '/line2',
-          schemaPath: '#/properties/line2/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema45.properties.line2.type,
-          parentSchema: schema45.properties.line2,
-          data: data1,
-        };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
-        }
-        errors++;
-      }
-    }
-    if (data.city !== undefined) {
-      let data2 = data.city;
-      if (true && func6(data2)) {
-        vErrors = func7(vErrors, instancePath + '/city', '#/properties/city/noCardNumber');
-        errors++;
-      }
-      if (typeof data2 === 'string') {
-        if (func4(data2) > 60) {
-          const err14 = {
-            instancePath: instancePath + '/city',
-            schemaPath: '#/properties/city/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 60 },
-            message: 'must NOT have more than 60 characters',
-            schema: 60,
-            parentSchema: schema45.properties.city,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
-          }
-          errors++;
-        }
-        if (func4(data2) < 1) {
-          const err15 = {
-            instancePath: instancePath + '/city',
-            schemaPath: '#/properties/city/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema45.properties.city,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data2)) {
-          const err16 = {
-            instancePath: instancePath + '/city',
-            schemaPath: '#/properties/city/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema45.properties.city,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err16];
-          } else {
-            vErrors.push(err16);
-          }
-          errors++;
-        }
-      } else {
-        const err17 = {
-          instancePath: instancePath + '/city',
-          schemaPath: '#/properties/city/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema45.properties.city.type,
-          parentSchema: schema45.properties.city,
-          data: data2,
-        };
-        if (vErrors === null) {
-          vErrors = [err17];
-        } else {
-          vErrors.push(err17);
-        }
-        errors++;
-      }
-    }
-    if (data.state !== undefined) {
-      let data3 = data.state;
-      if (true && func6(data3)) {
-        vErrors = func7(vErrors, instancePath + '/state', '#/properties/state/noCardNumber');
-        errors++;
-      }
-      if (typeof data3 === 'string') {
-        if (func4(data3) > 50) {
-          const err18 = {
-            instancePath: instancePath + '/state',
-            schemaPath: '#/properties/state/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 50 },
-            message: 'must NOT have more than 50 characters',
-            schema: 50,
-            parentSchema: schema45.properties.state,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err18];
-          } else {
-            vErrors.push(err18);
-          }
-          errors++;
-        }
-        if (func4(data3) < 1) {
-          const err19 = {
-            instancePath: instancePath + '/state',
-            schemaPath: '#/properties/state/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema45.properties.state,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err19];
-          } else {
-            vErrors.push(err19);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data3)) {
-          const err20 = {
-            instancePath: instancePath + '/state',
-            schemaPath: '#/properties/state/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema45.properties.state,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err20];
-          } else {
-            vErrors.push(err20);
-          }
-          errors++;
-        }
-      } else {
-        const err21 = {
-          instancePath: instancePath + '/state',
-          schemaPath: '#/properties/state/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema45.properties.state.type,
-          parentSchema: schema45.properties.state,
-          data: data3,
-        };
-        if (vErrors === null) {
-          vErrors = [err21];
-        } else {
-          vErrors.push(err21);
-        }
-        errors++;
-      }
-    }
-    if (data.postalCode !== undefined) {
-      let data4 = data.postalCode;
-      if (true && func6(data4)) {
-        vErrors = func7(vErrors, instancePath + '/postalCode', '#/properties/postalCode/noCardNumber');
-        errors++;
-      }
-      if (typeof data4 === 'string') {
-        if (func4(data4) > 20) {
-          const err22 = {
-            instancePath: instancePath + '/postalCode',
-            schemaPath: '#/properties/postalCode/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 20 },
-            message: 'must NOT have more than 20 characters',
-            schema: 20,
-            parentSchema: schema45.properties.postalCode,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err22];
-          } else {
-            vErrors.push(err22);
-          }
-          errors++;
-        }
-        if (func4(data4) < 1) {
-          const err23 = {
-            instancePath: instancePath + '/postalCode',
-            schemaPath: '#/properties/postalCode/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema45.properties.postalCode,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err23];
-          } else {
-            vErrors.push(err23);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data4)) {
-          const err24 = {
-            instancePath: instancePath + '/postalCode',
-            schemaPath: '#/properties/postalCode/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema45.properties.postalCode,
-            data: data4,
-          };
-          if (vErrors === null) {
-            vErrors = [err24];
-          } else {
-            vErrors.push(err24);
-          }
-          errors++;
-        }
-      } else {
-        const err25 = {
-          instancePath: instancePath + '/postalCode',
-          schemaPath: '#/properties/postalCode/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema45.properties.postalCode.type,
-          parentSchema: schema45.properties.postalCode,
-          data: data4,
-        };
-        if (vErrors === null) {
-          vErrors = [err25];
-        } else {
-          vErrors.push(err25);
-        }
-        errors++;
-      }
-    }
-    if (data.country !== undefined) {
-      let data5 = data.country;
-      if (typeof data5 === 'string') {
-        if (!pattern43.test(data5)) {
-          const err26 = {
-            instancePath: instancePath + '/country',
-            schemaPath: '#/properties/country/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[A-Z]{2}$' },
-            message: 'must match pattern "' + '^[A-Z]{2}$' + '"',
-            schema: '^[A-Z]{2}$',
-            parentSchema: schema45.properties.country,
-            data: data5,
-          };
-          if (vErrors === null) {
-            vErrors = [err26];
-          } else {
-            vErrors.push(err26);
-          }
-          errors++;
-        }
-      } else {
-        const err27 = {
-          instancePath: instancePath + '/country',
-          schemaPath: '#/properties/country/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema45.properties.country.type,
-          parentSchema: schema45.properties.country,
-          data: data5,
-        };
-        if (vErrors === null) {
-          vErrors = [err27];
-        } else {
-          vErrors.push(err27);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err28 = {
-      instancePath,
-      schemaPath: '#/type',
-      keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object',
-      schema: schema45.type,
-      parentSchema: schema45,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err28];
-    } else {
-      vErrors.push(err28);
-    }
-    errors++;
-  }
-  validate44.errors = vErrors;
-  return errors === 0;
-}
-export const s35 = validate45;
-const schema46 = {
-  type: 'object',
-  maxProperties: 50,
-  propertyNames: {
-    maxLength: 100,
-    not: {
-      enum: [
-        '__proto__',
-        'constructor',
-        'prototype',
-        'toString',
-        'toLocaleString',
-        'valueOf',
-        'hasOwnProperty',
-        'isPrototypeOf',
-        'propertyIsEnumerable',
-        '__defineGetter__',
-        '__defineSetter__',
-        '__lookupGetter__',
-        '__lookupSetter__',
-      ],
-    },
-    noCardNumber: true,
-  },
-  additionalProperties: {
-    type: 'string',
-    minLength: 0,
-    maxLength: 500,
-    pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-    noCardNumber: true,
-    description: 'must not contain control characters or a card number',
-  },
-};
-function validate45(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
-  let vErrors = null;
-  let errors = 0;
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (Object.keys(data).length > 50) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/maxProperties',
-        keyword: 'maxProperties',
-        params: { limit: 50 },
-        message: 'must NOT have more than 50 properties',
-        schema: 50,
-        parentSchema: schema46,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      const _errs1 = errors;
-      const _errs2 = errors;
-      const _errs3 = errors;
-      if (!(
-        key0 === '__proto__' ||
-        key0 === 'constructor' ||
-        key0 === 'prototype' ||
-        key0 === 'toString' ||
-        key0 === 'toLocaleString' ||
-        key0 === 'valueOf' ||
-        key0 === 'hasOwnProperty' ||
-        key0 === 'isPrototypeOf' ||
-        key0 === 'propertyIsEnumerable' ||
-        key0 === '__defineGetter__' ||
-        key0 === '__defineSetter__' ||
-        key0 === '__lookupGetter__' ||
-        key0 === '__lookupSetter__'
-      )) {
-        const err1 = {};
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-      var valid1 = _errs3 === errors;
-      if (valid1) {
-        const err2 = {
-          instancePath,
-          schemaPath: '#/propertyNames/not',
-          keyword: 'not',
-          params: {},
-          message: 'must NOT be valid',
-          schema: schema46.propertyNames.not,
-          parentSchema: schema46.propertyNames,
-          data: key0,
-          propertyName: key0,
-        };
-        if (vErrors === null) {
-          vErrors = [err2];
-        } else {
-          vErrors.push(err2);
-        }
-        errors++;
-      } else {
-        errors = _errs2;
-        if (vErrors !== null) {
-          if (_errs2) {
-            vErrors.length = _errs2;
-          } else {
-            vErrors = null;
-          }
-        }
-      }
-      if (true && func6(key0)) {
-        vErrors = func7(vErrors, instancePath, '#/propertyNames/noCardNumber', key0);
-        errors++;
-      }
-      if (typeof key0 === 'string') {
-        if (func4(key0) > 100) {
-          const err3 = {
-            instancePath,
-            schemaPath: '#/propertyNames/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 100 },
-            message: 'must NOT have more than 100 characters',
-            schema: 100,
-            parentSchema: schema46.propertyNames,
-            data: key0,
-            propertyName: key0,
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-      }
-      var valid0 = _errs1 === errors;
-      if (!valid0) {
-        const err4 = {
-          instancePath,
-          schemaPath: '#/propertyNames',
-          keyword: 'propertyNames',
-          params: { propertyName: key0 },
-          message: 'property name must be valid',
-          schema: schema46.propertyNames,
-          parentSchema: schema46,
-          data,
-        };
-        if (vErrors === null) {
-          vErrors = [err4];
-        } else {
-          vErrors.push(err4);
-        }
-        errors++;
-      }
-    }
-    for (const key1 in data) {
-      let data0 = data[key1];
-      if (true && func6(data0)) {
-        vErrors = func7(
-          vErrors,
-          instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-          '#/additionalProperties/noCardNumber',
-        );
-        errors++;
-      }
-      if (typeof data0 === 'string') {
-        if (func4(data0) > 500) {
-          const err5 = {
-            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-            schemaPath: '#/additionalProperties/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 500 },
-            message: 'must NOT have more than 500 characters',
-            schema: 500,
-            parentSchema: schema46.additionalProperties,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err5];
-          } else {
-            vErrors.push(err5);
-          }
-          errors++;
-        }
-        if (func4(data0) < 0) {
-          const err6 = {
-            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-            schemaPath: '#/additionalProperties/minLength',
-            keyword: 'minLength',
-            params: { limit: 0 },
-            message: 'must NOT have fewer than 0 characters',
-            schema: 0,
-            parentSchema: schema46.additionalProperties,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data0)) {
-          const err7 = {
-            instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-            schemaPath: '#/additionalProperties/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema46.additionalProperties,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
-          errors++;
-        }
-      } else {
-        const err8 = {
-          instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
-          schemaPath: '#/additionalProperties/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema46.additionalProperties.type,
-          parentSchema: schema46.additionalProperties,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err8];
-        } else {
-          vErrors.push(err8);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err9 = {
-      instancePath,
-      schemaPath: '#/type',
-      keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object',
-      schema: schema46.type,
-      parentSchema: schema46,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err9];
-    } else {
-      vErrors.push(err9);
-    }
-    errors++;
-  }
-  validate45.errors = vErrors;
-  return errors === 0;
-}
-export const s36 = validate46;
-const schema47 = {
   type: 'object',
   additionalProperties: false,
   required: ['maxRetries'],
@@ -20103,7 +19266,7 @@ const schema47 = {
     intervalHours: { type: 'integer', minimum: 24, maximum: 240, description: 'must be an integer 24-240' },
   },
 };
-function validate46(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate70(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -20114,8 +19277,8 @@ function validate46(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'maxRetries' },
         message: "must have required property '" + 'maxRetries' + "'",
-        schema: schema47.required,
-        parentSchema: schema47,
+        schema: schema45.required,
+        parentSchema: schema45,
         data,
       };
       if (vErrors === null) {
@@ -20134,7 +19297,7 @@ function validate46(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema47,
+          parentSchema: schema45,
           data,
         };
         if (vErrors === null) {
@@ -20154,8 +19317,8 @@ function validate46(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema47.properties.maxRetries.type,
-          parentSchema: schema47.properties.maxRetries,
+          schema: schema45.properties.maxRetries.type,
+          parentSchema: schema45.properties.maxRetries,
           data: data0,
         };
         if (vErrors === null) {
@@ -20174,7 +19337,7 @@ function validate46(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 4 },
             message: 'must be <= 4',
             schema: 4,
-            parentSchema: schema47.properties.maxRetries,
+            parentSchema: schema45.properties.maxRetries,
             data: data0,
           };
           if (vErrors === null) {
@@ -20192,7 +19355,7 @@ function validate46(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema47.properties.maxRetries,
+            parentSchema: schema45.properties.maxRetries,
             data: data0,
           };
           if (vErrors === null) {
@@ -20213,8 +19376,8 @@ function validate46(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema47.properties.intervalHours.type,
-          parentSchema: schema47.properties.intervalHours,
+          schema: schema45.properties.intervalHours.type,
+          parentSchema: schema45.properties.intervalHours,
           data: data1,
         };
         if (vErrors === null) {
@@ -20233,7 +19396,7 @@ function validate46(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 240 },
             message: 'must be <= 240',
             schema: 240,
-            parentSchema: schema47.properties.intervalHours,
+            parentSchema: schema45.properties.intervalHours,
             data: data1,
           };
           if (vErrors === null) {
@@ -20251,7 +19414,7 @@ function validate46(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 24 },
             message: 'must be >= 24',
             schema: 24,
-            parentSchema: schema47.properties.intervalHours,
+            parentSchema: schema45.properties.intervalHours,
             data: data1,
           };
           if (vErrors === null) {
@@ -20270,8 +19433,8 @@ function validate46(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema47.type,
-      parentSchema: schema47,
+      schema: schema45.type,
+      parentSchema: schema45,
       data,
     };
     if (vErrors === null) {
@@ -20281,7 +19444,7 @@ function validate46(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate46.errors = vErrors;
+  validate70.errors = vErrors;
   return errors === 0;
 }
 
@@ -20427,17 +19590,17 @@ export const CreatePayor = /* @__PURE__ */ routeCheck<typeof routes.CreatePayor>
 export const SearchPayors = /* @__PURE__ */ routeCheck<typeof routes.SearchPayors>(
   'SearchPayors',
   undefined,
-  s18,
+  s20,
 );
 export const BulkSearchPayors = /* @__PURE__ */ routeCheck<typeof routes.BulkSearchPayors>(
   'BulkSearchPayors',
-  { optional: false, validate: s19 },
+  { optional: false, validate: s21 },
   s0,
 );
 export const GetPayor = /* @__PURE__ */ routeCheck<typeof routes.GetPayor>('GetPayor', undefined, s0);
 export const UpdatePayor = /* @__PURE__ */ routeCheck<typeof routes.UpdatePayor>(
   'UpdatePayor',
-  { optional: false, validate: s20 },
+  { optional: false, validate: s22 },
   s0,
 );
 export const DeletePayor = /* @__PURE__ */ routeCheck<typeof routes.DeletePayor>(
@@ -20459,17 +19622,17 @@ export const AddMethod = /* @__PURE__ */ routeCheck<typeof routes.AddMethod>(
 export const GetMethod = /* @__PURE__ */ routeCheck<typeof routes.GetMethod>('GetMethod', undefined, s0);
 export const UpdateMethod = /* @__PURE__ */ routeCheck<typeof routes.UpdateMethod>(
   'UpdateMethod',
-  { optional: false, validate: s21 },
+  { optional: false, validate: s23 },
   s0,
 );
 export const DeleteMethod = /* @__PURE__ */ routeCheck<typeof routes.DeleteMethod>(
   'DeleteMethod',
   undefined,
-  s22,
+  s24,
 );
 export const CreateSale = /* @__PURE__ */ routeCheck<typeof routes.CreateSale>(
   'CreateSale',
-  { optional: false, validate: s23 },
+  { optional: false, validate: s25 },
   s0,
   { scope: 'sale', operation: 'CreateSale', bodyKey: true },
 );
@@ -20486,15 +19649,15 @@ export const VoidTransaction = /* @__PURE__ */ routeCheck<typeof routes.VoidTran
 );
 export const RefundTransaction = /* @__PURE__ */ routeCheck<typeof routes.RefundTransaction>(
   'RefundTransaction',
-  { optional: false, validate: s24 },
+  { optional: false, validate: s26 },
   s0,
   { scope: 'refund:{TransactionID}', operation: 'RefundTransaction', bodyKey: true },
 );
-export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s25);
+export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s27);
 export const GetEvent = /* @__PURE__ */ routeCheck<typeof routes.GetEvent>('GetEvent', undefined, s0);
 export const CreateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.CreateWebhookEndpoint>(
   'CreateWebhookEndpoint',
-  { optional: false, validate: s26 },
+  { optional: false, validate: s28 },
   s0,
   { scope: 'request', operation: 'CreateWebhookEndpoint', bodyKey: false },
 );
@@ -20510,7 +19673,7 @@ export const GetWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.GetWe
 );
 export const UpdateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.UpdateWebhookEndpoint>(
   'UpdateWebhookEndpoint',
-  { optional: false, validate: s27 },
+  { optional: false, validate: s29 },
   s0,
 );
 export const DeleteWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.DeleteWebhookEndpoint>(
@@ -20527,16 +19690,18 @@ export const RotateWebhookSecret = /* @__PURE__ */ routeCheck<typeof routes.Rota
 export const ListWebhookDeliveries = /* @__PURE__ */ routeCheck<typeof routes.ListWebhookDeliveries>(
   'ListWebhookDeliveries',
   undefined,
-  s28,
+  s30,
 );
 export const ReplayWebhookEvents = /* @__PURE__ */ routeCheck<typeof routes.ReplayWebhookEvents>(
   'ReplayWebhookEvents',
-  { optional: false, validate: s29 },
+  { optional: false, validate: s31 },
   s0,
   { scope: 'request', operation: 'ReplayWebhookEvents', bodyKey: false },
 );
 
 // Schemas validated in handler code, by name.
-export const validateAccountType: CompiledValidate = s30;
+export const validateAccountType: CompiledValidate = s32;
 export const validateCardMethod: CompiledValidate = s16;
 export const validateCheckingMethod: CompiledValidate = s17;
+export const validateCardTokenMethod: CompiledValidate = s18;
+export const validateCheckingTokenMethod: CompiledValidate = s19;

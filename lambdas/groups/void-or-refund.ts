@@ -10,7 +10,7 @@ import * as routes from '#generated/validators';
 import { requireGroup } from '#core/groups';
 import { voidOrRefundGroup, type Outcome } from '#core/void-or-refund';
 import { merchantRoute } from '#core/merchants';
-import { reverseInBackground, reversesInBackground } from '#core/void-or-refund-run';
+import { reversalSeconds, reverseInBackground, reversesInBackground } from '#core/void-or-refund-run';
 import { clock } from '#shared/clock';
 
 export const handler = merchantRoute(routes.VoidOrRefundGroup, async ({ merchant, params, body, now }) => {
@@ -23,9 +23,9 @@ export const handler = merchantRoute(routes.VoidOrRefundGroup, async ({ merchant
       return { status: 202, body: { paymentGroupId: groupId, status: 'accepted', executionArn } };
     }
   }
-  // The last reversal starts early enough to end before the function's timeout.
-  const deadline =
-    clock.nowMs() + (VOID_OR_REFUND.apiTimeoutSeconds - VOID_OR_REFUND.reversalSeconds - 2) * 1000;
+  // The last reversal starts early enough to end before the function's timeout (at the
+  // configured processor's bound: contract/processor.ts).
+  const deadline = clock.nowMs() + (VOID_OR_REFUND.apiTimeoutSeconds - reversalSeconds() - 2) * 1000;
   const { group, outcomes } = await voidOrRefundGroup(
     groupId,
     merchant.merchantId,

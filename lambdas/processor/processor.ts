@@ -84,6 +84,12 @@ export interface Vaulted {
   last4?: string;
   expiryMonth?: number;
   expiryYear?: number;
+  /**
+   * A card's brand as the processor read it (`VISA`, `MASTERCARD`, `AMEX`, `DISCOVER`; absent for
+   * another brand or a bank account): a card vaulted by `processorToken` is checked against the
+   * accountType the merchant gave.
+   */
+  brand?: string;
 }
 
 /** A sale that got no answer, to be answered as declined (`reverseUnanswered`). */

@@ -4,14 +4,15 @@
  * the caller's timeout reversal (or retry with the same key) runs, instead of the function being
  * killed half-way with nothing recorded. docs/decisions.md "Processor timeout".
  */
+import { PROCESSOR_TIMING } from '#contract/processor';
 import { withTimeout } from '#shared/clock';
 import { ProcessorUnavailableError, type PaymentProcessor } from './processor';
 
 /**
- * The sandbox's bound of one call (each adapter has its own, lambdas/processor/index.ts): a sale
- * plus its timeout reversal (2 × 3 s) fits in an API function's 10 s.
+ * The sandbox's bound of one call (each adapter has its own: contract/processor.ts): a sale plus
+ * its timeout reversal (2 × 3 s) fits in an API function's 10 s.
  */
-export const PROCESSOR_TIMEOUT_MS = 3_000;
+export const PROCESSOR_TIMEOUT_MS = PROCESSOR_TIMING.sandbox.callMs;
 
 const bounded = <T>(call: Promise<T>, ms: number, what: string): Promise<T> =>
   withTimeout(call, ms, () => {

@@ -2,7 +2,7 @@
  * Runs `fn` over `items` with at most `limit` calls in flight; results in input order.
  *
  * Every started call settles before this returns or rethrows: a caller that gives up on an item
- * after a failure (issue 13, defect 4) must never run while another worker is still between a
+ * after a failure must never run while another worker is still between a
  * charge and its record, and a Lambda frozen with workers in flight would thaw them later. After
  * the first failure no new item is started; the first error is rethrown once all are settled.
  */

@@ -19,6 +19,13 @@ export interface FunctionConfig {
   readonly duplicateWindowSeconds: number;
   /** Name of the processor adapter (lambdas/processor/index.ts lists them). */
   readonly processor: string;
+  /**
+   * The Stripe processor (PROCESSOR=stripe): STRIPE_MODE `live` or `test` (the secret key must be
+   * of that mode: a live key never runs a test stage), and STRIPE_API, the address of Stripe's API
+   * when it is not Stripe's own (the local runtime's stand-in, `http://127.0.0.1:<port>`).
+   */
+  readonly stripeMode: 'live' | 'test';
+  readonly stripeApi: string | undefined;
   /** The sandbox processor's settlement cut-offs. */
   readonly settlement: { readonly periodSeconds: number; readonly offsetSeconds: number };
   /** SANDBOX_LATENCY_MS: the sandbox processor answers every call after this many milliseconds. */
@@ -94,6 +101,8 @@ export interface FunctionConfig {
   readonly notificationQueueUrl: string | undefined;
   /** The webhook queue (the stream forwarder, the webhook functions and the delivery function write it). */
   readonly webhookQueueUrl: string | undefined;
+  /** The webhook slow lane's queue (only the delivery function writes it). */
+  readonly webhookSlowQueueUrl: string | undefined;
   /** WEBHOOK_SECRET_KEY: how webhook secrets are sealed, `kms:<key>` or `file:<path>` (shared/secret-box.ts). */
   readonly webhookSecretKey: string | undefined;
   /**
@@ -101,6 +110,8 @@ export interface FunctionConfig {
    * `file:<path>` (shared/keyed-hash.ts); only the functions of routes that take a key have it.
    */
   readonly idempotencyHashKey: string | undefined;
+  /** STRIPE_SECRET_KEY: where the Stripe secret key is (OPTIONAL_VARIABLES below). */
+  readonly stripeSecretKey: string | undefined;
   /**
    * WEBHOOK_ALLOW_LOOPBACK (`true` only in the local runtime): webhook URLs on 127.0.0.1 and
    * localhost are accepted. The cloud never sets it.
@@ -126,8 +137,15 @@ const OPTIONAL_VARIABLES = {
   sesConfigurationSet: 'SES_CONFIGURATION_SET',
   notificationQueueUrl: 'NOTIFICATION_QUEUE_URL',
   webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
+  webhookSlowQueueUrl: 'WEBHOOK_SLOW_QUEUE_URL',
   webhookSecretKey: 'WEBHOOK_SECRET_KEY',
   idempotencyHashKey: 'IDEMPOTENCY_HASH_KEY',
+  /**
+   * STRIPE_SECRET_KEY: where the Stripe secret key is, `secretsmanager:<secret ARN>` or
+   * `file:<path>` (lambdas/shared/secret-setting.ts); only the functions that call the processor
+   * of a Stripe stage have it.
+   */
+  stripeSecretKey: 'STRIPE_SECRET_KEY',
 } as const;
 type OptionalSetting = keyof typeof OPTIONAL_VARIABLES;
 
@@ -162,6 +180,13 @@ function scale(env: Env, name: string): number {
   return value;
 }
 
+function stripeMode(env: Env): 'live' | 'test' {
+  const raw = text(env, 'STRIPE_MODE') ?? 'test';
+  if (raw !== 'live' && raw !== 'test')
+    throw new Error(`environment variable STRIPE_MODE must be live or test, got "${raw}"`);
+  return raw;
+}
+
 const serviceNameOf = (env: Env): string => text(env, 'POWERTOOLS_SERVICE_NAME') ?? 'scheduled-payments';
 
 /**
@@ -179,6 +204,8 @@ export function loadConfig(env: Env): FunctionConfig {
     authzCacheSeconds: integer(env, 'AUTHZ_CACHE_SECONDS', 30),
     duplicateWindowSeconds: integer(env, 'DUPLICATE_WINDOW_SECONDS', 300),
     processor: text(env, 'PROCESSOR') ?? 'sandbox',
+    stripeMode: stripeMode(env),
+    stripeApi: text(env, 'STRIPE_API'),
     settlement: Object.freeze({
       periodSeconds: integer(env, 'SETTLEMENT_PERIOD_SECONDS', 3600, 1),
       offsetSeconds: integer(env, 'SETTLEMENT_OFFSET_SECONDS', 1800),
@@ -209,8 +236,10 @@ export function loadConfig(env: Env): FunctionConfig {
     sesConfigurationSet: text(env, OPTIONAL_VARIABLES.sesConfigurationSet),
     notificationQueueUrl: text(env, OPTIONAL_VARIABLES.notificationQueueUrl),
     webhookQueueUrl: text(env, OPTIONAL_VARIABLES.webhookQueueUrl),
+    webhookSlowQueueUrl: text(env, OPTIONAL_VARIABLES.webhookSlowQueueUrl),
     webhookSecretKey: text(env, OPTIONAL_VARIABLES.webhookSecretKey),
     idempotencyHashKey: text(env, OPTIONAL_VARIABLES.idempotencyHashKey),
+    stripeSecretKey: text(env, OPTIONAL_VARIABLES.stripeSecretKey),
     webhookAllowLoopback: text(env, 'WEBHOOK_ALLOW_LOOPBACK') === 'true',
     webhookRetryScale: scale(env, 'WEBHOOK_RETRY_SCALE'),
     emitMetrics: text(env, 'EMIT_METRICS') !== 'false',

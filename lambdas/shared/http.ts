@@ -167,7 +167,7 @@ const errorBody = (status: number, message: string, errors?: readonly Problem[])
 });
 
 /**
- * middy's early answer before the function's own timeout (issue 25: it answered 500): the work
+ * middy's early answer before the function's own timeout (answered 500 it would read as the service failing): the work
  * may be half done, which a repeat finishes, so it is a 503 like any transient failure.
  */
 const ranOutOfTime = (error: unknown): boolean =>

@@ -12,11 +12,9 @@
  * digest would be a missed replay, and a missed replay is a second charge): it has no rotation.
  */
 import { createHmac } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { needed } from './config';
 import { ServiceUnavailableError } from './errors';
-import { tracer } from './tracer';
+import { readSecretSetting } from './secret-setting';
 
 /** A key shorter than this is refused: HMAC-SHA256 wants at least its output's 32 bytes. */
 const MIN_KEY_BYTES = 32;
@@ -28,17 +26,7 @@ export function keyedDigest(key: Uint8Array, parts: readonly string[]): string {
 
 /** The key a setting names, as bytes; throws when it cannot be read or is too short. */
 export async function hashKeyOf(setting: string): Promise<Buffer> {
-  let text: string | undefined;
-  if (setting.startsWith('secretsmanager:')) {
-    const client = tracer.captureAWSv3Client(new SecretsManagerClient({ maxAttempts: 3 }));
-    const out = await client.send(new GetSecretValueCommand({ SecretId: setting.slice(15) }));
-    text = out.SecretString;
-  } else if (setting.startsWith('file:')) {
-    text = readFileSync(setting.slice(5), 'utf8');
-  } else {
-    throw new Error('IDEMPOTENCY_HASH_KEY must be secretsmanager:<secret ARN> or file:<path>');
-  }
-  const key = Buffer.from((text ?? '').trim(), 'utf8');
+  const key = Buffer.from(await readSecretSetting(setting, 'IDEMPOTENCY_HASH_KEY'), 'utf8');
   if (key.length < MIN_KEY_BYTES)
     throw new Error(`the idempotency hash key has fewer than ${MIN_KEY_BYTES} bytes`);
   return key;

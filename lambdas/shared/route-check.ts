@@ -1,5 +1,5 @@
 /**
- * Precompiled validation (issue 11): ajv compiles the contract's request schemas at build time
+ * Precompiled validation: ajv compiles the contract's request schemas at build time
  * (scripts/generate-validators.ts, run by `npm run openapi`) into lambdas/generated/validators.ts, so
  * that no function bundles ajv's compiler, nor the route table. That module exports every route
  * as a RouteCheck: a handler imports it as a namespace

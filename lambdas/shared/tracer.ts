@@ -4,7 +4,7 @@
  * DynamoDB, Step Functions and SES call is a subsegment. Outside Lambda (no AWS_EXECUTION_ENV:
  * the local runtime, tests, the bench) the Tracer turns itself off and captures nothing.
  *
- * X-Ray records no payor data (issue 22 item 3): never a handler's response (a payment, a payor,
+ * X-Ray records no payor data: never a handler's response (a payment, a payor,
  * a method), and of an error only that there was one, not its message (a refusal names the
  * value it refused). Set here, before the Tracer reads its settings, whatever the environment says.
  */

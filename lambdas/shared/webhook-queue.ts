@@ -28,6 +28,8 @@ export interface DeliveryMessage {
   webhookEndpointId: string;
   objectId: string;
   sequence: number;
+  /** On the slow lane's queue (its endpoint answers slowly): attempted there, never passed on. */
+  lane?: 'slow';
 }
 
 /** The next page of a replay: the merchant's events from `since` (after `after`) until `until`. */
@@ -45,15 +47,32 @@ export type WebhookMessage = EventMessage | DeliveryMessage | ReplayMessage;
 export type QueuedWebhookMessage = Queued<WebhookMessage>;
 
 let queue: MessageQueue<WebhookMessage> | undefined;
+let slowQueue: MessageQueue<WebhookMessage> | undefined;
 
 export function webhookQueue(): MessageQueue<WebhookMessage> {
   queue ??= new SqsQueue<WebhookMessage>(() => needed('webhookQueueUrl'));
   return queue;
 }
 
-/** Test hook (and the local runtime's in-process queue): use this queue instead of SQS. */
-export const useWebhookQueue = (q: MessageQueue<WebhookMessage> | undefined): void => {
+/**
+ * The slow lane's queue: the deliveries of endpoints that answer slowly, read by invocations of
+ * their own (contract/webhooks.ts WEBHOOK_DELIVERY). Only the delivery function sends to it.
+ */
+export function slowWebhookQueue(): MessageQueue<WebhookMessage> {
+  slowQueue ??= new SqsQueue<WebhookMessage>(() => needed('webhookSlowQueueUrl'));
+  return slowQueue;
+}
+
+/**
+ * Test hook (and the local runtime's in-process queues): use these queues instead of SQS; without
+ * `slow`, the slow lane's messages go to `q` too.
+ */
+export const useWebhookQueue = (
+  q: MessageQueue<WebhookMessage> | undefined,
+  slow?: MessageQueue<WebhookMessage>,
+): void => {
   queue = q;
+  slowQueue = slow ?? q;
 };
 
 const str = (v: unknown): v is string => typeof v === 'string' && v !== '';
@@ -72,7 +91,13 @@ export function parseWebhookMessage(body: string): WebhookMessage {
     str(m.createdAt)
   )
     return m as unknown as EventMessage;
-  if (m.kind === 'delivery' && str(m.webhookEndpointId) && str(m.objectId) && seq(m.sequence))
+  if (
+    m.kind === 'delivery' &&
+    str(m.webhookEndpointId) &&
+    str(m.objectId) &&
+    seq(m.sequence) &&
+    (m.lane === undefined || m.lane === 'slow')
+  )
     return m as unknown as DeliveryMessage;
   if (m.kind === 'replay' && str(m.webhookEndpointId) && str(m.merchantId) && str(m.since) && str(m.until))
     return m as unknown as ReplayMessage;

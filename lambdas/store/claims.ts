@@ -7,7 +7,7 @@
  * execution closed before the work was done, and re-drives it with the next attempt's execution.
  *
  * A pending group sorts in the due index by its slot; a claimed one by its slot or the hour of its
- * claim, whichever is earlier (issue 25, defect 7). A group triggered before its slot (the
+ * claim, whichever is earlier. A group triggered before its slot (the
  * non-production triggers) therefore sorts by the hour it was claimed, and every tick from then on
  * (each reads the index up to its own slot) supervises it and counts it in the stuck-groups metric,
  * however far ahead its slot is. Its slot itself (scheduleDate, scheduleHour, the merchant's list)

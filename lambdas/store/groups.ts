@@ -312,8 +312,8 @@ export class DynamoGroupStore implements GroupStore {
   /**
    * Announces a void-or-refund request's end. Racing requests each announce once, in turn: every
    * lost race (another's announcement came first) reads the group again, so ten at once all
-   * finish within the attempts of withOptimisticRetry (issue 25: racing void-or-refund calls
-   * answered 500 when five attempts ran out).
+   * finish within the attempts of withOptimisticRetry (not only the first
+   * five: with five attempts, ten racing calls could run out of them).
    */
   async announceVoidOrRefund(groupId: string, now: Date): Promise<void> {
     await withOptimisticRetry(async () => {

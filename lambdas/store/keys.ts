@@ -222,6 +222,25 @@ export const keys = {
   dayIndex: (kind: DayKind, at: string, id: string) => dayIndexEntry(kind, at, id),
   /** GSI1 partition listing every merchant (its 11-digit registry item). */
   merchantList: 'MERCHANTS',
+  /**
+   * The way back from a processor's account (Stripe: a connected account, `acct_…`) to its
+   * merchant: one registry item per account (admin-only, as the merchant's own), listed on GSI1
+   * `processorAccounts(processor)` for reconciliation and the account updater.
+   */
+  processorAccount: (processor: string, account: string) => ({
+    pk: `${REGISTRY}${processor}:${account}`,
+    sk: 'PROCESSOR_ACCOUNT',
+  }),
+  processorAccounts: (processor: string) => `PROCESSOR_ACCOUNTS#${processor}`,
+  /**
+   * A merchant has vaulted at this processor account (written by the adapter before it vaults):
+   * the merchant's mapping to the account may no longer change (store/merchants.ts).
+   */
+  processorVault: (processor: string, merchantId: string, account: string) => ({
+    pk: `VAULTED#${processor}#${merchantId}`,
+    sk: account,
+  }),
+  processorVaults: (processor: string, merchantId: string) => `VAULTED#${processor}#${merchantId}`,
   /** GSI1: a merchant's groups ordered by slot. */
   merchantGroups: (merchantId: string) => `MERCHANT#${merchantId}`,
   merchantGroupSort: (slot: string, groupId: string) => `${slot}#${groupId}`,

@@ -1,5 +1,5 @@
 /**
- * Migration (issue 25, defect 6): lists on GSI1 `MERCHANTS` every merchant registered before the
+ * Migration: lists on GSI1 `MERCHANTS` every merchant registered before the
  * registry wrote that entry. The reconciliation reads every merchant's groups from that list
  * (store/reconciliation.ts), so a merchant registered before it existed was never reconciled
  * until registered again.

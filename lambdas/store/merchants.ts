@@ -24,6 +24,11 @@ export interface Merchant {
   /** The 8-digit short form, when the merchant has one. */
   shortId?: string;
   name: string;
+  /**
+   * The merchant's account at each processor that keeps one (Stripe: its connected account,
+   * `acct_…`), on both MID forms' items; set by store/processor-accounts.ts.
+   */
+  processorAccounts?: Readonly<Record<string, string>>;
 }
 
 /** One grant or revocation as its audit record tells it. */
@@ -32,13 +37,19 @@ export interface AuditRecord {
   at: string;
   /** Who: the caller's AWS identity (its ARN) for a stage, the OS user for the local runtime. */
   actor: string;
-  action: 'grant' | 'revoke';
+  /** `processor-account`: the merchant's account at a processor set (store/processor-accounts.ts). */
+  action: 'grant' | 'revoke' | 'processor-account';
+  /** The client of a grant or revocation (empty for a processor account). */
   clientId: string;
   /** The 11-digit MID of the merchant, when registered. */
   merchantId: string;
   /** The MID as the operator gave it (8 or 11 digits). */
   mid: string;
   auditId: string;
+  /** A processor account's processor, account and the account it replaced. */
+  processor?: string;
+  account?: string;
+  previous?: string;
 }
 
 const forms = (m: Merchant): string[] => [m.merchantId, ...(m.shortId ? [m.shortId] : [])];
@@ -49,11 +60,16 @@ export class MerchantRegistry {
     private readonly tableName: string,
   ) {}
 
-  /** Registers (or renames) a merchant under both MID forms, in one transaction. */
+  /**
+   * Registers (or renames) a merchant under both MID forms, in one transaction. A renamed
+   * merchant keeps its processor accounts.
+   */
   async register(merchant: Merchant): Promise<void> {
     if (!/^\d{11}$/.test(merchant.merchantId)) throw new Error('merchantId must have 11 digits');
     if (merchant.shortId !== undefined && !/^\d{8}$/.test(merchant.shortId))
       throw new Error('shortId must have 8 digits');
+    const accounts = merchant.processorAccounts ?? (await this.find(merchant.merchantId))?.processorAccounts;
+    if (accounts !== undefined) merchant = { ...merchant, processorAccounts: accounts };
     await this.db.send(
       new TransactWriteCommand({
         TransactItems: forms(merchant).map((mid) => ({
@@ -79,7 +95,14 @@ export class MerchantRegistry {
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: keys.merchant(mid) }),
     );
-    return Item ? { merchantId: Item.merchantId, shortId: Item.shortId, name: Item.name } : undefined;
+    return Item
+      ? {
+          merchantId: Item.merchantId,
+          shortId: Item.shortId,
+          name: Item.name,
+          ...(Item.processorAccounts !== undefined && { processorAccounts: Item.processorAccounts }),
+        }
+      : undefined;
   }
 
   /**
@@ -87,8 +110,10 @@ export class MerchantRegistry {
    * also checks the merchant is still registered: all of it is written, or nothing.
    */
   async grant(clientId: string, mid: string, actor: string, now = clock.now()): Promise<Merchant> {
-    const merchant = await this.find(mid);
-    if (!merchant) throw new Error(`merchant ${mid} is not registered`);
+    const found = await this.find(mid);
+    if (!found) throw new Error(`merchant ${mid} is not registered`);
+    // A grant names the merchant; its processor accounts stay on the registry's items alone.
+    const { processorAccounts: _accounts, ...merchant } = found;
     await this.db.send(
       new TransactWriteCommand({
         TransactItems: [
@@ -160,6 +185,8 @@ export class MerchantRegistry {
           merchantId: i.merchantId,
           mid: i.mid,
           auditId: i.auditId,
+          ...(i.processor !== undefined && { processor: i.processor, account: i.account }),
+          ...(i.previous !== undefined && { previous: i.previous }),
         } as AuditRecord);
     }
     return records;

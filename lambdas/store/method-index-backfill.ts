@@ -1,5 +1,5 @@
 /**
- * Migration (issue 21): puts every saved method written before the method indexes existed on them:
+ * Migration: puts every saved method written before the method indexes existed on them:
  * the processor token's (GSI2, which the account updater finds a method by) and, for a card, its
  * merchant's expiry index (GSI1, `?expiringBefore=`). Every method write since puts them itself
  * (store/payor-items.ts).

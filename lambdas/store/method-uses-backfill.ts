@@ -1,5 +1,5 @@
 /**
- * Migration (issue 21): writes the method uses (store/method-uses.ts) of the payments created
+ * Migration: writes the method uses (store/method-uses.ts) of the payments created
  * before uses existed, so that a method they name is not deleted from under them.
  *
  * Run by the operator (`npm run admin -- backfill-method-uses`, docs/operating.md "Migrations after

@@ -39,6 +39,9 @@ interface DeliveryChange {
   checkAt?: string;
 }
 
+/** A settle that held: whether a later delivery of the lane waits for this one. */
+export type Settled = false | { waitedFor: boolean };
+
 interface DeliveryPage {
   deliveries: WebhookDelivery[];
   next?: Record<string, unknown>;
@@ -193,10 +196,26 @@ class DynamoWebhookDeliveryStore {
   }
 
   /**
+   * A later delivery of the lane waits for this one (read at `d.round`, still pending): its end
+   * releases the next (`Settled.waitedFor`). False when it changed meanwhile (read it again).
+   */
+  async markWaitedFor(d: WebhookDelivery): Promise<boolean> {
+    return updateIf(this.db, {
+      TableName: this.tableName,
+      Key: keyOf(d),
+      UpdateExpression: 'SET waitedFor = :yes',
+      ConditionExpression: '#status = :pending AND #round = :round',
+      ExpressionAttributeNames: { '#status': 'status', '#round': 'round' },
+      ExpressionAttributeValues: { ':yes': true, ':pending': 'pending', ':round': d.round },
+    });
+  }
+
+  /**
    * Records a turn's result (or a give-up) on the delivery read at `d.round`; the lease ends. A
    * pending delivery stays on the due index (at its new `checkAt`); a finished one leaves it.
+   * False when the delivery had moved on; else whether a later one of its lane waits for it.
    */
-  async settle(d: WebhookDelivery, change: DeliveryChange): Promise<boolean> {
+  async settle(d: WebhookDelivery, change: DeliveryChange): Promise<Settled> {
     const fields: Item = {
       status: change.status,
       attempts: change.attempts,
@@ -221,18 +240,27 @@ class DynamoWebhookDeliveryStore {
       'lastStatusCode',
     ]);
     const set = setAll(fields, [], clear);
-    return updateIf(this.db, {
-      TableName: this.tableName,
-      Key: keyOf(d),
-      ...set,
-      ConditionExpression: '#status = :pendingNow AND #round = :seenRound',
-      ExpressionAttributeNames: { ...set.ExpressionAttributeNames, '#status': 'status' },
-      ExpressionAttributeValues: {
-        ...set.ExpressionAttributeValues,
-        ':pendingNow': 'pending',
-        ':seenRound': d.round,
-      },
-    });
+    try {
+      const out = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keyOf(d),
+          ...set,
+          ConditionExpression: '#status = :pendingNow AND #round = :seenRound',
+          ExpressionAttributeNames: { ...set.ExpressionAttributeNames, '#status': 'status' },
+          ExpressionAttributeValues: {
+            ...set.ExpressionAttributeValues,
+            ':pendingNow': 'pending',
+            ':seenRound': d.round,
+          },
+          ReturnValues: 'ALL_OLD',
+        }),
+      );
+      return { waitedFor: out.Attributes?.waitedFor === true };
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   /** Moves a pending delivery's next look to `checkAt` (no attempt): blocked, or waiting for a gap. */

@@ -38,6 +38,8 @@ interface WebhookEndpointStore {
   recordSuccess(merchantId: string, endpointId: string): Promise<void>;
   /** An attempt failed: the failures in a row so far (0 when the endpoint is gone). */
   recordFailure(merchantId: string, endpointId: string): Promise<number>;
+  /** An attempt was slow: the endpoint's deliveries go by the slow lane until `until`. */
+  markSlow(merchantId: string, endpointId: string, until: string): Promise<void>;
   /** Opens (or keeps open) the breaker until `retryAfter`, if the endpoint still had `seen`. */
   holdUntil(
     merchantId: string,
@@ -210,6 +212,24 @@ class DynamoWebhookEndpointStore implements WebhookEndpointStore {
           // Most successes change nothing: no write then.
           ConditionExpression: 'attribute_exists(pk) AND (failures > :zero OR attribute_exists(retryAfter))',
           ExpressionAttributeValues: { ':zero': 0 },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async markSlow(merchantId: string, endpointId: string, until: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.webhookEndpoint(merchantId, endpointId),
+          UpdateExpression: 'SET slowUntil = :until',
+          // Never moved back (another container marked it later).
+          ConditionExpression:
+            'attribute_exists(pk) AND (attribute_not_exists(slowUntil) OR slowUntil < :until)',
+          ExpressionAttributeValues: { ':until': until },
         }),
       );
     } catch (error) {

@@ -143,8 +143,8 @@ export async function createWrittenAhead(
     // Only this attempt's own items go: its children (ids no other attempt uses), and the
     // container only while it is still this attempt's write-ahead. An attempt that outlived its
     // idempotency lease may find its group discarded and created again by a resumed retry: that
-    // group, and the retry's payments, are not touched (issue 25: a superseded create committed
-    // the retry's group, then removed the retry's payments, leaving a group of 10,000 with 3,360
+    // group, and the retry's payments, are not touched (a superseded create that did would commit
+    // the retry's group, then remove the retry's payments: a group of 10,000 with a third of its
     // payment items).
     await removeCreate(db, tableName, keyOf(w.committed), w.children.map(keyOf), attempt).catch(
       (cleanup: unknown) =>

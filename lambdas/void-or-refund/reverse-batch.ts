@@ -25,7 +25,7 @@ function recordedByThisRun(payment: Payment, startedAt: string): Outcome | undef
   );
   if (!mine) return undefined;
   if (mine.type === 'Void') return 'voided';
-  // A refund scheduled inside the void margin and not sent yet (issue 25, defect 4).
+  // A refund scheduled inside the void margin and not sent yet.
   return mine.status === 'Pending' && mine.scheduledFor !== undefined ? 'refund_scheduled' : 'refunded';
 }
 

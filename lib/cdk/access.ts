@@ -1,5 +1,5 @@
 /**
- * Least privilege per function, read from the code (issue 22): `function-access.json`, which
+ * Least privilege per function, read from the code: `function-access.json`, which
  * `npm run access` writes (scripts/function-access.ts), holds for every handler module the IAM
  * actions its code can reach (the DynamoDB actions of the commands it can send, a transaction's by
  * its items; Step Functions, SQS, SES and KMS likewise) and the optional settings it reads (the

@@ -2,9 +2,8 @@
  * The daily account updater job in the cloud (docs/decisions.md "Account updater"): an
  * EventBridge rule runs the function that asks the processor for its account updates and applies
  * them to saved methods, once a day (ACCOUNT_UPDATER_JOB.schedule, UTC); an alarm calls the
- * on-call when a run fails (the next run picks up from the cursor). The function lands in the
- * nested stack of its handler folder (`methods`: ApiPayors, lib/cdk/stacks.ts); the rule and the
- * alarm stay in the stage stack.
+ * on-call when a run fails (the next run picks up from the cursor). The function lands in
+ * `functionScope` (lib/cdk/service-stack.ts); the rule and the alarm stay in the stage stack.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';

@@ -17,12 +17,13 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { apiTimeoutSecondsOf } from '#contract/limits';
+import { apiTimeoutWithProcessor } from '#contract/processor';
 import { BINARY_MEDIA_TYPES } from '#contract/media-types';
 import { handlerModules, routeList as routes, type Route } from '#contract/routes/index';
 import { apiScope, type Stage } from '../../contract/stage';
 import { addRouteFallbacks } from './api-fallbacks';
 import { addHealthRoute } from './api-health';
-import { bindProcessor } from './processor';
+import { bindProcessor, processorOf } from './processor';
 import { bindTable } from './access';
 import {
   functionNameOf,
@@ -208,7 +209,14 @@ export class ServiceApi extends Construct {
           stage,
           // A 10,000-payment create writes for ~10 s into one partition, and the JSON report
           // reads up to 100,000 payments within a 20 s budget: their own timeouts (contract/limits.ts).
-          timeout: Duration.seconds(apiTimeoutSecondsOf(handler)),
+          // A route that calls the processor waits at least one call of the stage's processor.
+          timeout: Duration.seconds(
+            apiTimeoutWithProcessor(
+              apiTimeoutSecondsOf(handler),
+              handlerRoutes.some((r) => r.callsProcessor === true),
+              processorOf(scope),
+            ),
+          ),
         }).fn;
         // Least privilege: the table actions the handler's code uses (lib/cdk/access.ts); a GET's
         // code only reads (nothing is settled on a GET; the sweeper does that).

@@ -15,6 +15,12 @@
  * - `apiGatewayCloudWatchRole` `false` where the account's API Gateway logging role is managed
  *                      elsewhere; default `true`
  * - `settlementPeriodSeconds` dev's sandbox settlement period (default 3600; e.g. 300 for testers)
+ * - `devProcessor`     dev's payment processor, `sandbox` (default) or `stripe` (test mode)
+ * - `prodProcessor`    prod's, required: `stripe` (live mode), or `sandbox` said explicitly for a
+ *                      prod that moves no money
+ * - `devProcessorRate`, `prodProcessorRate` the stage's processor rate (PROCESSOR_RATE, charges a
+ *                      second); default the processor's (contract/processor.ts: Stripe's under its
+ *                      default rate limits)
  *
  * Without `stage`, dev is always synthesized and prod only when its context is complete (otherwise
  * a warning says what is missing), so `npm run synth` works offline. With `-c stage=prod`, missing
@@ -23,6 +29,7 @@
  */
 import type { App, Environment } from 'aws-cdk-lib';
 import { parseStage, stages, type Stage } from '../../contract/stage';
+import { parseProcessor, PROCESSORS, type ProcessorName } from '../../contract/processor';
 import { ServiceStack } from './service-stack';
 
 /** The stack name of a stage. */
@@ -47,6 +54,10 @@ function missingProdContext(app: App): string[] {
   const missing: string[] = [];
   if (context(app, 'prodAccount') === undefined) missing.push('prodAccount (the production account id)');
   if (context(app, 'region') === undefined) missing.push('region');
+  if (context(app, 'prodProcessor') === undefined)
+    missing.push(
+      'prodProcessor (stripe; or sandbox, said explicitly, for a prod that moves no money: its sales are not real)',
+    );
   const sender = context(app, 'senderAddress');
   if (sender === undefined || !verifiableSender(sender))
     missing.push(`senderAddress on a domain SES can verify (got ${sender ?? 'none'}; .example is not)`);
@@ -76,6 +87,25 @@ function refuseCollisions(envs: readonly { stage: Stage; env: Environment | unde
       );
     seen.set(key, stage);
   }
+}
+
+/** A stage's processor from its context (dev: sandbox by default). */
+function processorOfStage(app: App, stage: Stage): ProcessorName {
+  const raw = context(app, `${stage}Processor`);
+  try {
+    return parseProcessor(raw);
+  } catch {
+    throw new Error(`context ${stage}Processor must be one of ${PROCESSORS.join(', ')}, got "${raw}"`);
+  }
+}
+
+function processorRate(app: App, stage: Stage): number | undefined {
+  const raw = context(app, `${stage}ProcessorRate`);
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 10_000)
+    throw new Error(`context ${stage}ProcessorRate must be an integer from 1 to 10000, got "${raw}"`);
+  return value;
 }
 
 function settlementPeriod(app: App): number | undefined {
@@ -123,6 +153,8 @@ export function addServiceStacks(app: App): ServiceStack[] {
             : context(app, 'senderAddress'),
         apiCloudWatchRole,
         settlementPeriodSeconds: stage === 'dev' ? settlementPeriod(app) : undefined,
+        processor: processorOfStage(app, stage),
+        processorRate: processorRate(app, stage),
       }),
   );
 }

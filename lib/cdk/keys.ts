@@ -1,5 +1,5 @@
 /**
- * Customer-managed KMS keys at rest (issue 22, item 3; docs/decisions.md "Keys at rest"): in prod,
+ * Customer-managed KMS keys at rest (docs/decisions.md "Keys at rest"): in prod,
  * one key per kind of data, each with yearly rotation, kept when the stack goes (a deleted key
  * would leave the retained table and logs unreadable):
  *

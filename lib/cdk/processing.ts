@@ -1,7 +1,7 @@
 /**
  * Processing in the cloud: the state machine from statemachines/process-group.asl.json with one
  * function per Task (a TaskStateMachine), the hourly EventBridge rule and its scheduler function,
- * the due sweep every minute, and alarms on failed executions and on groups processing too long
+ * the due start every minute, and alarms on failed executions and on groups processing too long
  * (the tick's GroupsProcessingTooLong metric).
  */
 import { Duration } from 'aws-cdk-lib';
@@ -14,9 +14,9 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import {
-  DUE_SWEEP_HANDLER,
-  DUE_SWEEP_INTERVAL_SECONDS,
-  DUE_SWEEP_TIMEOUT_SECONDS,
+  DUE_START_HANDLER,
+  DUE_START_INTERVAL_SECONDS,
+  DUE_START_TIMEOUT_SECONDS,
   PROCESS_GROUP_DEFINITION,
   PROCESSING_CONCURRENCY,
   processGroupTasks,
@@ -30,6 +30,7 @@ import type { Stage } from '../../contract/stage';
 import { bindStateMachineIfUsed, bindTable } from './access';
 import { handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 import { TaskStateMachine } from './task-state-machine';
+import { batchTimeoutSecondsOf } from './processor';
 
 interface ServiceProcessingProps {
   readonly stage: Stage;
@@ -45,7 +46,7 @@ interface ServiceProcessingProps {
    */
   readonly taskScope?: Construct;
   /**
-   * Where the scheduler and the due sweep go. Not where the tasks are: the machine waits for its
+   * Where the scheduler and the due start go. Not where the tasks are: the machine waits for its
    * tasks' stack and these functions wait for the machine.
    * @default - this construct
    */
@@ -64,17 +65,21 @@ interface ServiceProcessingProps {
  * (docs/operating.md "The busiest slot").
  */
 const TASK_SETTINGS: Record<string, { timeout: Duration; memorySize: number }> = {
-  'processing/begin-group': { timeout: Duration.minutes(2), memorySize: 512 },
-  'processing/authorize-first-batch': { timeout: Duration.minutes(2), memorySize: 1024 },
-  'processing/authorize-batch': { timeout: Duration.minutes(2), memorySize: 1024 },
-  'processing/fail-batch': { timeout: Duration.minutes(2), memorySize: 512 },
+  'process-group/begin-group': { timeout: Duration.minutes(2), memorySize: 512 },
+  // At the sandbox: 2 minutes; at another processor, its own (CHARGING_BATCHES).
+  'process-group/authorize-first-batch': { timeout: Duration.minutes(2), memorySize: 1024 },
+  'process-group/authorize-batch': { timeout: Duration.minutes(2), memorySize: 1024 },
+  'process-group/fail-batch': { timeout: Duration.minutes(2), memorySize: 512 },
   // One page of receipts (RECEIPTS_PAGE_SIZE, 500), 16 at once: about 32 rounds of two table calls.
-  'processing/emit-receipts': { timeout: Duration.minutes(2), memorySize: 512 },
+  'process-group/emit-receipts': { timeout: Duration.minutes(2), memorySize: 512 },
 };
+
+/** The tasks that charge: their timeout is their stage's processor's (batchTimeoutSecondsOf). */
+const CHARGING_BATCHES = ['process-group/authorize-first-batch', 'process-group/authorize-batch'];
 
 export class ServiceProcessing extends TaskStateMachine {
   readonly scheduler: NodejsFunction;
-  readonly dueSweep: NodejsFunction;
+  readonly dueStart: NodejsFunction;
   readonly rule: events.Rule;
   readonly alarmTopic: sns.Topic;
   private readonly starterScope: Construct;
@@ -90,6 +95,10 @@ export class ServiceProcessing extends TaskStateMachine {
       tasks: processGroupTasks,
       settingsOf: (task) => ({
         ...(TASK_SETTINGS[task.handler] ?? { timeout: Duration.seconds(30) }),
+        // The batches that charge take as long as the stage's processor needs (contract/processor.ts).
+        ...(CHARGING_BATCHES.includes(task.handler) && {
+          timeout: Duration.seconds(batchTimeoutSecondsOf(scope)),
+        }),
         reservedConcurrency: PROCESSING_CONCURRENCY[stage][task.handler],
       }),
       // Production waits for the cut-off; other stages poll, honouring the test clock.
@@ -109,16 +118,16 @@ export class ServiceProcessing extends TaskStateMachine {
       targets: [new targets.LambdaFunction(scheduler, { retryAttempts: 4, maxEventAge: Duration.hours(1) })],
     });
 
-    // The due sweep: groups created in (or moved into) the current hour after its tick start
+    // The due start: groups created in (or moved into) the current hour after its tick start
     // within a minute (docs/decisions.md, "The current hour").
-    const dueSweep = this.starter(DUE_SWEEP_HANDLER, table, Duration.seconds(DUE_SWEEP_TIMEOUT_SECONDS));
-    this.dueSweep = dueSweep;
+    const dueStart = this.starter(DUE_START_HANDLER, table, Duration.seconds(DUE_START_TIMEOUT_SECONDS));
+    this.dueStart = dueStart;
     new events.Rule(this, 'EveryMinute', {
       ruleName: `${SERVICE_NAME}-${stage}-due-sweep`,
       description: 'Starts the pending groups of the current and earlier hours',
-      schedule: events.Schedule.rate(Duration.seconds(DUE_SWEEP_INTERVAL_SECONDS)),
+      schedule: events.Schedule.rate(Duration.seconds(DUE_START_INTERVAL_SECONDS)),
       // A missed minute is caught up by the next one: no retries, no old events.
-      targets: [new targets.LambdaFunction(dueSweep, { retryAttempts: 0, maxEventAge: Duration.minutes(2) })],
+      targets: [new targets.LambdaFunction(dueStart, { retryAttempts: 0, maxEventAge: Duration.minutes(2) })],
     });
 
     this.alarmTopic = new sns.Topic(this, 'Alarms', { topicName: `${SERVICE_NAME}-${stage}-alarms` });
@@ -148,8 +157,8 @@ export class ServiceProcessing extends TaskStateMachine {
     );
     alarm(
       'due-sweep-errors',
-      dueSweep.metricErrors({ period: Duration.minutes(15) }),
-      'The due sweep failed; groups of the current hour wait for the next minute or tick',
+      dueStart.metricErrors({ period: Duration.minutes(15) }),
+      'The due start failed; groups of the current hour wait for the next minute or tick',
       { threshold: 3 },
     );
     alarm(

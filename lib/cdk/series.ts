@@ -2,8 +2,8 @@
  * The daily series job in the cloud (docs/decisions.md "Series"): an EventBridge rule runs the
  * function that creates the groups of series occurrences due before its next run, once a day
  * (SERIES_JOB.schedule, UTC); an alarm calls the on-call when a run fails (the hourly tick catches
- * up within the hour meanwhile). The function lands in the nested stack of its handler folder
- * (`series`: ApiSeries, lib/cdk/stacks.ts); the rule and the alarm stay in the stage stack.
+ * up within the hour meanwhile). The function lands in `functionScope`
+ * (lib/cdk/service-stack.ts); the rule and the alarm stay in the stage stack.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';

@@ -10,7 +10,9 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { ProcessorName } from '../../contract/processor';
 import type { Stage } from '../../contract/stage';
+import { processorOf } from './processor';
 
 /** Repository root: `lambdas/`, `package.json` and `package-lock.json` live here. */
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -108,6 +110,15 @@ export class ServiceFunction extends Construct {
     logLevel: LogLevel.WARNING,
   } as const;
 
+  /**
+   * What esbuild replaces in a bundle of a stage running `processor`: the adapter registry
+   * (lambdas/processor/index.ts) keeps that processor's adapter alone, so that a sandbox stage's
+   * bundles carry none of Stripe's package, and a Stripe stage's none of the sandbox.
+   */
+  static readonly defineFor = (processor: ProcessorName): Record<string, string> => ({
+    'process.env.PROCESSOR_BUNDLE': JSON.stringify(processor),
+  });
+
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
     const { handler, stage } = props;
@@ -142,6 +153,7 @@ export class ServiceFunction extends Construct {
       bundling: {
         ...ServiceFunction.bundling,
         externalModules: [...ServiceFunction.bundling.externalModules],
+        define: ServiceFunction.defineFor(processorOf(this)),
       },
     });
   }

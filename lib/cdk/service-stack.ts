@@ -13,7 +13,6 @@ import { ServiceTable } from './table';
 import { ServiceProcessing } from './processing';
 import { ServiceSweeper } from './sweeper';
 import { ServiceAccountUpdater } from './account-updater';
-import { ACCOUNT_UPDATER_JOB } from '../../contract/account-updater';
 import { ServiceNotifications } from './notifications';
 import { ServiceReconciliation } from './reconciliation';
 import { ServiceSeries } from './series';
@@ -22,8 +21,13 @@ import { ServiceVoidOrRefund } from './void-or-refund';
 import { ServiceWebhooks } from './webhooks';
 import { addNagSuppressions } from './nag';
 import { apiStackOf, NestedStacks } from './stacks';
-import { SETTLEMENT_PERIOD_CONTEXT } from './processor';
-import { SERIES_JOB } from '../../contract/series';
+import {
+  PROCESSOR_CONTEXT,
+  PROCESSOR_RATE_CONTEXT,
+  SETTLEMENT_PERIOD_CONTEXT,
+  StripeSecretKey,
+} from './processor';
+import type { ProcessorName } from '../../contract/processor';
 import { bindStateMachineIfUsed } from './access';
 import { ServiceWaf } from './waf';
 import { IdempotencyHashKey } from './idempotency-key';
@@ -60,10 +64,24 @@ interface ServiceStackProps extends StackProps {
    * @default 3600
    */
   readonly settlementPeriodSeconds?: number;
+  /**
+   * The stage's payment processor (lib/cdk/processor.ts; lib/cdk/app.ts reads it from the
+   * context and refuses prod on the sandbox unless asked for explicitly).
+   * @default 'sandbox'
+   */
+  readonly processor?: ProcessorName;
+  /**
+   * The stage's processor rate (`PROCESSOR_RATE`, charges a second); e.g. the rate Stripe raised
+   * the account's limits to.
+   * @default - the processor's (contract/processor.ts DEFAULT_PROCESSOR_RATE)
+   */
+  readonly processorRate?: number;
 }
 
 export class ServiceStack extends Stack {
   readonly stage: Stage;
+  /** The stage's payment processor. */
+  readonly processor: ProcessorName;
   readonly table: ServiceTable;
   /** The customer-managed keys at rest (prod; none in dev: lib/cdk/keys.ts). */
   readonly keys: ServiceKeys;
@@ -90,6 +108,8 @@ export class ServiceStack extends Stack {
       configureFunction,
       senderAddress,
       settlementPeriodSeconds,
+      processor,
+      processorRate,
       ...stackProps
     } = props;
     super(scope, id, {
@@ -101,10 +121,16 @@ export class ServiceStack extends Stack {
     // Read by bindProcessor; context must be set before any child exists.
     if (settlementPeriodSeconds !== undefined)
       this.node.setContext(SETTLEMENT_PERIOD_CONTEXT, settlementPeriodSeconds);
+    // Read by every function (its bundle's adapter, its timeout) and by bindProcessor.
+    this.node.setContext(PROCESSOR_CONTEXT, processor ?? 'sandbox');
+    if (processorRate !== undefined) this.node.setContext(PROCESSOR_RATE_CONTEXT, processorRate);
+    this.processor = processor ?? 'sandbox';
     Tags.of(this).add('service', SERVICE_NAME);
     Tags.of(this).add('stage', stage);
 
     this.keys = new ServiceKeys(this, 'Keys', { stage });
+    // Before any function: bindProcessor finds it here.
+    if (this.processor === 'stripe') new StripeSecretKey(this, StripeSecretKey.ID, { stage });
     this.table = new ServiceTable(this, 'Data', { stage, encryptionKey: this.keys.table });
     if (this.keys.logs !== undefined) encryptLogGroups(this, this.keys.logs);
     this.auth = new ServiceAuth(this, 'Auth', { stage, domainSuffix: authDomainSuffix });
@@ -140,6 +166,7 @@ export class ServiceStack extends Stack {
       forwarder: this.notifications.forwarder,
       queueKey: this.keys.queues,
       functionScope: nested.of('WebhookFunctions'),
+      scheduledScope: nested.of('ScheduledFunctions'),
     });
     this.reconciliation = new ServiceReconciliation(this, 'Reconciliation', {
       stage,
@@ -147,19 +174,18 @@ export class ServiceStack extends Stack {
       alarmTopic: this.processing.alarmTopic,
       functionScope: nested.of('ScheduledFunctions'),
     });
-    // The daily series job, in the nested stack of its handler folder (`series`: ApiSeries).
+    // The daily series job and the account updater: scheduled jobs, with the others.
     this.series = new ServiceSeries(this, 'Series', {
       stage,
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,
-      functionScope: nested.of(apiStackOf(SERIES_JOB.handler)),
+      functionScope: nested.of('ScheduledFunctions'),
     });
-    // The daily account updater, in the nested stack of its handler folder (`methods`: ApiPayors).
     new ServiceAccountUpdater(this, 'AccountUpdater', {
       stage,
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,
-      functionScope: nested.of(apiStackOf(ACCOUNT_UPDATER_JOB.handler)),
+      functionScope: nested.of('ScheduledFunctions'),
     });
     this.voidOrRefund = new ServiceVoidOrRefund(this, 'VoidOrRefund', {
       stage,
@@ -188,7 +214,7 @@ export class ServiceStack extends Stack {
       },
     });
 
-    // The web application firewall on the API's stage (lib/cdk/waf.ts; issue 22, item 2).
+    // The web application firewall on the API's stage (lib/cdk/waf.ts).
     this.waf = new ServiceWaf(this, 'Waf', {
       stage,
       api: this.api.api,

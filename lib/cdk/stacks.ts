@@ -21,19 +21,19 @@ import type { Stage } from '../../contract/stage';
 /** The nested stacks of a stage, by construct id, with what each holds. */
 export const NESTED_STACKS = {
   ApiGroups: 'the functions of the group and payment routes',
-  ApiPayors: 'the functions of the payor and saved payment method routes and the daily account updater job',
+  ApiPayors: 'the functions of the payor and saved payment method routes',
   ApiTransactions: 'the functions of the transaction routes',
   ApiProcessing: 'the functions of the processing trigger and test clock routes',
   ApiWebhooks: 'the functions of the webhook and event routes',
   ApiSettings: 'the functions of the merchant settings routes',
-  ApiSeries: 'the functions of the series routes and the daily series job',
+  ApiSeries: 'the functions of the series routes',
   ApiOther: 'the functions of the routes of any area without a stack of its own',
   ProcessingFunctions: 'the task functions of the group processing state machine',
   VoidOrRefundFunctions: 'the task functions of the background void-or-refund state machine',
   ScheduledFunctions:
-    'the functions EventBridge runs on a schedule: the hourly scheduler, the due sweep, the sweeper and the reconciliation',
+    'the functions EventBridge runs on a schedule: the hourly scheduler, the due start, the sweeper, the reconciliation, the webhook recovery, the daily series job and the account updater',
   NotificationFunctions: 'the stream forwarder and the notifier of the e-mails',
-  WebhookFunctions: 'the delivery function and the sweep of the webhooks',
+  WebhookFunctions: 'the delivery function of the webhooks',
 } as const;
 
 export type NestedStackId = keyof typeof NESTED_STACKS;
@@ -48,7 +48,7 @@ export const API_AREA_STACKS: Readonly<Record<string, NestedStackId>> = {
   payors: 'ApiPayors',
   methods: 'ApiPayors',
   transactions: 'ApiTransactions',
-  processing: 'ApiProcessing',
+  triggers: 'ApiProcessing',
   webhooks: 'ApiWebhooks',
   events: 'ApiWebhooks',
   settings: 'ApiSettings',

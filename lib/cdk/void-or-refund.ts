@@ -17,16 +17,26 @@ import {
   voidOrRefundTasks,
 } from '../../contract/processing';
 import type { Stage } from '../../contract/stage';
+import { PROCESSOR_TIMING, type ProcessorName } from '../../contract/processor';
 import { bindStateMachineIfUsed } from './access';
+import { processorOf } from './processor';
 import { TaskStateMachine, type TaskSettings } from './task-state-machine';
 
 /** The longest one payment's reversal takes (contract/processing.ts). */
 export const REVERSAL_SECONDS = VOID_OR_REFUND.reversalSeconds;
 
-/** A ReverseBatch task: ⌈batch / concurrency⌉ rounds of reversals, with room for the reads. */
-const REVERSE_BATCH_TIMEOUT = Duration.seconds(
-  Math.ceil(VOID_OR_REFUND.batchSize / VOID_OR_REFUND.concurrency) * REVERSAL_SECONDS + 24,
-);
+/**
+ * A ReverseBatch task: ⌈batch / concurrency⌉ rounds of reversals at the stage's processor's bound
+ * (contract/processor.ts), with room for the reads: 120 s at the sandbox.
+ */
+const reverseBatchTimeout = (processor: ProcessorName): Duration =>
+  Duration.seconds(
+    Math.ceil(VOID_OR_REFUND.batchSize / VOID_OR_REFUND.concurrency) *
+      PROCESSOR_TIMING[processor].reversalSeconds +
+      24,
+  );
+/** The sandbox stages' ReverseBatch timeout. */
+const REVERSE_BATCH_TIMEOUT = reverseBatchTimeout('sandbox');
 
 /**
  * The API function: up to 1,000 payments reversed within the request, none started in its last
@@ -64,7 +74,10 @@ export class ServiceVoidOrRefund extends TaskStateMachine {
       settingsOf: (task) => {
         const settings = TASK_SETTINGS[task.handler];
         if (!settings) throw new Error(`no settings for void-or-refund task ${task.handler}`);
-        return settings;
+        // Reversals take as long as the stage's processor needs (contract/processor.ts).
+        return task.handler === 'void-or-refund/reverse-batch'
+          ? { ...settings, timeout: reverseBatchTimeout(processorOf(scope)) }
+          : settings;
       },
       functionScope: props.functionScope,
     });

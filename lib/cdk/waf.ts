@@ -1,5 +1,5 @@
 /**
- * The web application firewall in front of the REST API (issue 22, item 2; PCI DSS 6.4.2): an AWS
+ * The web application firewall in front of the REST API (PCI DSS 6.4.2): an AWS
  * WAFv2 web ACL on the API's stage with AWS managed rule groups (the common rule set, known bad
  * inputs, the Amazon IP reputation list) and a rate-based rule per client IP, which has an alarm
  * of its own. A request WAF blocks is answered 403 with the service's error body (api.ts,

@@ -3,8 +3,8 @@
  * endpoint secrets (rotation on); the webhook queue (encrypted, TLS only) with its dead-letter
  * queue, which the stream forwarder fills with one message per new event; the delivery function
  * that consumes it at a bounded concurrency (its reserved concurrency and the event source's
- * maximum); the sweep every minute; the alarms (`webhook-deliveries-failing`: failed attempts in
- * every 5 minutes of an hour; dead letters; sweep errors). Grants are least privilege: only the
+ * maximum); the recovery of lost deliveries every minute; the alarms (`webhook-deliveries-failing`: failed attempts in
+ * every 5 minutes of an hour; dead letters; recovery errors). Grants are least privilege: only the
  * create and rotate functions may encrypt, only they (to answer a retried request its secret) and
  * the delivery function may decrypt, and only the functions that send to the queue may.
  *
@@ -26,10 +26,11 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { Stage } from '../../contract/stage';
 import {
+  WEBHOOK_DELIVERY,
   WEBHOOK_DELIVERY_HANDLER,
   WEBHOOK_FAILURES_METRIC,
-  WEBHOOK_SWEEP_HANDLER,
-  WEBHOOK_SWEEP_INTERVAL_MINUTES,
+  WEBHOOK_RECOVERY_HANDLER,
+  WEBHOOK_RECOVERY_INTERVAL_MINUTES,
 } from '../../contract/webhooks';
 import { serviceAlarm } from './alarms';
 import { actionsOf, bindTable, grantSendMessages, readsSetting } from './access';
@@ -48,24 +49,31 @@ interface ServiceWebhooksProps {
   /** The table's stream forwarder: it puts each new event on the webhook queue. */
   readonly forwarder: lambda.Function;
   /**
-   * Delivery invocations at once (the event source's maximum concurrency; the function's
-   * reserved concurrency is this plus 2, so that the source is never throttled). Each runs up to
-   * 10 attempts at once, at most 4 to one endpoint. Default: the `webhookConcurrency` context
-   * value, else 10.
+   * Delivery invocations at once on the webhook queue (its event source's maximum concurrency).
+   * The slow lane's source adds WEBHOOK_DELIVERY.slowConcurrency, and the function's reserved
+   * concurrency is both plus WEBHOOK_DELIVERY.reserveHeadroom, so that neither source is
+   * throttled. Each runs up to 10 attempts at once, at most 4 to one endpoint. Default: the
+   * `webhookConcurrency` context value, else WEBHOOK_DELIVERY.concurrency.
    */
   readonly concurrency?: number;
   /**
-   * Where the delivery and sweep functions go (a nested stack of the stage); the key, the queues
+   * Where the delivery function goes (a nested stack of the stage); the key, the queues, the rule
    * and the alarms stay in this construct's stack.
    * @default - this construct
    */
   readonly functionScope?: Construct;
+  /**
+   * Where the scheduled recovery of lost deliveries goes (the stage's scheduled jobs' stack).
+   * @default - functionScope
+   */
+  readonly scheduledScope?: Construct;
 }
 
-const DELIVERY_TIMEOUT_SECONDS = 60;
+const DELIVERY_TIMEOUT_SECONDS = WEBHOOK_DELIVERY.timeoutSeconds;
 
 function concurrencyOf(scope: Construct, given: number | undefined): number {
-  const raw: unknown = given ?? scope.node.tryGetContext('webhookConcurrency') ?? 10;
+  const raw: unknown =
+    given ?? scope.node.tryGetContext('webhookConcurrency') ?? WEBHOOK_DELIVERY.concurrency;
   const value = typeof raw === 'string' ? Number(raw) : raw;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 2 || value > 100)
     throw new Error(`webhookConcurrency must be an integer from 2 to 100, got "${String(raw)}"`);
@@ -75,9 +83,11 @@ function concurrencyOf(scope: Construct, given: number | undefined): number {
 export class ServiceWebhooks extends Construct {
   readonly key: kms.Key;
   readonly queue: sqs.Queue;
+  /** The slow lane: deliveries of endpoints that answer slowly, at their own concurrency. */
+  readonly slowQueue: sqs.Queue;
   readonly deadLetterQueue: sqs.Queue;
   readonly deliverer: NodejsFunction;
-  readonly sweeper: NodejsFunction;
+  readonly recovery: NodejsFunction;
   readonly failingAlarm: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: ServiceWebhooksProps) {
@@ -104,7 +114,7 @@ export class ServiceWebhooks extends Construct {
     Validations.of(this.deadLetterQueue).acknowledge({
       id: 'AwsSolutions-SQS3',
       reason:
-        'This queue is itself the dead-letter queue of the webhook queue; its messages raise an alarm and stay 14 days, and their deliveries stay pending for the sweep.',
+        'This queue is itself the dead-letter queue of the webhook queue; its messages raise an alarm and stay 14 days, and their deliveries stay pending for the recovery.',
     });
     this.queue = new sqs.Queue(this, 'WebhookQueue', {
       queueName: `${SERVICE_NAME}-${stage}-webhooks`,
@@ -113,7 +123,15 @@ export class ServiceWebhooks extends Construct {
       retentionPeriod: Duration.days(4),
       ...queueEncryption(props.queueKey),
       enforceSSL: true,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 5 },
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: WEBHOOK_DELIVERY.maxReceiveCount },
+    });
+    this.slowQueue = new sqs.Queue(this, 'WebhookSlowQueue', {
+      queueName: `${SERVICE_NAME}-${stage}-webhooks-slow`,
+      visibilityTimeout: Duration.seconds(6 * DELIVERY_TIMEOUT_SECONDS),
+      retentionPeriod: Duration.days(4),
+      ...queueEncryption(props.queueKey),
+      enforceSSL: true,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: WEBHOOK_DELIVERY.maxReceiveCount },
     });
 
     const queueUrl = { WEBHOOK_QUEUE_URL: this.queue.queueUrl };
@@ -123,36 +141,51 @@ export class ServiceWebhooks extends Construct {
       stage,
       // A batch of 10 attempts at once, each at most 10 s, with the writes around them.
       timeout: Duration.seconds(DELIVERY_TIMEOUT_SECONDS),
-      environment: { ...queueUrl, WEBHOOK_SECRET_KEY: `kms:${this.key.keyArn}` },
+      environment: {
+        ...queueUrl,
+        WEBHOOK_SLOW_QUEUE_URL: this.slowQueue.queueUrl,
+        WEBHOOK_SECRET_KEY: `kms:${this.key.keyArn}`,
+      },
     }).fn;
     bindTable(this.deliverer, table, WEBHOOK_DELIVERY_HANDLER);
     grantSendMessages(this.queue, this.deliverer);
+    grantSendMessages(this.slowQueue, this.deliverer);
     this.deliverer.addToRolePolicy(keyStatement(this.key, 'kms:Decrypt'));
-    // Bounded: one slow merchant's burst cannot take the account's concurrency.
+    // Bounded: one slow merchant's burst cannot take the account's concurrency, and a slow
+    // endpoint's attempts wait on the slow lane's invocations, not on everyone's.
     const cfn = this.deliverer.node.defaultChild as lambda.CfnFunction;
-    cfn.reservedConcurrentExecutions = concurrency + 2;
-    this.deliverer.addEventSource(
-      new SqsEventSource(this.queue, {
-        batchSize: 10,
-        maxConcurrency: concurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
+    cfn.reservedConcurrentExecutions =
+      concurrency + WEBHOOK_DELIVERY.slowConcurrency + WEBHOOK_DELIVERY.reserveHeadroom;
+    for (const [queue, maxConcurrency] of [
+      [this.queue, concurrency],
+      [this.slowQueue, WEBHOOK_DELIVERY.slowConcurrency],
+    ] as const)
+      this.deliverer.addEventSource(
+        new SqsEventSource(queue, {
+          batchSize: WEBHOOK_DELIVERY.batchSize,
+          maxConcurrency,
+          reportBatchItemFailures: true,
+        }),
+      );
 
-    this.sweeper = new ServiceFunction(functionScope, handlerSlug(WEBHOOK_SWEEP_HANDLER), {
-      handler: WEBHOOK_SWEEP_HANDLER,
-      stage,
-      timeout: Duration.seconds(60),
-      environment: queueUrl,
-    }).fn;
-    bindTable(this.sweeper, table, WEBHOOK_SWEEP_HANDLER);
-    grantSendMessages(this.queue, this.sweeper);
+    this.recovery = new ServiceFunction(
+      props.scheduledScope ?? functionScope,
+      handlerSlug(WEBHOOK_RECOVERY_HANDLER),
+      {
+        handler: WEBHOOK_RECOVERY_HANDLER,
+        stage,
+        timeout: Duration.seconds(60),
+        environment: queueUrl,
+      },
+    ).fn;
+    bindTable(this.recovery, table, WEBHOOK_RECOVERY_HANDLER);
+    grantSendMessages(this.queue, this.recovery);
     new events.Rule(this, 'SweepEvery', {
       ruleName: `${SERVICE_NAME}-${stage}-webhook-sweep`,
       description: 'Re-enqueues webhook deliveries that are due and whose message is lost',
-      schedule: events.Schedule.rate(Duration.minutes(WEBHOOK_SWEEP_INTERVAL_MINUTES)),
+      schedule: events.Schedule.rate(Duration.minutes(WEBHOOK_RECOVERY_INTERVAL_MINUTES)),
       // A missed run is not retried: the next one, a minute later, does the same work.
-      targets: [new targets.LambdaFunction(this.sweeper, { retryAttempts: 0 })],
+      targets: [new targets.LambdaFunction(this.recovery, { retryAttempts: 0 })],
     });
 
     // The stream forwarder puts each new event on the queue (its filter admits event items).
@@ -176,12 +209,12 @@ export class ServiceWebhooks extends Construct {
     alarm(
       'webhook-dead-letters',
       this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
-      'Webhook messages the delivery function could not handle 5 times: their deliveries stay pending for the sweep (see the runbook)',
+      'Webhook messages the delivery function could not handle 5 times: their deliveries stay pending for the recovery (see the runbook)',
     );
     alarm(
       'webhook-sweep-errors',
-      this.sweeper.metricErrors({ period: Duration.minutes(15) }),
-      'The webhook sweep failed: lost delivery messages wait for its next run (see the runbook)',
+      this.recovery.metricErrors({ period: Duration.minutes(15) }),
+      'The webhook recovery failed: lost delivery messages wait for its next run (see the runbook)',
     );
   }
 

@@ -75,7 +75,7 @@ const safeEqual = (a: string, b: string) => {
 };
 
 /**
- * Counts failed client authentications per key in a fixed window (issue 22, item 7). A key with
+ * Counts failed client authentications per key in a fixed window. A key with
  * `limit` failures is refused until its window ends, correct credentials included, so a guesser
  * gains nothing by continuing. The map is bounded: at `capacity` keys a new key evicts the one
  * whose last failure is the oldest, one for one; it is never emptied, so spraying new keys cannot

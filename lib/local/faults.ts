@@ -90,7 +90,8 @@ const isIdList = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((id) => typeof id === 'string' && id !== '');
 
 export async function installFaults(): Promise<LocalRoute> {
-  const { paymentProcessor, useProcessor } = await import('../../lambdas/processor/index');
+  const { useProcessor } = await import('../../lambdas/processor/index');
+  const { paymentProcessor } = await import('../../lambdas/core/processor');
   const { emailSender, useMailer } = await import('../../lambdas/shared/mailer');
   const { transactionStore, useTransactionStore } = await import('../../lambdas/store/transactions');
   const { toCents } = await import('../../lambdas/domain/money');

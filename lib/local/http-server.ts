@@ -13,6 +13,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { methodNotAllowedMessage, wrongPrefixMessage } from '#contract/fallbacks';
 import { HEALTH } from '#contract/health';
 import { apiTimeoutSecondsOf } from '#contract/limits';
+import { apiTimeoutWithProcessor, parseProcessor } from '#contract/processor';
 import { isBinaryMediaType, mediaTypes } from '#contract/media-types';
 import type { Route } from '#contract/routes/index';
 import type { TokenIssuer } from './auth';
@@ -281,7 +282,12 @@ export function createHttpServer(options: HttpServerOptions): Server {
         ...requestBody(bytes, req.headers['content-type']),
       } as unknown as APIGatewayProxyEvent;
       // The route's function runs as long as it would deployed (its own timeout, not a default).
-      const context = lambdaContext(route.id, apiTimeoutSecondsOf(route.handler) * 1000);
+      const seconds = apiTimeoutWithProcessor(
+        apiTimeoutSecondsOf(route.handler),
+        route.callsProcessor === true,
+        parseProcessor(process.env.PROCESSOR),
+      );
+      const context = lambdaContext(route.id, seconds * 1000);
       const result = await invokeIsolated(context, () => handler(event, context));
       const answer = answerBody(result, req.headers.accept);
       send(res, result.statusCode, answer, (result.headers ?? {}) as Record<string, string>);

@@ -90,8 +90,7 @@ const PORT_RACE_ATTEMPTS = 3;
  * Starts the runtime in a child process. Ports the caller did not give are picked free here and
  * bound by the child a moment later: another process starting at once (the e2e tier launches a
  * runtime per worker together, and files launch their own) may take one in between; the child
- * then exits saying so, and the launch is tried again with new ports (issue 25: CI went red on
- * it), never more than PORT_RACE_ATTEMPTS times. A port the caller gave is never changed.
+ * then exits saying so, and the launch is tried again with new ports, never more than PORT_RACE_ATTEMPTS times. A port the caller gave is never changed.
  */
 export async function launchLocalRuntime(options: LaunchOptions = {}): Promise<LocalRuntimeProcess> {
   const given = new Set([options.port, options.sesPort].filter((p) => p !== undefined).map(String));

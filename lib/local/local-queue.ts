@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { MessageQueue, Queued } from '../../lambdas/shared/sqs-queue';
+import { queueMetrics } from './pipeline-metrics';
 
 export interface Message {
   id: string;
@@ -21,6 +22,8 @@ type JournalLine = { sent: Message } | { deleted: string };
 
 export class LocalQueue<M = unknown> implements MessageQueue<M> {
   private readonly messages = new Map<string, Message>();
+  /** Pollers waiting for a message (nextMessage): each send wakes as many as it sent. */
+  private readonly waiting = new Set<() => void>();
 
   constructor(
     readonly name = 'notifications',
@@ -50,6 +53,7 @@ export class LocalQueue<M = unknown> implements MessageQueue<M> {
   async send(messages: Queued<M>[]): Promise<number[]> {
     const now = Date.now();
     const lines: string[] = [];
+    queueMetrics(this.name).sent += messages.length;
     for (const { message, delaySeconds } of messages) {
       const id = randomUUID();
       const body = JSON.stringify(message);
@@ -58,16 +62,71 @@ export class LocalQueue<M = unknown> implements MessageQueue<M> {
       lines.push(JSON.stringify({ sent }));
     }
     if (this.journal !== undefined && lines.length > 0) appendFileSync(this.journal, `${lines.join('\n')}\n`);
+    this.wake(messages.length);
     return [];
+  }
+
+  /**
+   * Resolves when a message may be there to receive: once one is sent, when the next one hidden
+   * now (delayed, or in flight until its visibility timeout) becomes visible, or after `maxMs`,
+   * whichever comes first. An idle poller sleeps on this instead of looking every 100 ms (twelve
+   * webhook pollers did, ten times a second each, in every runtime).
+   */
+  nextMessage(maxMs: number): Promise<void> {
+    const now = Date.now();
+    let wait = maxMs;
+    for (const message of this.messages.values()) wait = Math.min(wait, message.visibleAt - now);
+    if (wait <= 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiting.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, wait);
+      this.waiting.add(done);
+    });
+  }
+
+  /** Wakes every waiting poller (at a stop). */
+  wakeAll(): void {
+    this.wake(this.waiting.size);
+  }
+
+  /** Wakes up to `count` waiting pollers (a message sent wakes one: the others sleep on). */
+  private wake(count: number): void {
+    for (const done of [...this.waiting].slice(0, count)) done();
+  }
+
+  /**
+   * `message` sent `times` over and each copy received at once (invisible for `visibilityMs`), so
+   * that no poller takes them: what SQS hands out when it delivers one message more than once.
+   */
+  sendReceived(message: M, times: number, visibilityMs: number): Message[] {
+    const now = Date.now();
+    const body = JSON.stringify(message);
+    const copies = Array.from({ length: times }, () => ({
+      id: randomUUID(),
+      body,
+      visibleAt: now + visibilityMs,
+      receiveCount: 1,
+      sentAt: now,
+    }));
+    for (const copy of copies) this.messages.set(copy.id, copy);
+    if (this.journal !== undefined)
+      appendFileSync(this.journal, copies.map((sent) => `${JSON.stringify({ sent })}\n`).join(''));
+    return copies;
   }
 
   /** Up to `max` visible messages, made invisible for `visibilityMs`. */
   receive(max: number, visibilityMs: number): Message[] {
     const now = Date.now();
     const taken: Message[] = [];
+    const metrics = queueMetrics(this.name);
     for (const message of this.messages.values()) {
       if (taken.length >= max) break;
       if (message.visibleAt > now) continue;
+      metrics.waitMs.add(now - message.visibleAt);
       message.visibleAt = now + visibilityMs;
       message.receiveCount++;
       taken.push(message);

@@ -28,6 +28,7 @@ import {
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { NOTIFIER_HANDLER, OUTBOX_FORWARDER_HANDLER } from '../../contract/processing';
 import type { DeadLetter } from './dead-letters';
+import { pipelineMetrics } from './pipeline-metrics';
 import { invokeAs, type LocalRoute } from './http-server';
 import { backoffDelay } from '../../lambdas/shared/backoff';
 import { sleep } from '../../lambdas/shared/clock';
@@ -51,6 +52,13 @@ export async function startSes(port: number): Promise<Server> {
 const MAX_RETRIES = 10;
 /** Waits between deliveries of a failed batch: 0.5 s, doubling, at most 8 s. */
 const STREAM_RETRY_BACKOFF = { firstMs: 500, maxMs: 8000 };
+/**
+ * The wait after a read of the stream that found nothing: 200 ms just after records came (a burst's
+ * next records are read at once), doubling to a second while the stream stays quiet. A quiet runtime
+ * (most of a test's life, and a developer's `npm start`) then reads it once a second, not five
+ * times: almost half the CPU an idle runtime and its DynamoDB Local spent.
+ */
+const QUIET_STREAM_WAIT = { firstMs: 200, maxMs: 1000 };
 
 function toLambdaRecord(record: StreamRecord, streamArn: string): DynamoDBStreamEvent['Records'][number] {
   const d = record.dynamodb ?? {};
@@ -121,9 +129,18 @@ function startStreamReader(
       let failedFrom: number;
       let reason: string;
       try {
+        // How far behind the table the stream is: the batch's first new event, by its createdAt
+        // (DynamoDB Local's ApproximateCreationDateTime is rounded down to the minute).
+        const event = pending.find(
+          (r) => r.eventName === 'INSERT' && r.dynamodb?.NewImage?.entity?.S === 'event',
+        );
+        const createdAt = event?.dynamodb?.NewImage?.createdAt?.S;
+        if (attempt === 0 && createdAt) pipelineMetrics.stream.lagMs.add(Date.now() - Date.parse(createdAt));
+        const began = performance.now();
         const result = await invokeAs('OutboxForwarder', 60_000, (context) =>
           handler({ Records: pending.map((r) => toLambdaRecord(r, streamArn)) }, context),
         );
+        pipelineMetrics.stream.forwardMs.add(performance.now() - began);
         const failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
         failedFrom = pending.findIndex((r) => failed.has(r.dynamodb?.SequenceNumber ?? ''));
         reason = 'reported as failed by the handler';
@@ -183,6 +200,7 @@ function startStreamReader(
     const streamArn = Table?.LatestStreamArn;
     if (!streamArn) throw new Error(`table ${tableName} has no stream`);
     let lastDescribe = 0;
+    let quietPasses = 0;
     while (running) {
       if (Date.now() - lastDescribe > 5000) {
         lastDescribe = Date.now();
@@ -196,9 +214,13 @@ function startStreamReader(
       const passBegan = Date.now();
       for (const [shardId, iterator] of iterators) {
         if (!iterator || !running) continue;
+        const began = performance.now();
         const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
         iterators.set(shardId, out.NextShardIterator ?? null);
         if (out.Records && out.Records.length > 0) {
+          pipelineMetrics.stream.readMs.add(performance.now() - began);
+          pipelineMetrics.stream.reads++;
+          pipelineMetrics.stream.records += out.Records.length;
           idle = false;
           if (await deliver(shardId, out.Records, streamArn))
             place.save(
@@ -208,9 +230,10 @@ function startStreamReader(
         }
       }
       if (idle) {
+        pipelineMetrics.stream.idlePasses++;
         caughtUpAt = passBegan;
-        await sleep(200);
-      }
+        await sleep(backoffDelay(++quietPasses, QUIET_STREAM_WAIT));
+      } else quietPasses = 0;
     }
   };
   const done = (async () => {
@@ -270,6 +293,14 @@ export async function startLocalNotifications(
   useOutboxQueue(queue);
   const reader = startStreamReader(tableName, forwarder.handler, deadLetters, durableDir);
   const poller = startQueuePoller(queue, notifier.handler, localQueueOptions(), deadLetters);
+  // Local-only, for the tests of a duplicate delivery: a message handed to the notifier several
+  // times at once, and the messages still on the queue (a copy put back for later among them).
+  const redeliver: LocalRoute = async (_req, body) => {
+    const { message, times } = JSON.parse(body || '{}') as { message?: unknown; times?: unknown };
+    if (typeof message !== 'object' || message === null || !Number.isInteger(times) || (times as number) < 1)
+      return { status: 400, body: { message: 'body: {"message": {...}, "times": <1 or more>}' } };
+    return { status: 200, body: await poller.redeliver(message as never, times as number) };
+  };
   const state: LocalRoute = async () => {
     const caughtUpAt = reader.caughtUpAt();
     return {
@@ -281,7 +312,10 @@ export async function startLocalNotifications(
     };
   };
   return {
-    routes: [['GET /__local/notifications', state]] as [string, LocalRoute][],
+    routes: [
+      ['GET /__local/notifications', state],
+      ['POST /__local/notifications/redeliver', redeliver],
+    ] as [string, LocalRoute][],
     async stop() {
       await reader.stop();
       await poller.stop();

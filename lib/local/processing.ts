@@ -11,7 +11,7 @@ import type { Context } from 'aws-lambda';
 import {
   processGroupTasks,
   SCHEDULER_HANDLER,
-  DUE_SWEEP_HANDLER,
+  DUE_START_HANDLER,
   voidOrRefundTasks,
 } from '../../contract/processing';
 import { SERIES_JOB } from '../../contract/series';
@@ -23,6 +23,7 @@ import { localSweeper } from './sweeper';
 import { localAccountUpdater } from './account-updater';
 import { everyDay, everyHour, hourlyTickEnabled } from './daily-timer';
 import { ConcurrencyLimiter, parseReservedConcurrency } from './reserved-concurrency';
+import { pipelineMetrics } from './pipeline-metrics';
 
 type Handler = (input: unknown, context: Context) => Promise<unknown>;
 
@@ -86,14 +87,14 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
     ? everyHour(tick, 'hourly tick')
     : undefined;
 
-  // The due sweep, like the cloud's every-minute rule: LOCAL_DUE_SWEEP_SECONDS (default 30, so a
+  // The due start, like the cloud's every-minute rule: LOCAL_DUE_SWEEP_SECONDS (default 30, so a
   // group of the current hour starts within 60 s without a tick; 0 turns it off).
-  const dueSweep = await load(DUE_SWEEP_HANDLER);
-  // `POST /__local/events/due {"time": ...}` delivers one run's event: a test runs the sweep
+  const dueStart = await load(DUE_START_HANDLER);
+  // `POST /__local/events/due {"time": ...}` delivers one run's event: a test runs the due start
   // when it means to, rather than waiting out the timer.
-  const sweepDue = (time: string) =>
-    invokeAs('DueSweep', 50_000, (context) =>
-      dueSweep(
+  const startDue = (time: string) =>
+    invokeAs('DueStart', 50_000, (context) =>
+      dueStart(
         { id: 'local', 'detail-type': 'Scheduled Event', source: 'aws.events', time, detail: {} },
         context,
       ),
@@ -102,8 +103,8 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
   const dueTimer =
     Number.isFinite(dueEvery) && dueEvery > 0
       ? setInterval(() => {
-          sweepDue(new Date().toISOString()).catch((error: unknown) =>
-            console.error('local due sweep failed', error),
+          startDue(new Date().toISOString()).catch((error: unknown) =>
+            console.error('local due start failed', error),
           );
         }, dueEvery * 1000)
       : undefined;
@@ -134,7 +135,7 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
 
   const localRoutes: [string, LocalRoute][] = [
     ['POST /__local/events/hourly', scheduledRoute(tick)],
-    ['POST /__local/events/due', scheduledRoute(sweepDue)],
+    ['POST /__local/events/due', scheduledRoute(startDue)],
     ['POST /__local/events/daily', scheduledRoute(daily)],
     [
       'GET /__local/executions',
@@ -145,9 +146,10 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
     ],
     [
       // Per Task function: its cap (LOCAL_RESERVED_CONCURRENCY), invocations, throttles, peak
-      // concurrency and handler time since the runtime started (tests and the bench's peak-local).
+      // concurrency and handler time since the runtime started (tests and the bench's peak-local);
+      // the event pipeline's counters (lib/local/pipeline-metrics.ts: the bench's delivery).
       'GET /__local/metrics',
-      async () => ({ status: 200, body: { functions: limiter.snapshot() } }),
+      async () => ({ status: 200, body: { functions: limiter.snapshot(), pipeline: pipelineMetrics } }),
     ],
     [
       // The top-level steps of an execution with their times (the tester CLI's `group steps`).

@@ -10,15 +10,18 @@
  *   list (`GET /__local/dlq`, like the stream's on-failure destination);
  * - the others are deleted.
  *
+ * `redeliver` hands one message to `times` invocations at once, as SQS's at-least-once delivery
+ * may (the tests of a duplicate delivery, through `POST /__local/notifications/redeliver`).
+ *
  * The notifier's own pacing (EMAIL_SEND_RATE) applies unchanged: its invocations share this
  * process, so the runtime runs them as one container (EMAIL_SEND_CONCURRENCY=1).
  * The queue itself is lib/local/local-queue.ts.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { sleep } from '../../lambdas/shared/clock';
 import { invokeAs } from './http-server';
 import type { DeadLetter } from './dead-letters';
 import { LocalQueue, type Message } from './local-queue';
+import { queueMetrics } from './pipeline-metrics';
 
 export { LocalQueue };
 
@@ -33,6 +36,12 @@ interface LocalQueueOptions {
   visibilityTimeoutSeconds: number;
   maxReceiveCount: number;
 }
+
+/**
+ * The longest an idle poller sleeps: a send wakes it at once and a hidden message's visibility
+ * ends its sleep, so this only bounds how late `stop()` is seen.
+ */
+const IDLE_POLL_MS = 1_000;
 
 const queueArn = (name: string) => `arn:aws:sqs:us-east-1:000000000000:local-${name}`;
 
@@ -63,9 +72,12 @@ export function startQueuePoller<M>(
   let running = true;
   const visibilityMs = options.visibilityTimeoutSeconds * 1000;
 
-  const invoke = async (batch: Message[]) => {
+  const invoke = async (batch: Message[]): Promise<number> => {
     let failed: Set<string>;
     let reason = 'reported as failed by the handler';
+    const metrics = queueMetrics(queue.name);
+    const started = performance.now();
+    metrics.messages += batch.length;
     try {
       const result = await invokeAs(options.name ?? 'Notifier', 60_000, (context) =>
         handler({ Records: batch.map((m) => toRecord(m, queueArn(queue.name))) }, context),
@@ -75,6 +87,7 @@ export function startQueuePoller<M>(
       failed = new Set(batch.map((m) => m.id));
       reason = (error as Error).message;
     }
+    metrics.invocationMs.add(performance.now() - started);
     for (const message of batch) {
       if (!failed.has(message.id)) queue.delete(message.id);
       else if (message.receiveCount >= options.maxReceiveCount) {
@@ -83,13 +96,14 @@ export function startQueuePoller<M>(
         console.error(`local queue: message ${message.body} sent to the dead-letter list: ${reason}`);
       }
     }
+    return failed.size;
   };
 
   const worker = async () => {
     while (running) {
       const batch = queue.receive(options.batchSize, visibilityMs);
       if (batch.length === 0) {
-        await sleep(100);
+        await queue.nextMessage(IDLE_POLL_MS);
         continue;
       }
       await invoke(batch);
@@ -101,7 +115,17 @@ export function startQueuePoller<M>(
   return {
     async stop() {
       running = false;
+      queue.wakeAll();
       await Promise.all(workers);
+    },
+    /**
+     * `message` sent `times` over and each copy handed to its own invocation at once; how many
+     * of them the handler reported failed (each failed copy is handed out again, as any message).
+     */
+    async redeliver(message: M, times: number): Promise<{ failed: number }> {
+      const copies = queue.sendReceived(message, times, visibilityMs);
+      const failed = await Promise.all(copies.map((copy) => invoke([copy])));
+      return { failed: failed.reduce((a, b) => a + b, 0) };
     },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Lambda's reserved concurrency on the local runtime (issue 24, item 5): a function capped at N
+ * Lambda's reserved concurrency on the local runtime: a function capped at N
  * runs at most N invocations at once, and an invocation over the cap is refused at once, before its
  * handler runs, with the error Lambda raises for it. A Step Functions Task sees it as
  * `Lambda.TooManyRequestsException`, so the state machine's Retry policies decide what follows, as

@@ -29,6 +29,7 @@ import { localIdempotencyEnv } from './idempotency-key';
 import { localClients, localMerchants } from './identities';
 import { ensureTable } from './table';
 import { MerchantRegistry } from '../../lambdas/store/merchants';
+import { mapLocalMerchants, startLocalStripe, type LocalStripe } from './stripe-local';
 
 interface RuntimeOptions {
   port: number;
@@ -101,7 +102,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let ses: Server | undefined;
   let notifications: Awaited<ReturnType<typeof startLocalNotifications>> | undefined;
   let webhooks: Awaited<ReturnType<typeof startLocalWebhooks>> | undefined;
+  let stripe: LocalStripe | undefined;
   try {
+    // PROCESSOR=stripe: the Stripe stand-in, its variables set before any handler loads.
+    if (process.env.PROCESSOR === 'stripe') stripe = await startLocalStripe(dataDir);
     const sesPort = options.sesPort ?? 8005;
     ses = await startSes(sesPort);
     const sfnPort = options.sfnPort ?? (await freePort());
@@ -130,6 +134,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     const client = new DynamoDBClient({});
     await ensureTable(client, tableName);
     await seedIdentities(DynamoDBDocumentClient.from(client), tableName);
+    if (stripe) await mapLocalMerchants(DynamoDBDocumentClient.from(client), tableName);
     client.destroy();
 
     const handlers = new Map<string, ApiHandler>();
@@ -187,6 +192,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
           tableName,
           stage,
           sesUrl: `http://127.0.0.1:${sesPort}`,
+          processor: stripe ? 'stripe' : 'sandbox',
+          ...(stripe && {
+            stripeApi: stripe.url,
+            // What a function needs to reach the stand-in, for `npm run admin -- reconcile --local`.
+            processorEnv: {
+              PROCESSOR: 'stripe',
+              ...Object.fromEntries(
+                ['STRIPE_MODE', 'STRIPE_API', 'STRIPE_SECRET_KEY'].map((name) => [name, process.env[name]]),
+              ),
+            },
+          }),
           pid: process.pid,
           // The settlement schedule its handlers run with, for `npm run admin -- reconcile --local`.
           settlement: {
@@ -215,6 +231,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         await notifications!.stop();
         await webhooks!.stop();
         await new Promise<void>((ok) => ses!.close(() => ok()));
+        await stripe?.stop();
         await dynamo.stop();
         rmSync(runtimeFile(dataDir), { force: true });
       },
@@ -226,6 +243,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     await notifications?.stop();
     await webhooks?.stop();
     processing?.stopTimer();
+    await stripe?.stop();
     await dynamo.stop();
     throw error;
   }

@@ -1,6 +1,6 @@
 /**
  * What `npm start` prints when the runtime cannot start. A busy port names the variable that moves
- * it (issue 12): the API's and the local SES's ports are fixed by PORT and SES_PORT; the internal
+ * it: the API's and the local SES's ports are fixed by PORT and SES_PORT; the internal
  * ones (DynamoDB Local, the Step Functions endpoint) by DYNAMODB_PORT and SFN_PORT when set, else
  * they are picked free at start, so a clash there is a race that a second attempt does not meet.
  */

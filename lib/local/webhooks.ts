@@ -1,8 +1,9 @@
 /**
  * Local webhooks, as in the cloud (lib/cdk/webhooks.ts): the stream forwarder (started with the
  * e-mail stand-ins) puts each new event on the webhook queue, an in-process queue here
- * (lib/local/queue.ts) that invokes the delivery function's own handler at a bounded concurrency;
- * a timer runs the webhook sweep every LOCAL_WEBHOOK_SWEEP_SECONDS (60; 0: none) and
+ * (lib/local/queue.ts) that invokes the delivery function's own handler at a bounded concurrency,
+ * beside the slow lane's queue (the deliveries of endpoints that answer slowly) at its own;
+ * a timer runs the webhook recovery every LOCAL_WEBHOOK_SWEEP_SECONDS (60; 0: none) and
  * `POST /__local/webhooks/sweep` runs it now. Secrets are sealed with a key file in the data
  * directory (made on first start, readable by its owner only); WEBHOOK_ALLOW_LOOPBACK lets
  * endpoints on 127.0.0.1 and localhost receive them. `GET /__local/webhooks` lists every delivery
@@ -14,13 +15,17 @@ import { join } from 'node:path';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { WEBHOOK_DELIVERY_HANDLER, WEBHOOK_SWEEP_HANDLER } from '../../contract/webhooks';
+import {
+  WEBHOOK_DELIVERY,
+  WEBHOOK_DELIVERY_HANDLER,
+  WEBHOOK_RECOVERY_HANDLER,
+} from '../../contract/webhooks';
 import type { DeadLetter } from './dead-letters';
 import { invokeAs, type LocalRoute } from './http-server';
 import { LocalQueue, startQueuePoller } from './queue';
 
 type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
-type SweepHandler = (input: unknown, context: Context) => Promise<unknown>;
+type RecoveryHandler = (input: unknown, context: Context) => Promise<unknown>;
 
 /** The environment of the functions locally: a key file for secrets, loopback endpoints allowed. */
 export function localWebhookEnv(dataDir: string): Record<string, string> {
@@ -29,35 +34,53 @@ export function localWebhookEnv(dataDir: string): Record<string, string> {
   return { WEBHOOK_SECRET_KEY: `file:${keyFile}`, WEBHOOK_ALLOW_LOOPBACK: 'true' };
 }
 
-/** The delivery function's event source, as lib/cdk/webhooks.ts sets it (fewer at once on 2 cores). */
-const localQueueOptions = () => ({
+/**
+ * The delivery function's event sources, as lib/cdk/webhooks.ts sets them (contract/webhooks.ts
+ * WEBHOOK_DELIVERY): the webhook queue at the cloud's default concurrency (LOCAL_WEBHOOK_CONCURRENCY
+ * sets another, as `webhookConcurrency` does there), the slow lane at its own.
+ */
+const localQueueOptions = (lane: 'main' | 'slow') => ({
   name: 'WebhookDelivery',
-  batchSize: 10,
-  concurrency: Math.max(1, Number(process.env.LOCAL_WEBHOOK_CONCURRENCY ?? 4) || 4),
+  batchSize: WEBHOOK_DELIVERY.batchSize,
+  concurrency:
+    lane === 'slow'
+      ? WEBHOOK_DELIVERY.slowConcurrency
+      : Math.max(
+          1,
+          Number(process.env.LOCAL_WEBHOOK_CONCURRENCY ?? WEBHOOK_DELIVERY.concurrency) ||
+            WEBHOOK_DELIVERY.concurrency,
+        ),
   // The delivery function's timeout: a message is never handed out again while it may still run.
-  visibilityTimeoutSeconds: 60,
-  maxReceiveCount: 5,
+  visibilityTimeoutSeconds: WEBHOOK_DELIVERY.timeoutSeconds,
+  maxReceiveCount: WEBHOOK_DELIVERY.maxReceiveCount,
 });
 
 /** With `durableDir` (a table that outlives the process), the queue is kept there. */
 export async function startLocalWebhooks(tableName: string, deadLetters: DeadLetter[], durableDir?: string) {
   const { useWebhookQueue } = await import('../../lambdas/shared/webhook-queue');
   const deliver = (await import(`../../lambdas/${WEBHOOK_DELIVERY_HANDLER}`)) as { handler: QueueHandler };
-  const sweep = (await import(`../../lambdas/${WEBHOOK_SWEEP_HANDLER}`)) as { handler: SweepHandler };
-  const queue = new LocalQueue<import('../../lambdas/shared/webhook-queue').WebhookMessage>(
-    'webhooks',
-    durableDir && join(durableDir, 'queue-webhooks.jsonl'),
+  const recovery = (await import(`../../lambdas/${WEBHOOK_RECOVERY_HANDLER}`)) as {
+    handler: RecoveryHandler;
+  };
+  type Message = import('../../lambdas/shared/webhook-queue').WebhookMessage;
+  const queue = new LocalQueue<Message>('webhooks', durableDir && join(durableDir, 'queue-webhooks.jsonl'));
+  const slowQueue = new LocalQueue<Message>(
+    'webhooks-slow',
+    durableDir && join(durableDir, 'queue-webhooks-slow.jsonl'),
   );
-  useWebhookQueue(queue);
-  const poller = startQueuePoller(queue, deliver.handler, localQueueOptions(), deadLetters);
+  useWebhookQueue(queue, slowQueue);
+  const poller = startQueuePoller(queue, deliver.handler, localQueueOptions('main'), deadLetters);
+  const slowPoller = startQueuePoller(slowQueue, deliver.handler, localQueueOptions('slow'), deadLetters);
 
-  const runSweep = () =>
-    invokeAs('WebhookSweep', 60_000, (context) => sweep.handler({ time: new Date().toISOString() }, context));
+  const runRecovery = () =>
+    invokeAs('WebhookRecovery', 60_000, (context) =>
+      recovery.handler({ time: new Date().toISOString() }, context),
+    );
   const seconds = Number(process.env.LOCAL_WEBHOOK_SWEEP_SECONDS ?? 60);
   const timer =
     seconds > 0
       ? setInterval(() => {
-          runSweep().catch((error: unknown) => console.error('local webhook sweep failed', error));
+          runRecovery().catch((error: unknown) => console.error('local webhook recovery failed', error));
         }, seconds * 1000)
       : undefined;
   timer?.unref();
@@ -103,13 +126,13 @@ export async function startLocalWebhooks(tableName: string, deadLetters: DeadLet
   };
   const routes: [string, LocalRoute][] = [
     ['GET /__local/webhooks', list],
-    ['POST /__local/webhooks/sweep', async () => ({ status: 200, body: await runSweep() })],
+    ['POST /__local/webhooks/sweep', async () => ({ status: 200, body: await runRecovery() })],
   ];
   return {
     routes,
     async stop() {
       if (timer) clearInterval(timer);
-      await poller.stop();
+      await Promise.all([poller.stop(), slowPoller.stop()]);
       db.destroy();
     },
   };

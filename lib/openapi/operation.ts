@@ -38,7 +38,7 @@ export const TAGS: Record<string, { name: string; description: string }> = {
   payors: { name: 'Payors', description: 'Customer payment profiles.' },
   methods: { name: 'Saved payment methods', description: 'Tokenized cards and bank accounts of a payor.' },
   transactions: { name: 'Transactions', description: 'Sales with saved methods, voids and refunds.' },
-  processing: {
+  triggers: {
     name: 'Processing',
     description:
       'Processing groups, and running their scheduled retries, now instead of at their scheduled hour (non-production, test MIDs).',
@@ -79,7 +79,7 @@ export const TAG_GROUPS: readonly { name: string; tags: readonly string[] }[] = 
       TAGS.groups!.name,
       TAGS.payments!.name,
       TAGS.series!.name,
-      TAGS.processing!.name,
+      TAGS.triggers!.name,
       TAGS.settings!.name,
     ],
   },

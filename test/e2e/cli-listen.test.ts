@@ -1,5 +1,5 @@
 /**
- * `spay listen` (issue 18 item 6) as a person uses it: typed into a shell under tmux at 80 columns,
+ * `spay listen` as a person uses it: typed into a shell under tmux at 80 columns,
  * against the e2e tier's runtime. It prints the signing secret; a payor created meanwhile reaches
  * the application's URL (a real receiver on loopback) signed so that the client's `verifyWebhook`
  * accepts it with that secret; each delivery is one line in, one line out, within 80 columns;
@@ -166,8 +166,40 @@ test('spay listen --port receives on that port of 127.0.0.1; a busy one is one l
   expect(endpoint!.url).toBe(`http://127.0.0.1:${port}/`);
   expect(await accepts('127.0.0.1', port)).toBe(true);
   for (const address of outwardAddresses()) expect(await accepts(address, port)).toBe(false);
-  tmux('send-keys', '-t', 'cli', 'C-c');
+  // Defect "a Ctrl-C on a busy machine killed spay listen before it deleted its endpoint": npm ran
+  // it under the tsx command, whose parent process SIGKILLs a child that has not acknowledged a
+  // relayed signal within 30 ms. A busy process is a slow one; a stopped one is the slowest: the
+  // process that runs the command is stopped while Ctrl-C is pressed, then continued.
+  const runner = listenProcess(target);
+  process.kill(runner, 'SIGSTOP');
+  let killed = false;
+  try {
+    tmux('send-keys', '-t', 'cli', 'C-c');
+    await sleep(500);
+  } finally {
+    try {
+      process.kill(runner, 'SIGCONT');
+    } catch {
+      killed = true; // no such process
+    }
+  }
+  expect({ killedBeforeItsCleanUp: killed }).toEqual({ killedBeforeItsCleanUp: false });
   await waitFor('the stop line', () =>
     screen().includes(`Stopped: endpoint ${endpoint!.webhookEndpointId} deleted.`) ? true : undefined,
   );
+  expect(await endpointsFor(target)).toEqual([]);
 }, 120_000);
+
+/** The process that runs `spay listen --forward-to <target>`: the innermost of those that name it. */
+function listenProcess(target: string): number {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter(
+      (m): m is RegExpExecArray => m !== null && m[3]!.includes(`spay.ts listen --forward-to ${target}`),
+    )
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]) }));
+  const leaves = rows.filter((row) => !rows.some((other) => other.ppid === row.pid));
+  if (leaves.length !== 1) throw new Error(`expected one listen process, saw ${JSON.stringify(rows)}`);
+  return leaves[0]!.pid;
+}

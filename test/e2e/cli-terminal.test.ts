@@ -241,9 +241,11 @@ test('defect: the series tables were 147-151 columns wide and group show cut the
     'No retry round started: 1 group with retries scheduled waits for the settlement cut-off of its last run',
   );
   await spay('settle');
-  // Once the run has sent its receipt (within seconds of the test clock), the round starts.
+  // Once the run has sent its receipt (within seconds of the test clock), the round starts. The
+  // loop waits for "<group>: retry round started": "No retry round started: …" (the receipt not
+  // yet sent) contains "started" too, and ended the loop at once.
   const started = await run(
-    `for i in $(seq 60); do O=$(${cli} group retry-now); case "$O" in *started*) break;; esac; sleep 1; done; echo "$O"`,
+    `for i in $(seq 60); do O=$(${cli} group retry-now); case "$O" in *": retry round started"*) break;; esac; sleep 1; done; echo "$O"`,
     90_000,
   );
   expect(started).toMatch(/[0-9a-f-]{36}: retry round started/);

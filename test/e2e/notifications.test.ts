@@ -8,11 +8,7 @@
  * set in one describe that waits for its own outcome and resets the switch.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import type { QueuedMessage } from '#shared/outbox-queue';
-import { call, futureDate, MID } from '#support/api';
+import { baseUrl, call, futureDate, MID } from '#support/api';
 import { cardInput } from '#support/fixtures/index';
 import { createPayor, groupBody } from '#support/fixtures/e2e-resources';
 import {
@@ -423,69 +419,21 @@ describe('receipts after processing and settlement', () => {
 });
 
 describe('a queue message delivered twice sends one e-mail', () => {
-  type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
-  let notifier: QueueHandler;
-  let context: () => Context;
-  /** What this file's notifier put back on the queue (a delivery that met another's claim). */
-  const requeued: QueuedMessage[] = [];
-
-  // The notifier function itself, pointed at the runtime's table and SES, receives the message a
-  // second (and third) time, as SQS may deliver it; its retries are caught here.
-  beforeAll(async () => {
-    const runtime = JSON.parse(readFileSync(join(process.env.E2E_DATA_DIR!, 'runtime.json'), 'utf8'));
-    Object.assign(process.env, {
-      TABLE_NAME: runtime.tableName,
-      AWS_ENDPOINT_URL_DYNAMODB: runtime.dynamodbEndpoint,
-      AWS_ENDPOINT_URL_SESV2: process.env.E2E_SES_URL,
-      SES_FROM_ADDRESS: 'payments@scheduled-payments.example',
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
+  /**
+   * The runtime's notifier handed the message `times` at once, each copy its own invocation, as
+   * SQS may deliver it (POST /__local/notifications/redeliver). A copy that meets another's live
+   * claim is put back on the runtime's queue for later (in case that one died mid-send): the
+   * tests wait until the pipeline has drained of the item (waitForDrained) before they prove an
+   * absence.
+   */
+  async function deliverAtOnce(outboxId: string, times: number): Promise<void> {
+    const res = await fetch(`${baseUrl()}/__local/notifications/redeliver`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: { outboxId, notReady: 0 }, times }),
     });
-    (await import('#shared/outbox-queue')).useOutboxQueue({
-      send: async (messages) => {
-        requeued.push(...messages);
-        return [];
-      },
-    });
-    notifier = (await import('#lambdas/notifications/send-notifications')).handler as QueueHandler;
-    const { lambdaContext } = await import('#lib/local/http-server');
-    context = () => lambdaContext('Notifier', 60_000);
-  });
-  afterAll(async () => {
-    (await import('#shared/ddb')).ddb().destroy();
-  });
-
-  const queueMessage = (outboxId: string): SQSEvent => ({
-    Records: [
-      {
-        messageId: randomUUID(),
-        receiptHandle: randomUUID(),
-        body: JSON.stringify({ outboxId, notReady: 0 }),
-        attributes: {
-          ApproximateReceiveCount: '1',
-          SentTimestamp: String(Date.now()),
-          SenderId: 'e2e',
-          ApproximateFirstReceiveTimestamp: String(Date.now()),
-        },
-        messageAttributes: {},
-        md5OfBody: '',
-        eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:e2e',
-        awsRegion: 'us-east-1',
-      },
-    ],
-  });
-
-  /** Each delivery succeeded; one that met another's live claim put the message back, delayed. */
-  const expectNoneSentTwice = (results: SQSBatchResponse[], outboxId: string) => {
-    for (const result of results) expect(result.batchItemFailures).toEqual([]);
-    for (const queued of requeued.splice(0)) {
-      expect(queued.message).toEqual({ outboxId, notReady: 1 });
-      expect(queued.delaySeconds).toBeGreaterThanOrEqual(1);
-    }
-  };
+    expect([res.status, await res.json()]).toEqual([200, { failed: 0 }]);
+  }
 
   test('a sent notice delivered again sends nothing', async () => {
     const payor = await aPayor('redeliver');
@@ -499,12 +447,7 @@ describe('a queue message delivered twice sends one e-mail', () => {
     const sent = await waitForOutbox(outboxId, ['sent', 'failed']);
     expect(sent).toMatchObject({ status: 'sent', attempts: 1 });
 
-    const event = queueMessage(outboxId);
-    const results = await Promise.all([notifier(event, context()), notifier(event, context())]);
-    // A delivery that meets another's live claim asks to be delivered again later (in case that
-    // one dies mid-send); it never sends itself.
-    expectNoneSentTwice(results, outboxId);
-
+    await deliverAtOnce(outboxId, 2);
     await waitForDrained([outboxId]);
     const emails = await emailsTo(payor.address!);
     expect(emails).toHaveLength(1);
@@ -537,11 +480,7 @@ describe('a queue message delivered twice sends one e-mail', () => {
       attempts: 0,
       createdAt: new Date().toISOString(),
     });
-    const event = queueMessage(outboxId);
-    const results = await Promise.all([notifier(event, context()), notifier(event, context())]);
-    // A delivery that meets another's live claim asks to be delivered again later (in case that
-    // one dies mid-send); it never sends itself.
-    expectNoneSentTwice(results, outboxId);
+    await deliverAtOnce(outboxId, 2);
 
     const item = await waitForOutbox(outboxId, ['sent', 'failed']);
     expect(item).toMatchObject({ status: 'sent', attempts: 1 });

@@ -4,7 +4,9 @@
  * the curl walk-through reads every address from its first line, `B=...`, which alone is changed;
  * the tester CLI's logs in through the runtime's data directory. Their settlement cut-offs are far
  * apart, so that only the test clock (`settle-now`, `spay settle`) settles their sales and no
- * cut-off falls between a sale and its void.
+ * cut-off falls between a sale and its void. The curl walk-through runs on each processor: the
+ * sandbox, and Stripe (`PROCESSOR=stripe`, the runtime on the Stripe stand-in with nothing else
+ * set), the same script with the same answers.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -12,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { launchLocalRuntime } from '#lib/local/launcher';
+import { localStripeAccounts } from '#lib/local/stripe-local';
 import { farSettlementSeconds } from '#support/settlement-timing';
 
 const run = promisify(execFile);
@@ -19,54 +22,77 @@ const run = promisify(execFile);
 const GUIDE = resolve(__dirname, '..', '..', 'docs', 'integrating.md');
 const DEFAULT_ADDRESS = 'http://127.0.0.1:3000';
 
-test('the curl walk-through runs start to finish on a runtime on other ports, every address from $B', async () => {
-  const guide = readFileSync(GUIDE, 'utf8');
-  const section = guide.slice(
-    guide.indexOf('## Walk-through (local)'),
-    guide.indexOf('## TypeScript client'),
-  );
-  const blocks = [...section.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]!);
-  expect(blocks.length).toBeGreaterThanOrEqual(4);
-  const script = ['set -euo pipefail', ...blocks].join('\n');
-  // One address of the runtime, in one variable; the only other address is the webhook
-  // receiver's (yours, on port 4000). No sleeping for a cut-off: the test clock settles.
-  expect(script.match(/^B=(.*)$/gm)).toEqual([`B=${DEFAULT_ADDRESS}`]);
-  expect(script.match(/https?:\/\/[^\s"'/]+/g)).toEqual([DEFAULT_ADDRESS, 'http://127.0.0.1:4000']);
-  expect(script).not.toMatch(/\/\/localhost|:8005|sleep \$\(/);
-  expect(script).toContain('/settle-now');
+test.each(['sandbox', 'stripe'] as const)(
+  'the curl walk-through runs start to finish on a runtime on other ports, every address from $B (PROCESSOR=%s)',
+  async (processor) => {
+    const guide = readFileSync(GUIDE, 'utf8');
+    const section = guide.slice(
+      guide.indexOf('## Walk-through (local)'),
+      guide.indexOf('## TypeScript client'),
+    );
+    const blocks = [...section.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(4);
+    const script = ['set -euo pipefail', ...blocks].join('\n');
+    // One address of the runtime, in one variable; the only other address is the webhook
+    // receiver's (yours, on port 4000). No sleeping for a cut-off: the test clock settles.
+    expect(script.match(/^B=(.*)$/gm)).toEqual([`B=${DEFAULT_ADDRESS}`]);
+    expect(script.match(/https?:\/\/[^\s"'/]+/g)).toEqual([DEFAULT_ADDRESS, 'http://127.0.0.1:4000']);
+    expect(script).not.toMatch(/\/\/localhost|:8005|sleep \$\(/);
+    expect(script).toContain('/settle-now');
 
-  const runtime = await launchLocalRuntime({
-    dataDirPrefix: 'sps-e2e-walk-curl',
-    env: {
-      SANDBOX_SETTLEMENT_SECONDS: farSettlementSeconds(),
-      SETTLEMENT_POLL_SECONDS: '1',
-      LOCAL_DUE_SWEEP_SECONDS: '0',
-    },
-  });
-  try {
-    expect([runtime.port, runtime.sesPort]).not.toContain(3000);
-    expect([runtime.port, runtime.sesPort]).not.toContain(8005);
-    const { stdout } = await run('bash', ['-c', script.replace(`B=${DEFAULT_ADDRESS}`, `B=${runtime.url}`)], {
-      timeout: 100_000,
+    const runtime = await launchLocalRuntime({
+      dataDirPrefix: 'sps-e2e-walk-curl',
+      env: {
+        PROCESSOR: processor,
+        SANDBOX_SETTLEMENT_SECONDS: farSettlementSeconds(),
+        SETTLEMENT_POLL_SECONDS: '1',
+        LOCAL_DUE_SWEEP_SECONDS: '0',
+      },
     });
-    expect(stdout).toContain('"maskedAccountNumber": "************1111"');
-    expect(stdout).toContain('"isDuplicate": true');
-    // The first sale voided before its cut-off; the second refunded in part after the test clock.
-    expect(stdout).toContain('"status": "Voided"');
-    expect(stdout).toContain('"availableRefundAmount": 30');
-    expect(stdout).toContain('"refundCount": 1');
-    // The group: processed, its receipt sent (the test clock settled its sales), then refunded
-    // (not voided, and so not before its receipt).
-    expect(stdout).toContain('"status": "processed"');
-    expect(stdout).toContain('Springfield Elementary: receipt for your payment of 45.50');
-    expect(stdout).toContain('"refundedCount": 3');
-    expect(stdout).not.toContain('4111111111111111');
-    // Dates work with BSD (macOS) date too: GNU-only `date -d` only as the fallback after `||`.
-    expect(section).not.toMatch(/^(?!.*\|\| date).*\bdate\b[^\n]* -d /m);
-  } finally {
-    await runtime.stop();
-  }
-}, 150_000);
+    // The guide saves files (`-o report.xlsx`) where it runs: a directory of its own, not the checkout.
+    const workDir = mkdtempSync(join(tmpdir(), 'spay-walk-curl-'));
+    try {
+      expect([runtime.port, runtime.sesPort]).not.toContain(3000);
+      expect([runtime.port, runtime.sesPort]).not.toContain(8005);
+      const { stdout } = await run(
+        'bash',
+        ['-c', script.replace(`B=${DEFAULT_ADDRESS}`, `B=${runtime.url}`)],
+        { timeout: 100_000, cwd: workDir },
+      );
+      expect(stdout).toContain('"maskedAccountNumber": "************1111"');
+      expect(stdout).toContain('"isDuplicate": true');
+      // The first sale voided before its cut-off; the second refunded in part after the test clock.
+      expect(stdout).toContain('"status": "Voided"');
+      expect(stdout).toContain('"availableRefundAmount": 30');
+      expect(stdout).toContain('"refundCount": 1');
+      // The group: processed, its receipt sent (the test clock settled its sales), then refunded
+      // (not voided, and so not before its receipt).
+      expect(stdout).toContain('"status": "processed"');
+      expect(stdout).toContain('Springfield Elementary: receipt for your payment of 45.50');
+      expect(stdout).toContain('"refundedCount": 3');
+      expect(stdout).not.toContain('4111111111111111');
+      // Dates work with BSD (macOS) date too: GNU-only `date -d` only as the fallback after `||`.
+      expect(section).not.toMatch(/^(?!.*\|\| date).*\bdate\b[^\n]* -d /m);
+      if (processor === 'stripe') {
+        // The sales were Stripe's: PaymentIntents on the first merchant's account at the stand-in.
+        const { stripeApi } = JSON.parse(readFileSync(join(runtime.dataDir, 'runtime.json'), 'utf8')) as {
+          stripeApi: string;
+        };
+        const key = readFileSync(join(runtime.dataDir, 'stripe-secret-key'), 'utf8');
+        const listed = await fetch(`${stripeApi}/v1/payment_intents?limit=100`, {
+          headers: { authorization: `Bearer ${key}`, 'stripe-account': localStripeAccounts['32350000001']! },
+        });
+        const intents = ((await listed.json()) as { data: { status: string }[] }).data;
+        expect(intents.length).toBeGreaterThanOrEqual(4);
+        expect(intents.every((i) => i.status === 'succeeded')).toBe(true);
+      }
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+      await runtime.stop();
+    }
+  },
+  150_000,
+);
 
 const WALK_THROUGH_MID = '32350000077';
 

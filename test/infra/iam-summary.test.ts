@@ -26,5 +26,5 @@ test.each(Object.entries(SUMMARY_FILES))(
 
 test('the summary counts what the least-privilege tests check: prod’s trigger routes hold nothing', () => {
   expect(rendered.readme).toMatch(/\| hold nothing but their logs\s+\| 4\s+\|/);
-  expect(rendered.operating).toMatch(/`processing_trigger-group`\s+\| nothing \(logs only\)/);
+  expect(rendered.operating).toMatch(/`triggers_process-group`\s+\| nothing \(logs only\)/);
 });

@@ -97,7 +97,7 @@ describe.each(['dev', 'prod'] as Stage[])('ScheduledPayments-%s', (stage) => {
   test('every queue, the dead-letter queues included, is encrypted with the queues key', () => {
     const queues = Object.values(resourcesOf(template, 'AWS::SQS::Queue'));
     expect(queues.map((q) => props(q).QueueName).sort()).toEqual(
-      ['notifications', 'notifier-failures', 'webhook-failures', 'webhooks'].map(
+      ['notifications', 'notifier-failures', 'webhook-failures', 'webhooks', 'webhooks-slow'].map(
         (q) => `scheduled-payments-${stage}-${q}`,
       ),
     );

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { ServiceStack } from '#lib/cdk/service-stack';
 import {
-  DUE_SWEEP_HANDLER,
+  DUE_START_HANDLER,
   PROCESS_GROUP_DEFINITION,
   PROCESSING_CONCURRENCY,
   processGroupTasks,
@@ -194,7 +194,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
     });
 
     it('gives BeginGroup time to count through a group of 100,000 payments to cut its ranges', () => {
-      expect(props(fn(taskIds.get('processing/begin-group')!)).Timeout).toBeGreaterThanOrEqual(120);
+      expect(props(fn(taskIds.get('process-group/begin-group')!)).Timeout).toBeGreaterThanOrEqual(120);
     });
 
     it('substitutes each Task resource with the ARN of its own handler function, and the stage’s settlement clock', () => {
@@ -270,7 +270,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
   });
 
   describe('functions', () => {
-    it('has one function per Task in the processing functions stack, and the scheduler and the due sweep with the scheduled functions', () => {
+    it('has one function per Task in the processing functions stack, and the scheduler and the due start with the scheduled functions', () => {
       // The machine's tasks and the functions that start it are in two stacks: the machine (in
       // the stage stack) waits for its tasks' stack, and the starters' stack waits for the machine.
       const namesIn = (id: string): unknown[] => {
@@ -284,7 +284,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
         processGroupTasks.map((t) => functionName(stage, t.handler)).sort(),
       );
       expect(namesIn('ScheduledFunctions')).toEqual(
-        expect.arrayContaining([SCHEDULER_HANDLER, DUE_SWEEP_HANDLER].map((h) => functionName(stage, h))),
+        expect.arrayContaining([SCHEDULER_HANDLER, DUE_START_HANDLER].map((h) => functionName(stage, h))),
       );
     });
 
@@ -316,7 +316,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
           .filter((a) => a.startsWith('dynamodb:'));
         expect([task.handler, actions.sort()]).toEqual([task.handler, actionsUsed(task.handler, 'dynamodb')]);
         expect(props(fn(id)).Environment).toMatchObject({ Variables: { TABLE_NAME: { Ref: tableId } } });
-        if (task.handler === 'processing/check-settlement')
+        if (task.handler === 'process-group/check-settlement')
           expect(actions.filter((a) => /Put|Update|Delete|Write/.test(a))).toEqual([]);
         expect(beyondTable(id)).toEqual([]);
         expect(Object.keys((props(fn(id)).Environment as { Variables: object }).Variables)).not.toContain(
@@ -340,9 +340,9 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
       // AuthorizeBatch charges; FailBatch records give-ups whose reversals the sweeper makes, and
       // loads the adapter (lambdas/core/sale.ts). The others only read and write the table.
       const calling = [
-        'processing/authorize-first-batch',
-        'processing/authorize-batch',
-        'processing/fail-batch',
+        'process-group/authorize-first-batch',
+        'process-group/authorize-batch',
+        'process-group/fail-batch',
       ];
       for (const [handler, id] of taskIds) {
         const variables = (props(fn(id)).Environment as { Variables: Record<string, unknown> }).Variables;
@@ -363,11 +363,11 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
   });
 
   describe('hourly schedule', () => {
-    it('the current hour: invokes the due sweep every minute, which may start executions and nothing else on Step Functions', () => {
-      const dueSweepId = functionIdOf(template, stage, DUE_SWEEP_HANDLER);
+    it('the current hour: invokes the due start every minute, which may start executions and nothing else on Step Functions', () => {
+      const dueStartId = functionIdOf(template, stage, DUE_START_HANDLER);
       const rules = Object.values(resourcesOf(template, 'AWS::Events::Rule')).filter((r) =>
         ((props(r).Targets ?? []) as { Arn: unknown }[]).some(
-          (t) => flatten(t.Arn) === `\${${dueSweepId}.Arn}`,
+          (t) => flatten(t.Arn) === `\${${dueStartId}.Arn}`,
         ),
       );
       expect(rules).toHaveLength(1);
@@ -375,11 +375,11 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
       const targets = props(rules[0]!).Targets as Record<string, unknown>[];
       for (const key of ['Input', 'InputPath', 'InputTransformer'])
         expect(targets[0]).not.toHaveProperty(key);
-      expect(props(fn(dueSweepId)).Environment).toMatchObject({
+      expect(props(fn(dueStartId)).Environment).toMatchObject({
         Variables: { STATE_MACHINE_ARN: { Ref: stateMachineId } },
       });
-      expectTableReadWrite(dueSweepId);
-      expect(stateGrants(dueSweepId)).toEqual(startExecutionOnly());
+      expectTableReadWrite(dueStartId);
+      expect(stateGrants(dueStartId)).toEqual(startExecutionOnly());
     });
 
     it('invokes the scheduler, with the scheduled event itself, at minute 0 of every hour', () => {
@@ -434,9 +434,9 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
         : 'let the trigger functions start executions of the state machine, and only that',
       () => {
         expect([...TRIGGER_HANDLERS].sort()).toEqual([
-          'processing/trigger-group',
-          'processing/trigger-merchant',
-          'processing/trigger-retries',
+          'triggers/process-group',
+          'triggers/process-merchant',
+          'triggers/retry-merchant',
         ]);
         for (const handler of NON_PROD_HANDLERS) {
           const id = functionIdOf(template, stage, handler);
@@ -453,7 +453,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
       },
     );
 
-    it(`leaves Step Functions permissions to the scheduler, the due sweep${prod ? '' : ' and the triggers'} alone`, () => {
+    it(`leaves Step Functions permissions to the scheduler, the due start${prod ? '' : ' and the triggers'} alone`, () => {
       const holders = Object.entries(resourcesOf(template, 'AWS::IAM::Policy'))
         .filter(([, p]) =>
           (props(p).PolicyDocument as { Statement: Statement[] }).Statement.some(
@@ -463,7 +463,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
           ),
         )
         .flatMap(([, p]) => (props(p).Roles as { Ref: string }[]).map((r) => r.Ref));
-      const expected = [SCHEDULER_HANDLER, DUE_SWEEP_HANDLER, ...(prod ? [] : TRIGGER_HANDLERS)].map((h) =>
+      const expected = [SCHEDULER_HANDLER, DUE_START_HANDLER, ...(prod ? [] : TRIGGER_HANDLERS)].map((h) =>
         roleIdOf(fn(functionIdOf(template, stage, h))),
       );
       expect(holders.sort()).toEqual(expected.sort());

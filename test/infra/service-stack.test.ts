@@ -93,7 +93,7 @@ const TRIGGER_HANDLERS = [...new Set(routes.filter((r) => r.nonProdOnly).map((r)
  * (test/infra/read-only-gets.test.ts).
  */
 const PROCESSOR_HANDLERS = [
-  'processing/settle-now',
+  'triggers/settle-now',
   'transactions/create-sale',
   'transactions/void-transaction',
   'transactions/refund-transaction',
@@ -375,17 +375,12 @@ describe.each([
       const ids = [...functionIds(template, stage).values()];
       expect(new Set(ids).size).toBe(handlerModules().length);
       // The API's functions, in the nested stacks of the API's areas (lib/cdk/stacks.ts), are
-      // exactly those of its handler modules (the processing functions have stacks of their own:
-      // see processing-stack.test.ts and stacks.test.ts).
-      // The background functions there are the daily jobs of their handler folders: the series
-      // job with the series routes, the account updater with the method routes.
-      const jobs = ['seriescreateoccurrences', 'methodsaccountupdater'];
-      const isJob = (id: string) => jobs.some((job) => id.startsWith(job));
+      // exactly those of its handler modules: the processing functions and the scheduled jobs
+      // have stacks of their own (see processing-stack.test.ts and stacks.test.ts).
       const inApiStacks = stageStacks(stack)
         .filter(({ id }) => id.startsWith('Api'))
         .flatMap(({ template: t }) => Object.keys(resourcesOf(t, 'AWS::Lambda::Function')));
-      expect(inApiStacks.filter((id) => !isJob(id)).sort()).toEqual(ids.sort());
-      for (const job of jobs) expect(inApiStacks.filter((id) => id.startsWith(job))).toHaveLength(1);
+      expect(inApiStacks.sort()).toEqual(ids.sort());
       for (const { handler, fn } of servingFunctions()) {
         expect(props(fn).Description).toBe(`${handler} (${stage})`);
       }
@@ -429,7 +424,7 @@ describe.each([
         // Outside prod the trigger endpoints start executions: they, and only they, get the ARN
         // (their code reads it; settle-now's, on the same test routes, does not: issue 22, item 5).
         const startsExecutions = stage !== 'prod' && readsSetting(handler, 'stateMachineArn');
-        if (TRIGGER_HANDLERS.includes(handler) && handler !== 'processing/settle-now')
+        if (TRIGGER_HANDLERS.includes(handler) && handler !== 'triggers/settle-now')
           expect([handler, startsExecutions]).toEqual([handler, stage !== 'prod']);
         // The handlers that call the processor, and only they, name it.
         const callsProcessor = PROCESSOR_HANDLERS.includes(handler);

@@ -11,7 +11,7 @@ import type { Stack } from 'aws-cdk-lib';
 import { ACCOUNT_UPDATER_JOB } from '#contract/account-updater';
 import { handlerModules } from '#contract/routes/index';
 import {
-  DUE_SWEEP_HANDLER,
+  DUE_START_HANDLER,
   NOTIFIER_HANDLER,
   OUTBOX_FORWARDER_HANDLER,
   processGroupTasks,
@@ -22,7 +22,7 @@ import {
 } from '#contract/processing';
 import { SERIES_JOB } from '#contract/series';
 import type { Stage } from '#contract/stage';
-import { WEBHOOK_DELIVERY_HANDLER, WEBHOOK_SWEEP_HANDLER } from '#contract/webhooks';
+import { WEBHOOK_DELIVERY_HANDLER, WEBHOOK_RECOVERY_HANDLER } from '#contract/webhooks';
 import { addServiceStacks } from '#lib/cdk/app';
 import type { ServiceStack } from '#lib/cdk/service-stack';
 import {
@@ -138,17 +138,15 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s stacks', (stage) =
       ...handlerModules().map((h): [string, NestedStackId] => [h, apiStackOf(h)]),
       ...processGroupTasks.map((t): [string, NestedStackId] => [t.handler, 'ProcessingFunctions']),
       ...voidOrRefundTasks.map((t): [string, NestedStackId] => [t.handler, 'VoidOrRefundFunctions']),
-      ...[SCHEDULER_HANDLER, DUE_SWEEP_HANDLER, SWEEPER_HANDLER, RECONCILIATION.handler].map(
+      ...[SCHEDULER_HANDLER, DUE_START_HANDLER, SWEEPER_HANDLER, RECONCILIATION.handler].map(
         (h): [string, NestedStackId] => [h, 'ScheduledFunctions'],
       ),
       [OUTBOX_FORWARDER_HANDLER, 'NotificationFunctions'],
       [NOTIFIER_HANDLER, 'NotificationFunctions'],
       [WEBHOOK_DELIVERY_HANDLER, 'WebhookFunctions'],
-      [WEBHOOK_SWEEP_HANDLER, 'WebhookFunctions'],
-      // The daily series job sits with the series routes: the nested stack of its handler folder.
-      [SERIES_JOB.handler, 'ApiSeries'],
-      // The daily account updater sits with the method routes (`methods`: ApiPayors).
-      [ACCOUNT_UPDATER_JOB.handler, 'ApiPayors'],
+      ...[WEBHOOK_RECOVERY_HANDLER, SERIES_JOB.handler, ACCOUNT_UPDATER_JOB.handler].map(
+        (h): [string, NestedStackId] => [h, 'ScheduledFunctions'],
+      ),
     ];
     expect(expected.map(([h]) => [h, where.get(functionName(stage, h))])).toEqual(expected);
     expect(where.size).toBe(expected.length);

@@ -49,32 +49,32 @@ const RECEIPTS_PAGE = 500;
  * AuthorizeBatch starts no further charge (its remaining payments wait for the retry).
  */
 const WORK_BOUNDS: Record<string, { seconds: number; why: string }> = {
-  'processing/begin-group': {
+  'process-group/begin-group': {
     seconds: 40 * TABLE_SECONDS,
     why: 'counts through the group keys to cut ranges: ~40 one-MB queries for 100,000 payments',
   },
-  'processing/authorize-first-batch': {
+  'process-group/authorize-first-batch': {
     seconds: BATCH_RATE_WAIT_SECONDS + 2 * (2 * PROCESSOR_SECONDS + 2) + TABLE_SECONDS,
     why: "AuthorizeBatch's code: see it",
   },
-  'processing/authorize-batch': {
+  'process-group/authorize-batch': {
     seconds: Math.max(
       rounds * (PROCESSOR_SECONDS + TABLE_SECONDS) + 2 * (2 * PROCESSOR_SECONDS + 2),
       BATCH_RATE_WAIT_SECONDS + 2 * (2 * PROCESSOR_SECONDS + 2) + TABLE_SECONDS,
     ),
     why: "rounds of 16 charges at the processor bound, plus one round that fails (sale and its timeout reversal, retried with backoff) after which nothing new starts; or the processor's rate waited for until BATCH_RATE_WAIT_SECONDS, after which no charge starts and the last ones end",
   },
-  'processing/fail-batch': {
+  'process-group/fail-batch': {
     seconds: rounds * 2 * TABLE_SECONDS,
     why: 'a Declined record and a Failed answer per unanswered payment, 16 at once; no processor call',
   },
-  'processing/complete-group': { seconds: 2 * TABLE_SECONDS, why: 'one conditional write of the group' },
-  'processing/check-settlement': { seconds: 2 * TABLE_SECONDS, why: 'reads the group and the test clock' },
-  'processing/emit-receipts': {
+  'process-group/complete-group': { seconds: 2 * TABLE_SECONDS, why: 'one conditional write of the group' },
+  'process-group/check-settlement': { seconds: 2 * TABLE_SECONDS, why: 'reads the group and the test clock' },
+  'process-group/emit-receipts': {
     seconds: (Math.ceil(RECEIPTS_PAGE / RECEIPTS_CONCURRENCY) + 3) * TABLE_SECONDS,
     why: 'one page of a range: its read, the merchant and the payors, then rounds of 16 receipts (a sale read and an outbox write each)',
   },
-  'processing/receipts-queued': { seconds: 2 * TABLE_SECONDS, why: 'one conditional write of the group' },
+  'process-group/receipts-queued': { seconds: 2 * TABLE_SECONDS, why: 'one conditional write of the group' },
   'void-or-refund/begin': { seconds: 2 * TABLE_SECONDS, why: 'reads the group' },
   'void-or-refund/reverse-batch': {
     seconds:

@@ -2,11 +2,16 @@
  * Webhooks in the cloud (issue 18, lib/cdk/webhooks.ts): the KMS key of the secrets (customer
  * managed, rotation on, kept in prod), granted to the create and rotate functions (encrypt) and the
  * delivery function (decrypt) only; the webhook queue (encrypted, TLS only, dead-letter queue); the
- * delivery function at a bounded concurrency; the sweep every minute; the alarms.
+ * delivery function at a bounded concurrency; the recovery of lost deliveries every minute; the alarms.
  */
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { Stage } from '#contract/stage';
-import { WEBHOOK_DELIVERY_HANDLER, WEBHOOK_FAILURES_METRIC, WEBHOOK_SWEEP_HANDLER } from '#contract/webhooks';
+import {
+  WEBHOOK_DELIVERY,
+  WEBHOOK_DELIVERY_HANDLER,
+  WEBHOOK_FAILURES_METRIC,
+  WEBHOOK_RECOVERY_HANDLER,
+} from '#contract/webhooks';
 import {
   actionsOf,
   flatten,
@@ -39,6 +44,7 @@ describe.each(['dev', 'prod'] as const)('webhooks (%s)', (stage: Stage) => {
   const keyId = () =>
     Object.keys(resourcesOf(template, 'AWS::KMS::Key')).find((id) => id.startsWith('WebhooksSecretsKey'))!;
   const queue = () => byName('AWS::SQS::Queue', 'QueueName', `scheduled-payments-${stage}-webhooks`);
+  const slowQueue = () => byName('AWS::SQS::Queue', 'QueueName', `scheduled-payments-${stage}-webhooks-slow`);
   const dlq = () => byName('AWS::SQS::Queue', 'QueueName', `scheduled-payments-${stage}-webhook-failures`);
   const fn = (handler: string) => {
     const id = functionIdOf(template, stage, handler);
@@ -87,25 +93,34 @@ describe.each(['dev', 'prod'] as const)('webhooks (%s)', (stage: Stage) => {
     );
   });
 
-  it('queues work encrypted, over TLS only, with a dead-letter queue after 5 receives', () => {
-    const [queueId, q] = queue();
-    const [dlqId] = dlq();
-    expect(props(q)).toMatchObject({
-      ...queueEncryptionOf(stage),
-      VisibilityTimeout: 360,
-      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 5 },
-    });
-    const policies = Object.values(resourcesOf(template, 'AWS::SQS::QueuePolicy')).filter((p) =>
-      (props(p).Queues as unknown[]).some((x) => flatten(x) === `\${${queueId}}`),
-    );
-    expect(JSON.stringify(policies)).toContain('"aws:SecureTransport":"false"');
-  });
+  it.each([
+    ['webhook queue', queue],
+    ['slow lane', slowQueue],
+  ])(
+    'queues work encrypted, over TLS only, with a dead-letter queue after 5 receives (%s)',
+    (_name, which) => {
+      const [queueId, q] = which();
+      const [dlqId] = dlq();
+      expect(props(q)).toMatchObject({
+        ...queueEncryptionOf(stage),
+        VisibilityTimeout: 360,
+        RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 5 },
+      });
+      const policies = Object.values(resourcesOf(template, 'AWS::SQS::QueuePolicy')).filter((p) =>
+        (props(p).Queues as unknown[]).some((x) => flatten(x) === `\${${queueId}}`),
+      );
+      expect(JSON.stringify(policies)).toContain('"aws:SecureTransport":"false"');
+    },
+  );
 
-  it('delivers at a bounded concurrency: reserved concurrency and the event source maximum', () => {
+  it("delivers at a bounded concurrency, the slow lane beside the queue: reserved concurrency and the event sources' maxima, as the local runtime sets them", () => {
     const [id, deliver] = fn(WEBHOOK_DELIVERY_HANDLER);
-    expect(props(deliver)).toMatchObject({ ReservedConcurrentExecutions: 12, Timeout: 60 });
+    // The queue's 10, the slow lane's 2, and 2 more so that neither source is throttled.
+    expect(props(deliver)).toMatchObject({ ReservedConcurrentExecutions: 14, Timeout: 60 });
+    expect(WEBHOOK_DELIVERY).toMatchObject({ concurrency: 10, slowConcurrency: 2, reserveHeadroom: 2 });
     const variables = (props(deliver).Environment as { Variables: Record<string, unknown> }).Variables;
     expect(flatten(variables.WEBHOOK_QUEUE_URL)).toBe(`\${${queue()[0]}}`);
+    expect(flatten(variables.WEBHOOK_SLOW_QUEUE_URL)).toBe(`\${${slowQueue()[0]}}`);
     expect(flatten(variables.WEBHOOK_SECRET_KEY)).toBe(`kms:\${${keyId()}.Arn}`);
     const mappings = Object.values(resourcesOf(template, 'AWS::Lambda::EventSourceMapping'))
       .map(props)
@@ -113,28 +128,34 @@ describe.each(['dev', 'prod'] as const)('webhooks (%s)', (stage: Stage) => {
     expect(mappings).toEqual([
       expect.objectContaining({
         EventSourceArn: { 'Fn::GetAtt': [queue()[0], 'Arn'] },
-        BatchSize: 10,
+        BatchSize: WEBHOOK_DELIVERY.batchSize,
         ScalingConfig: { MaximumConcurrency: 10 },
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      }),
+      expect.objectContaining({
+        EventSourceArn: { 'Fn::GetAtt': [slowQueue()[0], 'Arn'] },
+        BatchSize: WEBHOOK_DELIVERY.batchSize,
+        ScalingConfig: { MaximumConcurrency: WEBHOOK_DELIVERY.slowConcurrency },
         FunctionResponseTypes: ['ReportBatchItemFailures'],
       }),
     ]);
   });
 
-  it('sweeps every minute with the table and the queue, nothing else', () => {
-    const [id, sweep] = fn(WEBHOOK_SWEEP_HANDLER);
+  it('recovers lost deliveries every minute with the table and the queue, nothing else', () => {
+    const [id, recovery] = fn(WEBHOOK_RECOVERY_HANDLER);
     const rules = Object.values(resourcesOf(template, 'AWS::Events::Rule')).filter((r) =>
       ((props(r).Targets ?? []) as { Arn: unknown }[]).some((t) => flatten(t.Arn) === `\${${id}.Arn}`),
     );
     expect(rules.map((r) => props(r).ScheduleExpression)).toEqual(['rate(1 minute)']);
     // Prod's table and queues keys go with the table and the queue (kms.test.ts).
-    const actions = roleStatements(template, roleIdOf(sweep))
+    const actions = roleStatements(template, roleIdOf(recovery))
       .filter((s) => !isDataKeyStatement(s))
       .flatMap(actionsOf);
     expect(actions.filter((a) => !/^(dynamodb|sqs|xray):/.test(a))).toEqual([]);
     expect(actions).toContain('sqs:SendMessage');
   });
 
-  it('alarms when attempts failed in every 5 minutes of an hour, on dead letters and on sweep errors', () => {
+  it('alarms when attempts failed in every 5 minutes of an hour, on dead letters and on recovery errors', () => {
     const alarm = (name: string) =>
       props(byName('AWS::CloudWatch::Alarm', 'AlarmName', `scheduled-payments-${stage}-${name}`)[1]);
     expect(alarm('webhook-deliveries-failing')).toMatchObject({

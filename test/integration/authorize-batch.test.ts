@@ -65,7 +65,7 @@ beforeAll(async () => {
   processor = new FaultyProcessor(sandbox);
   useProcessor(processor);
   // Imported after the environment is set: the logger reads it at load.
-  const module = await import('#lambdas/processing/authorize-batch');
+  const module = await import('#lambdas/process-group/authorize-batch');
   handler = module.handler as unknown as Handler;
 });
 afterEach(() => processor.clear());

@@ -79,7 +79,7 @@ beforeAll(async () => {
     ['FailBatch', 'fail-batch'],
     ['CompleteGroup', 'complete-group'],
   ] as const)
-    tasks[state] = ((await import(`#lambdas/processing/${module}`)) as { handler: Task }).handler;
+    tasks[state] = ((await import(`#lambdas/process-group/${module}`)) as { handler: Task }).handler;
   sweep = (await import('#core/sweeper')).sweep;
 });
 afterEach(() => {

@@ -4,10 +4,16 @@
  * one alone, and never uses an execution name twice; BeginGroup's read of a claim that is not
  * visible yet fails the task, which the state machine retries, and then proceeds.
  *
- * Step Functions is a fake here (the names started, and the status of each ARN); the state
- * machine itself runs in aws-local-stepfunctions on the deployed ASL file.
+ * Step Functions is the local runtime's own (lib/local/step-functions.ts: the real ASL file on
+ * aws-local-stepfunctions behind its StartExecution/DescribeExecution endpoint), reached through
+ * the real SFN client. Its tasks are this file's: an execution's BeginGroup holds it RUNNING until
+ * the file ends, or ends it as the test needs: SUCCEEDED without the group (nothing claimed), or
+ * FAILED (an output the next state refuses); a stopped one is ABORTED. (Step Functions' TIMED_OUT
+ * has no local stand-in: test/unit/supervise-closed-executions.test.ts covers it.)
  */
 import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
@@ -19,22 +25,49 @@ import { newId } from '#shared/ids';
 import { DynamoClaimStore } from '#store/claims';
 import { DynamoDueIndex } from '#store/due';
 import { DynamoGroupStore } from '#store/groups';
+import { createSfnServer, LocalStepFunctions } from '#lib/local/step-functions';
 import { createTestTable, type TestTable } from '#support/ddb';
 
 const MACHINE = 'arn:aws:states:us-east-1:000000000000:stateMachine:test';
 const arnOf = (name: string) => `${MACHINE.replace(':stateMachine:', ':execution:')}:${name}`;
 
-/** The fake Step Functions: every name started, and each execution's status. */
-const started: string[] = [];
-const statuses = new Map<string, string>();
-jest.mock('#shared/sfn', () => ({
-  startExecution: jest.fn(async (name: string) => {
-    started.push(name);
-    statuses.set(arnOf(name), 'RUNNING');
-    return arnOf(name);
-  }),
-  executionStatus: jest.fn(async (arn: string) => statuses.get(arn) ?? 'MISSING'),
-}));
+/** How an execution's BeginGroup ends it, by execution name; `run` (the default) holds it RUNNING. */
+type Fate = 'run' | 'succeed' | 'fail';
+const fates = new Map<string, Fate>();
+let release: () => void = () => undefined;
+const held = new Promise<void>((resolve) => (release = resolve));
+
+async function beginAs(input: { executionName: string }): Promise<unknown> {
+  const fate = fates.get(input.executionName) ?? 'run';
+  if (fate === 'succeed') return { ...input, claimed: false, receiptsOnly: false };
+  // The Map's items must be a list: a string fails the execution (States.Runtime, not retried).
+  if (fate === 'fail') return { ...input, claimed: true, ranges: 'not a list' };
+  await held;
+  return { ...input, claimed: false, receiptsOnly: false };
+}
+
+let machine: LocalStepFunctions;
+let server: Server;
+const port = () => (server.address() as AddressInfo).port;
+const listen = (at = 0) => new Promise<void>((resolve) => server.listen(at, '127.0.0.1', resolve));
+const close = () => {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(resolve));
+};
+/** What a starter hands the execution (core/processing.ts): the group and the attempt's name. */
+const executionInput = (group: Group, executionName: string) => ({
+  paymentGroupId: group.paymentGroupId,
+  merchantId: group.merchantId,
+  executionName,
+});
+const startedNames = () => machine.list().map((e) => e.name);
+/** The execution closed: it stopped (ABORTED) or ran to its end. */
+async function closed(name: string, how: 'stop' | 'end' = 'end'): Promise<string> {
+  const execution = machine.describe(arnOf(name));
+  if (how === 'stop') await machine.stopExecution(arnOf(name));
+  else await execution.done;
+  return execution.status;
+}
 
 type Handler<I, O> = (input: I, context: Context) => Promise<O>;
 const context = {
@@ -51,40 +84,60 @@ let tick: Handler<
   { resumed: { paymentGroupId: string; executionArn?: string }[]; stuck: number; started: unknown[] }
 >;
 let begin: Handler<unknown, ProcessingState>;
-/** Loaded after the fake Step Functions (jest.mock is not hoisted above imports here). */
 let startProcessing: typeof import('#core/processing').startProcessing;
-let startExecution: jest.Mock;
 const MERCHANT = '32350000001';
 const SLOT = { scheduleDate: '2031-08-01', scheduleHour: 6 };
 const TICK = { time: '2031-08-01T06:00:00Z' };
 
 beforeAll(async () => {
   table = await createTestTable();
-  process.env.TABLE_NAME = table.tableName;
-  process.env.STATE_MACHINE_ARN = MACHINE;
-  process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+  const tasks: Record<string, (input: unknown) => Promise<unknown>> = {};
+  const substitutions: Record<string, string> = { SettlementClock: 'test-clock' };
+  for (const task of processGroupTasks) {
+    tasks[task.state] = async (input) => input;
+    substitutions[task.substitution] = `arn:aws:lambda:us-east-1:000000000000:function:${task.state}`;
+  }
+  tasks.BeginGroup = (input) => beginAs(input as { executionName: string });
+  machine = new LocalStepFunctions(PROCESS_GROUP_DEFINITION, MACHINE, substitutions, tasks);
+  server = createSfnServer(machine);
+  await listen();
+  Object.assign(process.env, {
+    TABLE_NAME: table.tableName,
+    STATE_MACHINE_ARN: MACHINE,
+    AWS_ENDPOINT_URL_SFN: `http://127.0.0.1:${port()}`,
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+  });
   reloadConfigForTests();
   groups = new DynamoGroupStore(table.db, table.tableName);
   claims = new DynamoClaimStore(table.db, table.tableName);
-  tick = (await import('#lambdas/processing/schedule-tick')).handler as unknown as typeof tick;
-  begin = (await import('#lambdas/processing/begin-group')).handler as unknown as typeof begin;
+  tick = (await import('#lambdas/scheduled/supervise-processing')).handler as unknown as typeof tick;
+  begin = (await import('#lambdas/process-group/begin-group')).handler as unknown as typeof begin;
   ({ startProcessing } = await import('#core/processing'));
-  startExecution = (await import('#shared/sfn')).startExecution as unknown as jest.Mock;
 });
-afterAll(() => table.drop());
+afterAll(async () => {
+  const stopped = machine.stop();
+  release();
+  await stopped;
+  await close();
+  await table.drop();
+});
 
-/** A group claimed `minutesAgo` minutes ago by attempt 1; its execution started (ARN recorded) or not. */
-async function aClaimedGroup(minutesAgo: number, executionStarted: boolean): Promise<Group> {
+/**
+ * A group claimed `minutesAgo` minutes ago by attempt 1: its execution started with `fate` (its
+ * ARN recorded), only recorded (`recorded`: a start that left no execution), or neither.
+ */
+async function aClaimedGroup(minutesAgo: number, execution: Fate | 'recorded' | 'none'): Promise<Group> {
   const claimedAt = new Date(Date.now() - minutesAgo * 60_000);
   const group = newGroup({ servicePayId: MERCHANT, ...SLOT, locationId: 1 }, MERCHANT, newId(), claimedAt);
   await groups.createGroup(group, []);
   const claim = await claims.claim(group, claimedAt);
   if (!claim.claimed) throw new Error('not claimed');
-  if (executionStarted) {
-    started.push(claim.executionName);
-    statuses.set(arnOf(claim.executionName), 'RUNNING');
-    await claims.recordExecution(group.paymentGroupId, claim.executionName, arnOf(claim.executionName));
+  const name = claim.executionName;
+  if (execution !== 'none' && execution !== 'recorded') {
+    fates.set(name, execution);
+    machine.start(name, JSON.stringify(executionInput(group, name)));
   }
+  if (execution !== 'none') await claims.recordExecution(group.paymentGroupId, name, arnOf(name));
   return group;
 }
 
@@ -92,12 +145,16 @@ const resumedOf = async (group: Group) =>
   (await tick(TICK, context)).resumed.filter((o) => o.paymentGroupId === group.paymentGroupId);
 
 describe('issue 13, defect 6: a group can stay processing forever, silently', () => {
-  test.each(['FAILED', 'ABORTED', 'TIMED_OUT', 'SUCCEEDED'])(
+  test.each([
+    ['FAILED', 'fail', 'end'],
+    ['ABORTED', 'run', 'stop'],
+    ['SUCCEEDED', 'succeed', 'end'],
+  ] as const)(
     'an execution that closed %s before its group was done is re-driven under the next name, at once',
-    async (status) => {
-      const group = await aClaimedGroup(1, true);
+    async (status, fate, how) => {
+      const group = await aClaimedGroup(1, fate);
       const id = group.paymentGroupId;
-      statuses.set(arnOf(`pg-${id}-1`), status);
+      expect(await closed(`pg-${id}-1`, how)).toBe(status);
       expect(await resumedOf(group)).toEqual([{ paymentGroupId: id, executionArn: arnOf(`pg-${id}-2`) }]);
       expect(await claims.read(id)).toMatchObject({
         status: 'processing',
@@ -105,52 +162,58 @@ describe('issue 13, defect 6: a group can stay processing forever, silently', ()
         executionName: `pg-${id}-2`,
         executionArn: arnOf(`pg-${id}-2`),
       });
-      // The new attempt runs: the next tick leaves it alone; when it fails too, attempt 3.
+      expect(machine.describe(arnOf(`pg-${id}-2`)).status).toBe('RUNNING');
+      // The new attempt runs: the next tick leaves it alone; when it closes too, attempt 3.
       expect(await resumedOf(group)).toEqual([]);
-      statuses.set(arnOf(`pg-${id}-2`), 'FAILED');
+      expect(await closed(`pg-${id}-2`, 'stop')).toBe('ABORTED');
       expect(await resumedOf(group)).toEqual([{ paymentGroupId: id, executionArn: arnOf(`pg-${id}-3`) }]);
     },
   );
 
   test('a running execution is left alone, however old its claim', async () => {
-    const group = await aClaimedGroup(90, true);
-    const before = started.length;
+    const group = await aClaimedGroup(90, 'run');
+    const before = startedNames().length;
     expect(await resumedOf(group)).toEqual([]);
-    expect(started.length).toBe(before);
+    expect(startedNames()).toHaveLength(before);
     expect(await claims.read(group.paymentGroupId)).toMatchObject({ processingAttempt: 1 });
   });
 
   test('a claim whose execution never started: left while young, then started under its own name', async () => {
-    const young = await aClaimedGroup(1, false);
+    const young = await aClaimedGroup(1, 'none');
     expect(await resumedOf(young)).toEqual([]);
-    const old = await aClaimedGroup(6, false);
+    expect(startedNames()).not.toContain(`pg-${young.paymentGroupId}-1`);
+    const old = await aClaimedGroup(6, 'none');
     const id = old.paymentGroupId;
     // The starter died between the claim and StartExecution: the claimed attempt's name is started.
     expect(await resumedOf(old)).toEqual([{ paymentGroupId: id, executionArn: arnOf(`pg-${id}-1`) }]);
     expect(await claims.read(id)).toMatchObject({ processingAttempt: 1, executionArn: arnOf(`pg-${id}-1`) });
+    expect(machine.describe(arnOf(`pg-${id}-1`)).status).toBe('RUNNING');
   });
 
   test('an execution recorded but not found (an ambiguous start) is re-driven only after a few minutes', async () => {
-    const young = await aClaimedGroup(1, true);
-    statuses.delete(arnOf(`pg-${young.paymentGroupId}-1`));
+    const young = await aClaimedGroup(1, 'recorded');
     expect(await resumedOf(young)).toEqual([]);
-    const old = await aClaimedGroup(6, true);
+    const old = await aClaimedGroup(6, 'recorded');
     const id = old.paymentGroupId;
-    statuses.delete(arnOf(`pg-${id}-1`));
     expect(await resumedOf(old)).toEqual([{ paymentGroupId: id, executionArn: arnOf(`pg-${id}-2`) }]);
+    expect(startedNames().filter((n) => n.startsWith(`pg-${id}-`))).toEqual([`pg-${id}-2`]);
   });
 
   test('concurrent ticks re-drive a closed execution once; no execution name is ever used twice', async () => {
-    const group = await aClaimedGroup(1, true);
+    const group = await aClaimedGroup(1, 'fail');
     const id = group.paymentGroupId;
-    statuses.set(arnOf(`pg-${id}-1`), 'FAILED');
+    expect(await closed(`pg-${id}-1`)).toBe('FAILED');
     const results = await Promise.all([resumedOf(group), resumedOf(group), resumedOf(group)]);
     expect(results.flat()).toEqual([{ paymentGroupId: id, executionArn: arnOf(`pg-${id}-2`) }]);
-    expect(new Set(started).size).toBe(started.length);
+    expect(
+      startedNames()
+        .filter((n) => n.startsWith(`pg-${id}-`))
+        .sort(),
+    ).toEqual([`pg-${id}-1`, `pg-${id}-2`]);
   });
 
   test("BeginGroup: a claim not visible yet fails the task; the state machine's retry then proceeds", async () => {
-    const group = await aClaimedGroup(0, true);
+    const group = await aClaimedGroup(0, 'recorded');
     const id = group.paymentGroupId;
     // DynamoDB Local always reads consistently: the stale first read is injected.
     const read = DynamoClaimStore.prototype.read;
@@ -214,8 +277,7 @@ describe('issue 25, defect 7: a group triggered before its slot and then interru
     await groups.createGroup(group, []);
     const claim = await claims.claim(group, claimedAt);
     if (!claim.claimed) throw new Error('not claimed');
-    started.push(claim.executionName);
-    statuses.set(arnOf(claim.executionName), 'RUNNING');
+    machine.start(claim.executionName, JSON.stringify(executionInput(group, claim.executionName)));
     await claims.recordExecution(group.paymentGroupId, claim.executionName, arnOf(claim.executionName));
     return group;
   }
@@ -223,7 +285,7 @@ describe('issue 25, defect 7: a group triggered before its slot and then interru
   test('a group triggered ahead of its slot whose execution was stopped is re-driven by the tick of the current hour', async () => {
     const group = await triggeredAhead(1);
     const id = group.paymentGroupId;
-    statuses.set(arnOf(`pg-${id}-1`), 'ABORTED');
+    expect(await closed(`pg-${id}-1`, 'stop')).toBe('ABORTED');
     const tickResult = await tickNow();
     expect(tickResult.resumed.filter((o) => o.paymentGroupId === id)).toEqual([
       { paymentGroupId: id, executionArn: arnOf(`pg-${id}-2`) },
@@ -244,7 +306,7 @@ describe('issue 25, defect 7: a group triggered before its slot and then interru
   test('a group triggered ahead of its slot that has been processing longer than an execution may run counts in the stuck-groups alarm', async () => {
     const group = await triggeredAhead(7 * 60);
     const result = await tickNow();
-    // Its execution is RUNNING (the fake's): supervision leaves it, the metric counts it.
+    // Its execution is RUNNING (held by its BeginGroup): supervision leaves it, the metric counts it.
     expect(result.resumed.filter((o) => o.paymentGroupId === group.paymentGroupId)).toEqual([]);
     expect(result.stuck).toBe(1);
   });
@@ -263,7 +325,7 @@ describe('issue 25, defect 7: a group triggered before its slot and then interru
       settlesAt: new Date().toISOString(),
       processedAt: new Date().toISOString(),
     });
-    statuses.set(arnOf(`pg-${id}-1`), 'ABORTED');
+    expect(await closed(`pg-${id}-1`, 'stop')).toBe('ABORTED');
     const result = await tickNow();
     expect(result.resumed.filter((o) => o.paymentGroupId === id)).toEqual([
       { paymentGroupId: id, executionArn: arnOf(`pg-${id}-2`) },
@@ -280,11 +342,13 @@ describe('issue 25, defect 7: a group triggered before its slot and then interru
     );
     const id = group.paymentGroupId;
     await groups.createGroup(group, []);
-    startExecution.mockRejectedValueOnce(new Error('StartExecution unavailable'));
-    expect(await startProcessing(group, new Date())).toEqual({
-      paymentGroupId: id,
-      error: 'processing could not be started; try again',
-    });
+    // Step Functions unreachable for the start (its endpoint closed), then back on the same port.
+    const at = port();
+    await close();
+    const answer = await startProcessing(group, new Date());
+    await listen(at);
+    expect(answer).toEqual({ paymentGroupId: id, error: 'processing could not be started; try again' });
+    expect(startedNames().filter((n) => n.startsWith(`pg-${id}-`))).toEqual([]);
     expect(await claims.read(id)).toMatchObject({ status: 'pending', due: true });
     const result = await tickNow();
     expect((result.started as { paymentGroupId: string }[]).filter((o) => o.paymentGroupId === id)).toEqual(

@@ -4,7 +4,7 @@
  * bounded and the next goes on; the hourly tick catches up on an occurrence the daily job missed;
  * eight runs and eight changes at once create the group once and announce each change once; a crash
  * between writing an occurrence's group and recording it on the series neither loses nor
- * duplicates the occurrence, and a cancel cut short is finished by the due sweep (the container
+ * duplicates the occurrence, and a cancel cut short is finished by the due start (the container
  * dies at the injected write: nothing after it runs, no clean-up either; the sweep and the next
  * run finish the work); the series' events are written with their changes, listed, and delivered
  * to an endpoint on loopback that verifies each request with the `standardwebhooks` package.
@@ -12,7 +12,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import type { CreateSeriesInput } from '#contract/schemas/series';
-import type { TickResult } from '#lambdas/processing/schedule-tick';
+import type { TickResult } from '#core/scheduled-starts';
 import { listEvents } from '#core/events';
 import { sweepAbandonedCreates } from '#core/groups';
 import { cancelSeries, createDueOccurrences, createSeries, updateSeries } from '#core/series';
@@ -25,7 +25,7 @@ import type { Series } from '#domain/series';
 import { ddb } from '#shared/ddb';
 import { occurrenceGroupId } from '#shared/ids';
 import { keys } from '#store/keys';
-import { useWebhookQueue, type EventMessage, type WebhookMessage } from '#shared/webhook-queue';
+import { useWebhookQueue, type WebhookMessage } from '#shared/webhook-queue';
 import { eventStore } from '#store/events';
 import { groupStore } from '#store/groups';
 import { batchGet } from '#store/items';
@@ -34,7 +34,7 @@ import { paymentStore } from '#store/payments';
 import { DynamoPayorStore } from '#store/payors';
 import { seriesStore } from '#store/series';
 import { ABANDONED_CREATE_MS } from '#store/write-ahead';
-import { useWebhookTestEnv } from '#support/webhook-env';
+import { useWebhookTestEnv, eventMessage } from '#support/webhook-env';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { CrashError, injectCrash, removeCrashes } from '#support/ddb-faults';
 import { makePayor } from '#support/fixtures/index';
@@ -234,7 +234,7 @@ describe('at once', () => {
 
 describe('the hourly tick', () => {
   test('creates the group of an occurrence due before the next tick, which the daily job missed', async () => {
-    const { handler } = await import('#lambdas/processing/schedule-tick');
+    const { handler } = await import('#lambdas/scheduled/supervise-processing');
     const tick = handler as unknown as (event: { time: string }, context: Context) => Promise<TickResult>;
     const context = {
       functionName: 'tick',
@@ -340,7 +340,7 @@ describe('a crash while an occurrence is created', () => {
 });
 
 describe('a crash while a series is canceled', () => {
-  test('the container dead after the canceled status is written: the due sweep deletes the pending group, once', async () => {
+  test('the container dead after the canceled status is written: the due start deletes the pending group, once', async () => {
     const series = await createSeries(seriesInput(1), MERCHANT, new Date());
     await runJob();
     const groupId = occurrenceGroupId(series.seriesId, 1);
@@ -358,7 +358,7 @@ describe('a crash while a series is canceled', () => {
     expect(await readSeries(series.seriesId)).toMatchObject({ status: 'canceled', cancelPending: true });
     expect((await groupStore().getGroup(groupId))?.status).toBe('pending');
 
-    // The due sweep's run (horizon: now) finishes the cancel; a second finds nothing to do.
+    // The due start's run (horizon: now) finishes the cancel; a second finds nothing to do.
     const sweep = () => createDueOccurrences({ horizon: new Date(), deadline: Date.now() + 20_000 });
     expect((await sweep()).canceled).toBeGreaterThanOrEqual(1);
     expect((await groupStore().getGroup(groupId))?.status).toBe('deleted');
@@ -374,15 +374,6 @@ describe('a crash while a series is canceled', () => {
 
 describe("a series' events", () => {
   /** The stream forwarder's message for a new event item. */
-  const eventMessage = (e: ServiceEvent): EventMessage => ({
-    kind: 'event',
-    eventId: e.id,
-    merchantId: e.merchantId,
-    objectId: e.objectId,
-    sequence: e.sequence,
-    type: e.type,
-    createdAt: e.createdAt,
-  });
 
   /** Handles the queue's messages as the delivery function does, until it is dry. */
   async function pump(): Promise<void> {

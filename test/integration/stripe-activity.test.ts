@@ -14,6 +14,7 @@ import {
   stripeOnStandIn,
   type StripeOnStandIn,
 } from '#support/stripe-stand-in';
+import { clockAt } from '#support/clock';
 
 let env: StripeOnStandIn;
 beforeAll(async () => {
@@ -26,24 +27,6 @@ afterEach(() => {
 });
 
 const HOUR = 3600_000;
-function clockAt(ms: number): void {
-  jest.useFakeTimers({
-    now: ms,
-    doNotFake: [
-      'setTimeout',
-      'clearTimeout',
-      'setInterval',
-      'clearInterval',
-      'setImmediate',
-      'clearImmediate',
-      'nextTick',
-      'queueMicrotask',
-      'hrtime',
-      'performance',
-    ],
-  });
-}
-
 let keys = 0;
 async function sale(number: string, amountCents: number, merchantId = MERCHANT) {
   const { token } = await env.processor.tokenize({ ...cardOf(number), merchantId });

@@ -1,8 +1,12 @@
 /**
  * One key, one charge, whatever its age. Stripe forgets an idempotency key 24 hours after its
  * first use; the service replays keys later than that (the sweeper, reconciliation, a retried
- * batch). These tests move the service's clock (Date, which the stand-in also reads) 25 hours on
- * and replay: the adapter finds the first charge by its metadata instead of charging again.
+ * batch). These tests move the service's clock (which the stand-in's follows:
+ * test/support/stripe-stand-in.ts) 25 hours on and replay: the adapter finds the first charge by
+ * its metadata instead of charging again. Once through the service itself (core/sale.ts on
+ * DynamoDB Local: the sale's Pending record keeps when its key was first used), the others at
+ * the adapter. Each checks that Stripe has forgotten the key by then: without the look-up the
+ * replay would have charged again.
  * Also the timeout reversal: a sale with no answer moves no money, whether it reached Stripe or not.
  */
 import type Stripe from 'stripe';
@@ -16,6 +20,15 @@ import {
   stripeOnStandIn,
   type StripeOnStandIn,
 } from '#support/stripe-stand-in';
+import { clockAt, useTestClock } from '#support/clock';
+import { runSale } from '#core/sale';
+import { useProcessor } from '#processor/index';
+import { useClock } from '#shared/clock';
+import { reloadConfigForTests } from '#shared/config';
+import { DynamoPayorStore } from '#store/payors';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { makePayor } from '#support/fixtures/index';
+import { saleRequest } from '#support/sales';
 
 let env: StripeOnStandIn;
 beforeAll(async () => {
@@ -28,25 +41,6 @@ afterEach(() => {
 });
 
 const HOUR = 3600_000;
-/** Moves the service's clock (Date only: timers and sockets run on). */
-function clockAt(ms: number): void {
-  jest.useFakeTimers({
-    now: ms,
-    doNotFake: [
-      'setTimeout',
-      'clearTimeout',
-      'setInterval',
-      'clearInterval',
-      'setImmediate',
-      'clearImmediate',
-      'nextTick',
-      'queueMicrotask',
-      'hrtime',
-      'performance',
-    ],
-  });
-}
-
 let keys = 0;
 async function aSale(number = '4242424242424242', amountCents = 2500): Promise<SaleRequest> {
   const { token } = await env.processor.tokenize(cardOf(number));
@@ -96,6 +90,58 @@ async function stripeStillKnows(request: SaleRequest): Promise<boolean> {
   );
   return intentsWith(request.idempotencyKey).length === before;
 }
+
+describe('through the service: a sale whose answer was lost, resumed 25 hours later', () => {
+  let table: TestTable;
+  beforeAll(async () => {
+    table = await createTestTable();
+    process.env.TABLE_NAME = table.tableName;
+    reloadConfigForTests();
+    useProcessor(env.processor);
+  });
+  afterAll(async () => {
+    useProcessor(undefined);
+    useClock(undefined);
+    await table.drop();
+  });
+
+  it('creates no second PaymentIntent: the resumed sale is answered by the first', async () => {
+    // The service's clock, which the stand-in's follows.
+    const clock = useTestClock(Date.now());
+    // A payor whose card is vaulted at Stripe, stored as the API stores it.
+    const vaulted = await env.processor.tokenize(cardOf('4242424242424242'));
+    const { payor, method } = makePayor(MERCHANT);
+    const stored = { ...method, processorToken: vaulted.token, maskedAccountNumber: '************4242' };
+    await new DynamoPayorStore(table.db, table.tableName).create(payor, stored);
+    const request = saleRequest(MERCHANT, `${payor.payorId}/${stored.savedPaymentMethodId}`, 3900, {
+      onNoAnswer: 'throw',
+    });
+
+    // Stripe charges, the answer is lost (twice: the stripe package retries a dropped connection
+    // once): the sale stays Pending, its key first used now.
+    env.standIn.faults.add({ after: 'lost' }, { method: 'POST', path: '/v1/payment_intents' }, 2);
+    await expect(runSale(request, clock.now())).rejects.toBeInstanceOf(ProcessorUnavailableError);
+    expect(intentsWith(request.processorKey)).toHaveLength(1);
+
+    clock.advance(25 * HOUR);
+    const resumed = await runSale(request, clock.now());
+    expect(resumed).toMatchObject({ status: 'Approved' });
+    const intents = intentsWith(request.processorKey);
+    expect(intents.map((i) => i.id)).toEqual([resumed.processorTransactionId]);
+    expect(moneyMovedBy(request.processorKey)).toBe(3900);
+    // Stripe has forgotten the key: the same request without the look-up would charge again.
+    expect(
+      await stripeStillKnows({
+        idempotencyKey: request.processorKey,
+        keyFirstUsedAt: clock.now().toISOString(),
+        merchantId: MERCHANT,
+        token: vaulted.token,
+        amountCents: 3900,
+        allowPartial: false,
+      }),
+    ).toBe(false);
+  });
+});
 
 describe('a key replayed more than a day after its first use', () => {
   it('an approved sale replayed 25 hours later creates nothing: the first charge is the answer', async () => {

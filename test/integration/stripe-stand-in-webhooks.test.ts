@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import type { SaleRequest } from '#processor/processor';
 import { bankOf, cardOf, MERCHANT, stripeOnStandIn, type StripeOnStandIn } from '#support/stripe-stand-in';
+import { clockAt } from '#support/clock';
 
 const SECRET = 'whsec_standintestsecret0123456789';
 /** What the receiver got: the raw body and signature, and the event its verification gave (on arrival). */
@@ -48,24 +49,6 @@ afterAll(async () => {
   await new Promise<void>((ok) => receiver.close(() => ok()));
 });
 afterEach(() => jest.useRealTimers());
-
-function clockAt(ms: number): void {
-  jest.useFakeTimers({
-    now: ms,
-    doNotFake: [
-      'setTimeout',
-      'clearTimeout',
-      'setInterval',
-      'clearInterval',
-      'setImmediate',
-      'clearImmediate',
-      'nextTick',
-      'queueMicrotask',
-      'hrtime',
-      'performance',
-    ],
-  });
-}
 
 let keys = 0;
 const saleOf = (token: string): SaleRequest => ({

@@ -5,7 +5,7 @@
  * chosen write, so nothing after it happens (the batch's messages are never sent; the message
  * being handled comes back after the queue's visibility timeout, or is lost outright). Then the
  * service carries on as it would after a restart: the queue hands the message out again and the
- * webhook sweep finds the deliveries whose message never came.
+ * webhook recovery finds the deliveries whose message never came.
  *
  * What must hold: a change and its event are written together or not at all (a crash before the
  * transaction leaves neither, after it both, once); every event written reaches every endpoint
@@ -14,20 +14,20 @@
 import { createGroup, updateGroup } from '#core/groups';
 import { Batch, LOST_AFTER_MS } from '#core/webhook-batch';
 import { handleMessage } from '#core/webhook-delivery';
-import { sweepDue } from '#core/webhook-recovery';
+import { recoverDeliveries } from '#core/webhook-recovery';
 import { createEndpoint } from '#core/webhooks';
 import type { ServiceEvent } from '#domain/events';
 import { ddb } from '#shared/ddb';
-import { useWebhookQueue, type EventMessage, type WebhookMessage } from '#shared/webhook-queue';
+import { useWebhookQueue, type WebhookMessage } from '#shared/webhook-queue';
 import { eventStore } from '#store/events';
 import type { Merchant } from '#store/merchants';
 import { webhookDeliveryStore } from '#store/webhook-deliveries';
-import { useWebhookTestEnv } from '#support/webhook-env';
+import { useWebhookTestEnv, eventMessage } from '#support/webhook-env';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { CrashError, injectCrash, removeCrashes } from '#support/ddb-faults';
 import { groupInput } from '#support/fixtures/index';
 import { storedProfile } from '#support/sales';
-import { delivered, startReceiver, type Receiver } from '#support/webhook-receiver';
+import { delivered, startReceiver, until, type Receiver } from '#support/webhook-receiver';
 
 const MERCHANT: Merchant = { merchantId: '32350000001', shortId: '23500001', name: 'Springfield Elementary' };
 const MID = MERCHANT.merchantId;
@@ -76,12 +76,13 @@ afterAll(async () => {
 });
 
 /**
- * One message handled as the delivery function does. A crash kills the container: the batch's
- * messages are never sent, and the message comes back after the visibility timeout (`lost`: never
- * again, as if it went to the dead-letter queue).
+ * One message handled as the delivery function does; every delivery by a message of its own (the
+ * crash points between them) unless `atFanOut` (the fan-out attempts an object's first event). A crash kills the container: the batch's messages are never sent,
+ * and the message comes back after the visibility timeout (`lost`: never again, as if it went to
+ * the dead-letter queue).
  */
-async function handle(message: WebhookMessage, lost = false): Promise<'done' | 'crashed'> {
-  const batch = new Batch(() => new Date(clock));
+async function handle(message: WebhookMessage, lost = false, atFanOut = false): Promise<'done' | 'crashed'> {
+  const batch = new Batch(() => new Date(clock), atFanOut);
   try {
     await handleMessage(message, batch);
   } catch (error) {
@@ -106,26 +107,17 @@ async function pump(limit = 200): Promise<void> {
 }
 
 /**
- * Runs the queue dry, then the sweep once every pending delivery's checkAt has passed (a lease
+ * Runs the queue dry, then the recovery once every pending delivery's checkAt has passed (a lease
  * and LOST_AFTER_MS), and the queue again.
  */
 async function settle(): Promise<void> {
   await pump();
   clock += LOST_AFTER_MS + 60_000;
-  await sweepDue(new Date(clock));
+  await recoverDeliveries(new Date(clock));
   await pump();
 }
 
 /** The stream forwarder's message for a new event item. */
-const eventMessage = (e: ServiceEvent): EventMessage => ({
-  kind: 'event',
-  eventId: e.id,
-  merchantId: e.merchantId,
-  objectId: e.objectId,
-  sequence: e.sequence,
-  type: e.type,
-  createdAt: e.createdAt,
-});
 
 async function eventsOf(objectId: string): Promise<ServiceEvent[]> {
   const { events } = await eventStore().page(MID, { objectId }, 100);
@@ -185,7 +177,7 @@ test('a crash just before the change is written leaves neither change nor event;
     expect(delivered(r).filter((x) => x.event.objectId === groupId)).toHaveLength(2);
 });
 
-test("a crash after the receiver's 2xx, before its answer is recorded: the sweep sends it again with the same webhook-id, then the object's next event", async () => {
+test("a crash after the receiver's 2xx, before its answer is recorded: the recovery sends it again with the same webhook-id, then the object's next event", async () => {
   const groupId = await aGroup();
   await updateGroup(groupId, MID, { scheduleHour: 20 }, new Date(clock));
   const events = await eventsOf(groupId);
@@ -213,7 +205,7 @@ test("a crash after the receiver's 2xx, before its answer is recorded: the sweep
   for (const m of messages) if (m !== mine) queue.push(m);
   await pump();
   expect(delivered(first).filter((x) => x.id === events[1]!.id)).toHaveLength(0);
-  expect(await sweepDue(new Date(clock))).toEqual({ enqueued: 0 }); // its lease and checkAt still run
+  expect(await recoverDeliveries(new Date(clock))).toEqual({ enqueued: 0 }); // its lease and checkAt still run
   await settle();
 
   expectDelivered(groupId, events);
@@ -224,6 +216,39 @@ test("a crash after the receiver's 2xx, before its answer is recorded: the sweep
       const d = (await deliveriesOf(e.id)).find((x) => x.url === r.url('/hooks'));
       expect(d).toMatchObject({ status: 'delivered' });
     }
+});
+
+test("a crash after the fan-out's own attempt was answered 2xx, before its answer is recorded: the event comes again, and the recovery sends it again with the same webhook-id", async () => {
+  const groupId = await aGroup();
+  const [event] = await eventsOf(groupId);
+  // The fan-out attempts group.created (the object's first event) to both endpoints itself; the
+  // first answer recorded as delivered is the crash: the other attempt's record goes on.
+  let settles = 0;
+  const crash = injectCrash(
+    ddb(),
+    'UpdateItemCommand',
+    'before',
+    (input) => JSON.stringify(input).includes('"delivered"') && ++settles === 1,
+  );
+  expect(await handle(eventMessage(event!), false, true)).toBe('crashed');
+  expect(crash.crashed).toBe(1);
+  expect(queue).toHaveLength(1); // the event message, back after the visibility timeout
+  await until("the other endpoint's attempt recorded", async () =>
+    (await deliveriesOf(event!.id)).some((d) => d.status === 'delivered'),
+  );
+  const [crashed] = (await deliveriesOf(event!.id)).filter((d) => d.status === 'pending');
+  expect(crashed).toBeDefined();
+
+  await settle();
+  expectDelivered(groupId, [event!]);
+  for (const r of [first, second]) {
+    const got = delivered(r).filter((x) => x.id === event!.id);
+    // The crashed one's receiver got it twice (the same webhook-id), the other once.
+    expect(got).toHaveLength(r.url('/hooks') === crashed!.url ? 2 : 1);
+    expect((await deliveriesOf(event!.id)).find((x) => x.url === r.url('/hooks'))).toMatchObject({
+      status: 'delivered',
+    });
+  }
 });
 
 test("a crash in the fan-out between two endpoints' deliveries: the message again gives each endpoint its delivery, once", async () => {
@@ -246,7 +271,7 @@ test("a crash in the fan-out between two endpoints' deliveries: the message agai
     expect(delivered(r).filter((x) => x.event.objectId === groupId)).toHaveLength(1);
 });
 
-test('a crash of the sweep after it moved checkAt on, before sending: the next sweep sends it', async () => {
+test('a crash of the recovery after it moved checkAt on, before sending: its next run sends it', async () => {
   const groupId = await aGroup();
   const [event] = await eventsOf(groupId);
   await handle(eventMessage(event!));
@@ -254,7 +279,7 @@ test('a crash of the sweep after it moved checkAt on, before sending: the next s
   clock += LOST_AFTER_MS + 1000;
   let touches = 0;
   const crash = injectCrash(ddb(), 'UpdateItemCommand', 'after', () => ++touches === 1);
-  await expect(sweepDue(new Date(clock))).rejects.toThrow(CrashError);
+  await expect(recoverDeliveries(new Date(clock))).rejects.toThrow(CrashError);
   expect(crash.crashed).toBe(1);
   expect(queue).toEqual([]);
   await settle();

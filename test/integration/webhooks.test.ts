@@ -2,7 +2,7 @@
  * Webhooks on DynamoDB Local with a real receiver on loopback (issue 18): the endpoint limit under
  * concurrent creates, the address rules of the cloud configuration (a host resolving to 127.0.0.1
  * through an injected resolver, refused at create and before an attempt), and the delivery flow
- * driven message by message on a test clock: a lost message recovered by the sweep, an event that
+ * driven message by message on a test clock: a lost message recovered by the webhook recovery, an event that
  * arrives before its predecessor waits for it, a message handled twice makes one attempt.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -13,16 +13,17 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { newEvent, type ServiceEvent } from '#domain/events';
 import { eventItem } from '#store/events';
 import { reloadConfigForTests } from '#shared/config';
-import { useWebhookQueue, type QueuedWebhookMessage, type EventMessage } from '#shared/webhook-queue';
+import { useWebhookQueue, type QueuedWebhookMessage } from '#shared/webhook-queue';
 import { Batch, lostAfterMs } from '#core/webhook-batch';
 import { handleMessage } from '#core/webhook-delivery';
-import { sweepDue } from '#core/webhook-recovery';
+import { recoverDeliveries } from '#core/webhook-recovery';
 import { checkTarget, useResolver } from '#core/webhook-target';
 import { createEndpoint, listEndpoints, updateEndpoint } from '#core/webhooks';
 import { BadRequestError } from '#shared/errors';
 import { webhookDeliveryStore } from '#store/webhook-deliveries';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
 import { createTestTable, type TestTable } from '#support/ddb';
+import { eventMessage } from '#support/webhook-env';
 import { delivered, startReceiver, type Receiver } from '#support/webhook-receiver';
 
 let table: TestTable;
@@ -62,14 +63,17 @@ afterAll(async () => {
   await table.drop();
 });
 
-/** Handles every queued message due by the test clock, moving the clock to the next due one. */
-async function pump(limit = 500): Promise<void> {
+/**
+ * Handles every queued message due by the test clock, moving the clock to the next due one;
+ * `attemptsAtFanOut` false: every delivery by a message of its own (a test holds or loses it).
+ */
+async function pump(limit = 500, attemptsAtFanOut = true): Promise<void> {
   for (let rounds = 0; queue.length > 0 && rounds < limit; rounds++) {
     queue.sort((a, b) => a.at - b.at);
     clock = Math.max(clock, queue[0]!.at);
     const due = queue.filter((m) => m.at <= clock);
     queue.splice(0, due.length);
-    const batch = new Batch(() => new Date(clock));
+    const batch = new Batch(() => new Date(clock), attemptsAtFanOut);
     for (const { message } of due) await handleMessage(message, batch);
     for (const m of batch.messages) queue.push({ message: m.message, at: clock + m.delaySeconds * 1000 });
   }
@@ -83,16 +87,6 @@ async function writeEvent(objectId: string, sequence: number, type = 'payor.upda
   await table.db.send(new PutCommand({ TableName: table.tableName, Item: eventItem(event) }));
   return event;
 }
-
-const eventMessage = (e: ServiceEvent): EventMessage => ({
-  kind: 'event',
-  eventId: e.id,
-  merchantId: e.merchantId,
-  objectId: e.objectId,
-  sequence: e.sequence,
-  type: e.type,
-  createdAt: e.createdAt,
-});
 
 describe('the endpoint limit', () => {
   test('8 concurrent creates at 15 endpoints leave 16', async () => {
@@ -222,19 +216,19 @@ describe('delivery, message by message', () => {
     hooks.secrets = [created.secret];
   });
 
-  test('a lost message is sent again by the sweep once its checkAt has passed', async () => {
+  test('a lost message is sent again by the webhook recovery once its checkAt has passed', async () => {
     const event = await writeEvent(randomUUID(), 1);
     queue.push({ message: eventMessage(event), at: clock });
-    await pump(1); // The fan-out only: the delivery's message is now queued...
+    await pump(1, false); // The fan-out only: the delivery's message is now queued...
     expect(queue).toHaveLength(1);
     queue.length = 0; // ...and lost.
-    expect(await sweepDue(new Date(clock))).toEqual({ enqueued: 0 });
+    expect(await recoverDeliveries(new Date(clock))).toEqual({ enqueued: 0 });
     // Past its checkAt (LOST_AFTER_MS at this file's scale: a second). Not the unscaled 5 minutes:
     // the receiver checks the signature's timestamp against its own clock (5 minutes' tolerance),
     // and a delivery signed 5 min 1 s ahead of it failed whenever the file reached this test within
     // a second of loading.
     clock += lostAfterMs() + 1000;
-    expect((await sweepDue(new Date(clock))).enqueued).toBeGreaterThanOrEqual(1);
+    expect((await recoverDeliveries(new Date(clock))).enqueued).toBeGreaterThanOrEqual(1);
     await pump();
     expect(delivered(hooks, '/it').filter((r) => r.id === event.id)).toHaveLength(1);
     expect(delivered(hooks, '/it').every((r) => r.verified)).toBe(true);
@@ -279,7 +273,7 @@ describe('delivery, message by message', () => {
 
   test('a message handled twice at once makes one attempt', async () => {
     const event = await writeEvent(randomUUID(), 1);
-    const batch = new Batch(() => new Date(clock));
+    const batch = new Batch(() => new Date(clock), false);
     await handleMessage(eventMessage(event), batch);
     const [message] = batch.messages;
     const twice = new Batch(() => new Date(clock));
@@ -319,7 +313,7 @@ describe('the breaker', () => {
       await endpoints.holdUntil(BREAKER_MID, endpointId, undefined, new Date(clock - 1).toISOString()),
     ).toBe(true);
     const [first, second] = [await breakerEvent(), await breakerEvent()];
-    const fanOut = new Batch(() => new Date(clock));
+    const fanOut = new Batch(() => new Date(clock), false);
     await handleMessage(eventMessage(first!), fanOut);
     const [message] = fanOut.messages;
     // The first delivery's message handled twice at once (SQS delivers at least once), in two
@@ -397,7 +391,7 @@ describe('the breaker', () => {
     await pump();
     await endpoints.holdUntil(BREAKER_MID, endpointId, hour, new Date(clock + 7_200_000).toISOString());
     clock += 3_601_000;
-    expect((await sweepDue(new Date(clock))).enqueued).toBeGreaterThanOrEqual(1);
+    expect((await recoverDeliveries(new Date(clock))).enqueued).toBeGreaterThanOrEqual(1);
     await pump();
     const d = await webhookDeliveryStore().get({
       webhookEndpointId: endpointId,

@@ -53,3 +53,25 @@ export function useTestClock(start: number | string | Date): TestClock {
   useClock(c);
   return c;
 }
+
+/**
+ * Moves Jest's fake `Date` to `ms`, leaving timers and sockets real: for code that reads the time
+ * from the system clock (shared/clock's default) beside real network calls, as the Stripe stand-in's.
+ */
+export function clockAt(ms: number): void {
+  jest.useFakeTimers({
+    now: ms,
+    doNotFake: [
+      'setTimeout',
+      'clearTimeout',
+      'setInterval',
+      'clearInterval',
+      'setImmediate',
+      'clearImmediate',
+      'nextTick',
+      'queueMicrotask',
+      'hrtime',
+      'performance',
+    ],
+  });
+}

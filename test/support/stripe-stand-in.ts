@@ -1,12 +1,15 @@
 /**
  * The Stripe adapter on the local stand-in, in-process on a free loopback port: the official
- * `stripe` package talks HTTP to the stand-in exactly as it would to Stripe.
+ * `stripe` package talks HTTP to the stand-in exactly as it would to Stripe. The stand-in's clock
+ * is the service's (lambdas/shared/clock.ts): a test that moves the service's clock (a TestClock,
+ * or Jest's fake Date under the default clock) moves Stripe's with it.
  */
 import { startStripeStandIn, type StripeStandIn, type StripeStandInOptions } from '#lib/local/stripe/server';
 import type { TokenizeRequest } from '#processor/processor';
 import { fixedAccounts } from '#processor/stripe/accounts';
 import { stripeClient } from '#processor/stripe/client';
 import { StripeProcessor } from '#processor/stripe/stripe-processor';
+import { clock } from '#shared/clock';
 
 /** A test secret key: the stand-in refuses any other. */
 export const STAND_IN_KEY = 'sk_test_standin0123456789abcdefSECRET';
@@ -29,6 +32,7 @@ export async function stripeOnStandIn(
   const standIn = await startStripeStandIn({
     secretKey: STAND_IN_KEY,
     accounts: [ACCOUNT, OTHER_ACCOUNT],
+    now: () => clock.nowMs(),
     ...options.standIn,
   });
   const stripe = stripeClient({

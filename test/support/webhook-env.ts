@@ -7,7 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ServiceEvent } from '#domain/events';
 import { reloadConfigForTests } from '#shared/config';
+import type { EventMessage } from '#shared/webhook-queue';
 
 export function useWebhookTestEnv(tableName: string, prefix: string): void {
   const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
@@ -21,3 +23,14 @@ export function useWebhookTestEnv(tableName: string, prefix: string): void {
   });
   reloadConfigForTests();
 }
+
+/** The webhook queue's message for a stored event, as the outbox forwarder sends it (its fan-out). */
+export const eventMessage = (e: ServiceEvent): EventMessage => ({
+  kind: 'event',
+  eventId: e.id,
+  merchantId: e.merchantId,
+  objectId: e.objectId,
+  sequence: e.sequence,
+  type: e.type,
+  createdAt: e.createdAt,
+});

@@ -1,7 +1,8 @@
 /**
  * A real webhook receiver on loopback for the tests: an HTTP server on 127.0.0.1 that verifies
  * every request with the `standardwebhooks` package (as an integrator's receiver would), records
- * it, and answers what the test's `answer` says (a status, or `hang`: never answer); and `until`,
+ * it, and answers what the test's `answer` says (a status, `hang`: never answer, or a status after a
+ * delay); and `until`,
  * the tests' bounded wait for what a receiver should have got by now.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -12,6 +13,8 @@ import { sleep } from '#shared/clock';
 export interface Received {
   /** Arrival order among every request this receiver got. */
   n: number;
+  /** When it arrived (its body read), epoch ms. */
+  at: number;
   path: string;
   id: string;
   timestamp: string;
@@ -25,7 +28,11 @@ export interface Received {
   status?: number;
 }
 
-export type Answer = (request: Received, attemptOfThisId: number) => number | 'hang';
+/** A status, `hang` (never answer), or a status sent `afterMs` later (a slow receiver). */
+export type Answer = (
+  request: Received,
+  attemptOfThisId: number,
+) => number | 'hang' | { status: number; afterMs: number };
 
 export interface Receiver {
   readonly url: (path: string) => string;
@@ -97,6 +104,7 @@ export async function startReceiver(answer: Answer = () => 204): Promise<Receive
       }
       const r: Received = {
         n: received.length + 1,
+        at: Date.now(),
         path: req.url ?? '',
         id: headers['webhook-id'],
         timestamp: headers['webhook-timestamp'],
@@ -114,8 +122,16 @@ export async function startReceiver(answer: Answer = () => 204): Promise<Receive
         hanging.push(res);
         return;
       }
-      r.status = status;
-      res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
+      const send = (code: number) => {
+        r.status = code;
+        res.writeHead(code, { 'content-type': 'text/plain' }).end('ok');
+      };
+      if (typeof status === 'number') return send(status);
+      hanging.push(res);
+      setTimeout(() => {
+        hanging.splice(hanging.indexOf(res), 1);
+        if (!res.destroyed) send(status.status);
+      }, status.afterMs);
     });
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));

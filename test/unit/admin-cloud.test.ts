@@ -30,7 +30,7 @@ test('reconcile --stage prod invokes the stage’s reconciliation function with 
   const calls = lambdaMock.commandCalls(InvokeCommand);
   expect(calls).toHaveLength(1);
   const input = calls[0]!.args[0].input;
-  expect(input.FunctionName).toBe('scheduled-payments-prod-processing_reconcile');
+  expect(input.FunctionName).toBe('scheduled-payments-prod-scheduled_reconcile');
   expect(input.InvocationType).toBe('RequestResponse');
   expect(JSON.parse(new TextDecoder().decode(input.Payload as Uint8Array))).toEqual({
     since: '2026-11-25T00:00:00.000Z',
@@ -39,7 +39,7 @@ test('reconcile --stage prod invokes the stage’s reconciliation function with 
 });
 
 test('the function name follows the naming rule of every function of the stage', () => {
-  expect(reconciliationFunctionName('dev')).toBe('scheduled-payments-dev-processing_reconcile');
+  expect(reconciliationFunctionName('dev')).toBe('scheduled-payments-dev-scheduled_reconcile');
 });
 
 test('a function error is the command’s error, with the function’s message', async () => {
@@ -51,7 +51,7 @@ test('a function error is the command’s error, with the function’s message',
   await expect(
     invokeReconciliation(new LambdaClient({ region: 'eu-west-1' }), 'dev', { since: 'nope' }),
   ).rejects.toThrow(
-    'scheduled-payments-dev-processing_reconcile failed (Unhandled): since nope is not an ISO-8601 time',
+    'scheduled-payments-dev-scheduled_reconcile failed (Unhandled): since nope is not an ISO-8601 time',
   );
 });
 

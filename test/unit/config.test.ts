@@ -29,6 +29,9 @@ describe('the functions configuration', () => {
       superviseAfterSeconds: 300,
       voidOrRefundBackgroundAbove: undefined,
       stateMachineArn: undefined,
+      stripeApi: undefined,
+      stripeMode: 'test',
+      stripeSecretKey: undefined,
       voidOrRefundStateMachineArn: undefined,
       sesFromAddress: undefined,
       sesConfigurationSet: undefined,
@@ -82,6 +85,7 @@ describe('the functions configuration', () => {
       { TABLE_NAME: 't', WEBHOOK_RETRY_SCALE: '0' },
       'WEBHOOK_RETRY_SCALE must be a number in (0, 1], got "0"',
     ],
+    [{ TABLE_NAME: 't', STRIPE_MODE: 'sandbox' }, 'STRIPE_MODE must be live or test, got "sandbox"'],
   ])('refuses %j with a message naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });

@@ -1,12 +1,14 @@
 /**
  * The guides say what the code is, where a test can check it cheaply: docs/integrating.md's event
  * catalogue lists exactly the event types the service sends, no guide repeats a section, the
- * README's layer picture names the folders that exist (its set-up line's Node is
- * test/unit/node-engines.test.ts's).
+ * README's layer picture names the folders that exist and the layering rule's handler folders, as
+ * docs/architecture.md does, and the rule has every folder of lambdas/ in a layer (its set-up
+ * line's Node is test/unit/node-engines.test.ts's).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { EVENT_TYPES } from '#contract/events';
+import { FUNCTION_LAYERS, HANDLER_FOLDERS } from '../../eslint.config.mjs';
 
 const ROOT = join(__dirname, '..', '..');
 const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
@@ -77,4 +79,27 @@ describe("the README's layer picture", () => {
     const present = readdirSync(join(ROOT, 'contract')).map((f) => f.replace(/\.ts$/, ''));
     expect(contract.filter((part) => !present.includes(part))).toEqual([]);
   });
+
+  test("lists the layering rule's handler folders (eslint.config.mjs) as the handler folders, in its order", () => {
+    const block = inside.slice(0, inside.indexOf('│'));
+    const listed = [...block.matchAll(/\b([a-z-]+)\/(?=\s)/g)]
+      .map(([, dir]) => dir!)
+      .filter((d) => d !== 'lambdas');
+    expect(listed).toEqual(HANDLER_FOLDERS);
+  });
+});
+
+test("defect: settings/ held handlers outside the layering rule's handler folders: every folder of lambdas/ is in a layer of the rule", () => {
+  const layered = FUNCTION_LAYERS.flat();
+  const folders = readdirSync(join(ROOT, 'lambdas'), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
+  expect(folders.filter((d) => !layered.includes(d))).toEqual([]);
+  expect(FUNCTION_LAYERS[0]).toEqual(HANDLER_FOLDERS);
+});
+
+test("docs/architecture.md's layers name the layering rule's handler folders", () => {
+  const bullet = /the handler folders \(([^)]*)\)/.exec(read('docs/architecture.md'))?.[1] ?? '';
+  const named = [...bullet.matchAll(/`([a-z-]+)\/`/g)].map(([, dir]) => dir!);
+  expect(named).toEqual(HANDLER_FOLDERS);
 });

@@ -4,7 +4,8 @@ import type { Payment } from '#domain/groups';
 import { emptyTotals, type ReceiptRange } from '#domain/processing';
 import type { Transaction } from '#domain/transactions';
 import { paymentItem } from '#store/payments';
-import { handler, type ReceiptState } from '#lambdas/processing/emit-receipts';
+import type { ReceiptState } from '#core/receipts';
+import { handler } from '#lambdas/process-group/emit-receipts';
 import {
   awsError,
   ddbMock,

@@ -31,7 +31,7 @@ describe('the layering rule between top-level folders', () => {
     ['contract/x.ts', "import { x } from '../lambdas/shared/config';"],
     ['contract/x.ts', "import { x } from '#shared/config';"],
     ['contract/schemas/x.ts', "import { x } from '../../lib/routes';"],
-    ['lib/cdk/x.ts', "import { x } from '../../lambdas/processing/begin-group';"],
+    ['lib/cdk/x.ts', "import { x } from '../../lambdas/process-group/begin-group';"],
     ['lib/cdk/x.ts', "import { x } from '#store/keys';"],
     ['lib/cdk/x.ts', "import { x } from '../local/runtime';"],
     ['client/x.ts', "import { x } from '#contract/limits';"],
@@ -61,7 +61,7 @@ describe('the layering rule inside lambdas/', () => {
   it.each([
     // Handlers reach stores and the processor through core/, and hold no helper modules.
     ['lambdas/groups/x.ts', "import { x } from '#store/groups';"],
-    ['lambdas/processing/x.ts', "import type { x } from '#processor/processor';"],
+    ['lambdas/process-group/x.ts', "import type { x } from '#processor/processor';"],
     ['lambdas/notifications/x.ts', "import { x } from './queue';"],
     ['lambdas/groups/x.ts', "import { x } from '../void-or-refund/start';"],
     ['lambdas/groups/x.ts', "import { x } from '#lambdas/store/groups';"],

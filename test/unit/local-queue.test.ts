@@ -46,3 +46,53 @@ it('without a journal nothing is kept', async () => {
   await before.send([{ message: { n: 1 }, delaySeconds: 0 }]);
   expect(new LocalQueue('test').size).toBe(0);
 });
+
+describe('an idle poller sleeps until a message can be there (nextMessage)', () => {
+  beforeEach(() => jest.useFakeTimers({ now: Date.parse('2026-12-01T00:00:00Z') }));
+  afterEach(() => jest.useRealTimers());
+
+  /** Whether `promise` has settled once the pending callbacks ran. */
+  const settled = async (promise: Promise<void>): Promise<boolean> => {
+    let done = false;
+    void promise.then(() => (done = true));
+    await jest.advanceTimersByTimeAsync(0);
+    return done;
+  };
+
+  /** The sleep `promise` lasts exactly `ms`: still asleep 1 ms before, awake at it. */
+  const wakesAfter = async (promise: Promise<void>, ms: number): Promise<void> => {
+    await jest.advanceTimersByTimeAsync(ms - 1);
+    expect(await settled(promise)).toBe(false);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(await settled(promise)).toBe(true);
+  };
+
+  it('an empty queue wakes a waiting poller when a message is sent, and only one per message', async () => {
+    const queue = new LocalQueue<{ n: number }>('test');
+    const first = queue.nextMessage(60_000);
+    const second = queue.nextMessage(60_000);
+    expect(await settled(first)).toBe(false);
+    await queue.send([{ message: { n: 1 }, delaySeconds: 0 }]);
+    expect(await settled(first)).toBe(true);
+    expect(await settled(second)).toBe(false);
+    queue.wakeAll();
+    expect(await settled(second)).toBe(true);
+  });
+
+  it('a delayed or in-flight message ends the sleep when it becomes visible, not later', async () => {
+    const queue = new LocalQueue<{ n: number }>('test');
+    await queue.send([{ message: { n: 1 }, delaySeconds: 2 }]);
+    await wakesAfter(queue.nextMessage(60_000), 2_000);
+
+    expect(queue.receive(10, 5_000)).toHaveLength(1);
+    await wakesAfter(queue.nextMessage(60_000), 5_000);
+    expect(queue.receive(10, 5_000)).toHaveLength(1);
+  });
+
+  it('a visible message is there at once; with nothing at all, the sleep ends after maxMs', async () => {
+    const queue = new LocalQueue<{ n: number }>('test');
+    await wakesAfter(queue.nextMessage(1_000), 1_000);
+    await queue.send([{ message: { n: 1 }, delaySeconds: 0 }]);
+    expect(await settled(queue.nextMessage(1_000))).toBe(true);
+  });
+});

@@ -10,7 +10,7 @@ import ts from 'typescript';
 import { operationExamples, PLACEHOLDERS } from '#contract/examples/index';
 import { HEALTH } from '#contract/health';
 import { routeList as routes, type Route } from '#contract/routes/index';
-import { CLIENT_METHODS, CLIENT_PACKAGE } from '#lib/openapi/code-samples';
+import { CLIENT_PACKAGE, clientMethodOf } from '#lib/openapi/code-samples';
 import { openApiDocument, type OpenApiDocument, type OperationObject } from '#lib/openapi/index';
 import { ScheduledPaymentsClient } from '../../client/index';
 
@@ -30,17 +30,22 @@ const targetId = (route: Route): string => route.aliasOf ?? route.id;
 const takesKey = (route: Route): boolean => route.idempotency !== undefined && route.idempotency !== 'none';
 
 describe('the client method of each operation', () => {
-  it('every operation has one, and the client class has it', () => {
-    const missing = routes.filter((r) => CLIENT_METHODS[targetId(r)] === undefined).map((r) => r.id);
-    expect(missing).toEqual([]);
+  it('is derived from the route table, and the client class has it', () => {
     const prototype = ScheduledPaymentsClient.prototype as unknown as Record<string, unknown>;
-    const absent = Object.entries(CLIENT_METHODS).filter(([, m]) => typeof prototype[m] !== 'function');
-    expect(absent).toEqual([]);
+    const absent = routes.filter((r) => typeof prototype[clientMethodOf(r)] !== 'function');
+    expect(absent.map((r) => `${r.id}: ${clientMethodOf(r)}`)).toEqual([]);
   });
 
-  it('names no operation that does not exist', () => {
-    const ids = new Set(routes.map((r) => r.id));
-    expect(Object.keys(CLIENT_METHODS).filter((id) => !ids.has(id))).toEqual([]);
+  it("is the operation id with a lower-case first letter, but for a series' cancel; an alias calls its target", () => {
+    expect(clientMethodOf({ id: 'CreateGroup' })).toBe('createGroup');
+    expect(clientMethodOf({ id: 'DeleteSeries' })).toBe('cancelSeries');
+    const alias = routes.find((r) => r.aliasOf !== undefined)!;
+    expect(clientMethodOf(alias)).toBe(clientMethodOf(routes.find((r) => r.id === alias.aliasOf)!));
+  });
+
+  it('no two operations share a method, aliases apart', () => {
+    const methods = routes.filter((r) => r.aliasOf === undefined).map(clientMethodOf);
+    expect(methods.filter((m, i) => methods.indexOf(m) !== i)).toEqual([]);
   });
 });
 
@@ -76,7 +81,7 @@ describe('every operation shows a curl and a TypeScript sample', () => {
     const typescript = sample(doc, route, 'TypeScript');
     expect(typescript).toContain(`from '${CLIENT_PACKAGE}'`);
     expect(typescript).toContain("baseUrl: 'http://127.0.0.1:3000'");
-    expect(typescript).toContain(`await client.${CLIENT_METHODS[targetId(route)]}(`);
+    expect(typescript).toContain(`await client.${clientMethodOf(route)}(`);
   });
 });
 

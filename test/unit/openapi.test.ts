@@ -12,7 +12,13 @@ import { MAX_PAGE_SIZE } from '#contract/limits';
 import { pathParamNames as pathParameterNames } from '#contract/params';
 import { routeList as routes, type Route } from '#contract/routes/index';
 import { listGroupsQuerySchema } from '#contract/schemas/groups';
-import { cardMethodSchema, checkingMethodSchema, searchPayorsQuerySchema } from '#contract/schemas/payors';
+import {
+  cardMethodSchema,
+  cardTokenMethodSchema,
+  checkingMethodSchema,
+  checkingTokenMethodSchema,
+  searchPayorsQuerySchema,
+} from '#contract/schemas/payors';
 import { apiScope, stages } from '#contract/stage';
 import {
   openApiDocument,
@@ -181,11 +187,14 @@ describe('security', () => {
 });
 
 describe('request bodies', () => {
-  it('AddMethod is a card or a bank account, as parseMethodInput validates', () => {
+  it('AddMethod is a card or a bank account, by numbers or by token, as parseMethodInput validates', () => {
     const list = bodyOf('AddMethod')?.schema as readonly object[];
-    expect(list).toHaveLength(2);
-    expect(list[0]).toBe(cardMethodSchema);
-    expect(list[1]).toBe(checkingMethodSchema);
+    expect(list).toEqual([
+      cardMethodSchema,
+      checkingMethodSchema,
+      cardTokenMethodSchema,
+      checkingTokenMethodSchema,
+    ]);
     expect(bodyOf('CreatePayor')?.validatedInCode?.paymentMethod).toBe(list);
   });
 
@@ -256,19 +265,20 @@ describe('request bodies', () => {
     });
   });
 
-  it('tells card and bank methods apart by accountType', () => {
+  it('tells a method by numbers from one by processorToken by their required fields, not accountType alone', () => {
     const method = doc.components.schemas.NewSavedPaymentMethod!;
-    expect(method.discriminator).toEqual({
-      propertyName: 'accountType',
-      mapping: {
-        VISA: '#/components/schemas/NewCardMethod',
-        MASTERCARD: '#/components/schemas/NewCardMethod',
-        AMEX: '#/components/schemas/NewCardMethod',
-        DISCOVER: '#/components/schemas/NewCardMethod',
-        CHECKING: '#/components/schemas/NewCheckingMethod',
-        SAVINGS: '#/components/schemas/NewCheckingMethod',
-      },
-    });
+    // accountType names the kind (card or bank) in both forms, so it cannot discriminate the four.
+    expect(method.discriminator).toBeUndefined();
+    expect(method.oneOf).toEqual(
+      ['NewCardMethod', 'NewCheckingMethod', 'NewCardTokenMethod', 'NewCheckingTokenMethod'].map((name) => ({
+        $ref: `#/components/schemas/${name}`,
+      })),
+    );
+    const required = (name: string) => (doc.components.schemas[name] as { required: string[] }).required;
+    expect(required('NewCardMethod')).toContain('cardNumber');
+    expect(required('NewCheckingMethod')).toContain('accountNumber');
+    expect(required('NewCardTokenMethod')).toContain('processorToken');
+    expect(required('NewCheckingTokenMethod')).toContain('processorToken');
   });
 });
 

@@ -4,7 +4,7 @@
  * is refused before anything runs.
  */
 import '#support/handlers/env';
-import { windowOf } from '#lambdas/processing/reconcile';
+import { windowOf } from '#core/reconcile';
 
 test('the daily rule reconciles the 24 hours before its time', () => {
   expect(windowOf({ time: '2026-11-26T02:15:00Z' })).toEqual({

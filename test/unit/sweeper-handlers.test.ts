@@ -1,5 +1,5 @@
 /**
- * The sweeper's entry point (issue 13): the scheduled handler processing/sweep (staleness bound,
+ * The sweeper's entry point (issue 13): the scheduled handler scheduled/settle-stale-work (staleness bound,
  * report); and GetTransaction, which only reads (issue 25, defect 5): a stale Pending sale is
  * answered as stored, the sweeper settles it. The sweep itself is proven on DynamoDB Local
  * (test/integration/money-safety-core.test.ts); here it is a mock.
@@ -28,7 +28,7 @@ type Handler = (input: unknown, context: unknown) => Promise<unknown>;
 let sweepHandler: Handler;
 let getTransaction: unknown;
 beforeAll(async () => {
-  sweepHandler = (await import('#lambdas/processing/sweep')).handler as Handler;
+  sweepHandler = (await import('#lambdas/scheduled/settle-stale-work')).handler as Handler;
   getTransaction = (await import('#lambdas/transactions/get-transaction')).handler;
 });
 beforeEach(() => {
@@ -44,7 +44,7 @@ beforeEach(() => {
 const EMPTY = { settled: [], reversed: [], unsettled: [], deferred: 0 };
 const NOTHING_ABANDONED = { abandonedCreates: [], deletions: [] };
 
-describe('processing/sweep (the scheduled sweeper)', () => {
+describe('scheduled/settle-stale-work (the scheduled sweeper)', () => {
   test('sweeps work older than the staleness bound by default and returns the report', async () => {
     sweep.mockResolvedValue(EMPTY);
     const before = Date.now();

@@ -3,13 +3,14 @@
  * it is typed for, pointed at Stripe or (local runtime, tests) at the stand-in.
  */
 import Stripe from 'stripe';
+import { PROCESSOR_TIMING } from '#contract/processor';
 
 /**
  * A call's bound. A card authorization at Stripe usually answers in one to two seconds, but can
  * take many when the issuer is slow; Stripe advises long client timeouts. 20 s covers nearly all
  * of them; a call past it is the processor not answering (ProcessorUnavailableError).
  */
-const STRIPE_TIMEOUT_MS = 20_000;
+const STRIPE_TIMEOUT_MS = PROCESSOR_TIMING.stripe.callMs;
 
 interface StripeClientOptions {
   secretKey: string;

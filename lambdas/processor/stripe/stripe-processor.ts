@@ -58,6 +58,11 @@ interface StripeProcessorOptions {
   schedule: SettlementSchedule;
   /** The service's clock, from which key ages are read. @default clock.nowMs */
   now?: () => number;
+  /**
+   * Whether the test clock may settle sales now (a test-mode key only): settling is the service's
+   * own cut-off (both a void and a refund are Stripe refunds), so nothing is asked of Stripe.
+   */
+  testClock?: boolean;
 }
 
 export class StripeProcessor implements PaymentProcessor {
@@ -72,7 +77,12 @@ export class StripeProcessor implements PaymentProcessor {
     this.schedule = options.schedule;
     // Read at each use: the service's clock, which tests move.
     this.now = options.now ?? (() => clock.nowMs());
+    if (options.testClock === true)
+      this.settleNow = async () => ({ settledAt: new Date(this.now()).toISOString() });
   }
+
+  /** The test clock (test mode only; docs/decisions.md "The service's cut-offs; the test clock in test mode"). */
+  readonly settleNow?: PaymentProcessor['settleNow'];
 
   /** The merchant's connected account; without one nothing can be charged (an operator's fix). */
   private async accountOf(merchantId: string): Promise<string> {
@@ -85,7 +95,15 @@ export class StripeProcessor implements PaymentProcessor {
   async tokenize(request: TokenizeRequest): Promise<Vaulted> {
     const account = await this.accounts.accountOf(request.merchantId);
     if (account === undefined) throw new BadRequestError('the merchant is not set up with the processor yet');
-    return vault(this.stripe, account, request);
+    // The merchant's account is fixed from here (a remap is refused once it has vaulted there),
+    // and a remap made meanwhile is seen after: the method is not kept for an account it left.
+    await this.accounts.vaulting?.(request.merchantId, account);
+    const vaulted = await vault(this.stripe, account, request);
+    if (this.accounts.stillMapped && !(await this.accounts.stillMapped(request.merchantId, account)))
+      throw new ProcessorUnavailableError(
+        `merchant ${request.merchantId}'s Stripe account changed while vaulting; nothing was saved`,
+      );
+    return vaulted;
   }
 
   /** Whether Stripe may have forgotten the key: first used at least KEY_MEMORY_MS ago. */

@@ -14,6 +14,14 @@ import { vaultToken } from './vault-token';
 
 const PAYOR_FIELD = 'payor_id';
 
+/** Stripe's card brands that the service takes, by the service's names (others are left out). */
+const BRANDS: Readonly<Record<string, string>> = {
+  visa: 'VISA',
+  mastercard: 'MASTERCARD',
+  amex: 'AMEX',
+  discover: 'DISCOVER',
+};
+
 /** The payor's customer: found by its metadata, else made (the key makes a repeat within a day find it). */
 async function customerOf(
   stripe: Stripe,
@@ -126,10 +134,12 @@ export async function vault(stripe: Stripe, account: string, request: TokenizeRe
     );
     if ('failed' in attached) refusedAccount(field, attached.failed);
     const card = attached.ok.card ?? method.card;
+    const brand = card ? BRANDS[card.brand] : undefined;
     return {
       token: vaultToken({ customer, paymentMethod }),
       ...(card?.fingerprint && { fingerprint: card.fingerprint }),
       ...(card && { last4: card.last4, expiryMonth: card.exp_month, expiryYear: card.exp_year }),
+      ...(brand !== undefined && { brand }),
     };
   }
   // The mandate: a SetupIntent confirmed with the payor's acceptance (it also attaches the method).

@@ -24,11 +24,16 @@ export function testApp(context: Record<string, unknown> = {}, { validation = tr
   });
 }
 
-/** The context prod cannot synthesize without (lib/cdk/app.ts): an account, a region, a real sender. */
+/**
+ * The context prod cannot synthesize without (lib/cdk/app.ts): an account, a region, a real sender
+ * and its processor: here the sandbox, said explicitly, so that the tier's prod template is the
+ * sandbox's (test/infra/stripe-stage.test.ts synthesizes a Stripe prod).
+ */
 export const PROD_CONTEXT = {
   prodAccount: '222222222222',
   region: 'eu-west-1',
   senderAddress: 'payments@payments.example.org',
+  prodProcessor: 'sandbox',
 } as const;
 
 /** The context `cdk synth -c stage=<stage>` builds a stage with (prod's with PROD_CONTEXT). */

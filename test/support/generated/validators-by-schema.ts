@@ -4,7 +4,13 @@
 // Every compiled schema by its object, for tests (test/support/validators-by-schema.ts).
 import { NO_QUERY, routes } from '#contract/routes/index';
 import { requestComponents } from '#contract/schemas/index';
-import { accountTypeSchema, cardMethodSchema, checkingMethodSchema } from '#contract/schemas/payors';
+import {
+  accountTypeSchema,
+  cardMethodSchema,
+  checkingMethodSchema,
+  cardTokenMethodSchema,
+  checkingTokenMethodSchema,
+} from '#contract/schemas/payors';
 import type { CompiledValidate } from '#shared/route-check';
 import * as compiled from '#generated/validators';
 
@@ -27,23 +33,26 @@ export const compiledSchemas: ReadonlyMap<object, CompiledValidate> = new Map<ob
   [routes.CreatePayor.body.schema, compiled.s15],
   [routes.CreatePayor.body.validatedInCode.paymentMethod[0], compiled.s16],
   [routes.CreatePayor.body.validatedInCode.paymentMethod[1], compiled.s17],
-  [routes.SearchPayors.query.schema, compiled.s18],
-  [routes.BulkSearchPayors.body.schema, compiled.s19],
-  [routes.UpdatePayor.body.schema, compiled.s20],
-  [routes.UpdateMethod.body.schema, compiled.s21],
-  [routes.DeleteMethod.query.schema, compiled.s22],
-  [routes.CreateSale.body.schema, compiled.s23],
-  [routes.RefundTransaction.body.schema, compiled.s24],
-  [routes.ListEvents.query.schema, compiled.s25],
-  [routes.CreateWebhookEndpoint.body.schema, compiled.s26],
-  [routes.UpdateWebhookEndpoint.body.schema, compiled.s27],
-  [routes.ListWebhookDeliveries.query.schema, compiled.s28],
-  [routes.ReplayWebhookEvents.body.schema, compiled.s29],
-  [accountTypeSchema, compiled.s30],
-  [requestComponents.get('NewGroupPayment'), compiled.s31],
-  [requestComponents.get('Fee'), compiled.s32],
-  [requestComponents.get('CustomAttributes'), compiled.s33],
-  [requestComponents.get('BillingAddress'), compiled.s34],
-  [requestComponents.get('CustomerData'), compiled.s35],
-  [requestComponents.get('RetryPolicy'), compiled.s36],
+  [routes.CreatePayor.body.validatedInCode.paymentMethod[2], compiled.s18],
+  [routes.CreatePayor.body.validatedInCode.paymentMethod[3], compiled.s19],
+  [routes.SearchPayors.query.schema, compiled.s20],
+  [routes.BulkSearchPayors.body.schema, compiled.s21],
+  [routes.UpdatePayor.body.schema, compiled.s22],
+  [routes.UpdateMethod.body.schema, compiled.s23],
+  [routes.DeleteMethod.query.schema, compiled.s24],
+  [routes.CreateSale.body.schema, compiled.s25],
+  [routes.RefundTransaction.body.schema, compiled.s26],
+  [routes.ListEvents.query.schema, compiled.s27],
+  [routes.CreateWebhookEndpoint.body.schema, compiled.s28],
+  [routes.UpdateWebhookEndpoint.body.schema, compiled.s29],
+  [routes.ListWebhookDeliveries.query.schema, compiled.s30],
+  [routes.ReplayWebhookEvents.body.schema, compiled.s31],
+  [accountTypeSchema, compiled.s32],
+  [requestComponents.get('NewGroupPayment'), compiled.s33],
+  [requestComponents.get('Fee'), compiled.s34],
+  [requestComponents.get('CustomAttributes'), compiled.s35],
+  [requestComponents.get('BankMandate'), compiled.s36],
+  [requestComponents.get('BillingAddress'), compiled.s37],
+  [requestComponents.get('CustomerData'), compiled.s38],
+  [requestComponents.get('RetryPolicy'), compiled.s39],
 ]);

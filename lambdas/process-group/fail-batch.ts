@@ -1,5 +1,5 @@
 /**
- * State machine task FailBatch (after AuthorizeBatch ran out of retries; issue 13, defect 7): the
+ * State machine task FailBatch (after AuthorizeBatch ran out of retries): the
  * batch that failed gives up on its own unanswered payments, and processing goes on with the next
  * batch of its key range (the other ranges go on by themselves). Bounded by one batch: it reads the batch AuthorizeBatch read (from the same cursor, the
  * same size) and returns the cursor after it.

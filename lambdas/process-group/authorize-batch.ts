@@ -8,7 +8,7 @@
  * between the processor call and the write) finds the stored sale or gets the processor's first
  * answer back; the authResponse is written only if none is there yet.
  *
- * Never gives up on a payment itself (issue 13, defect 7): a payment whose charge fails stays
+ * Never gives up on a payment itself: a payment whose charge fails stays
  * unanswered (its sale Pending, which the sweeper may settle meanwhile) while the batch's other
  * payments are answered; then the task fails, `ProcessorUnavailable` when the processor did not
  * answer (the state machine waits with a long bounded backoff: an outage of minutes costs no

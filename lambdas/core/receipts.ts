@@ -1,18 +1,19 @@
 /**
- * State machine task EmitReceipts (after the settlement cut-off): one receipt outbox item per
- * approved payment whose `sendEmailReceipt` is true as the payment stands now (PUT could change it
- * until processing began) and whose sale is not voided. The item id `receipt:<paymentId>` makes a
- * retried page, or a re-drive of a processed group whose earlier execution closed before its
- * receipts were all queued (issue 13, defect 9), queue only the receipts not queued yet.
+ * The receipts of a processed group (the state machine's EmitReceipts task, after the settlement
+ * cut-off): one receipt outbox item per approved payment whose `sendEmailReceipt` is true as the
+ * payment stands now (PUT could change it until processing began) and whose sale is not voided.
+ * The item id `receipt:<paymentId>` makes a retried page, or a re-drive of a processed group whose
+ * earlier execution closed before its receipts were all queued, queue only the receipts not
+ * queued yet.
  *
- * Fanned out like processing (issue 25, defect 8): the state machine's Map (QueueReceipts) runs one
- * iteration per receipt range of the group (its key ranges, up to PROCESS_FAN_OUT at once), each
- * paging through its range with this task, one page (RECEIPTS_PAGE_SIZE) per invocation, the
- * page's receipts RECEIPTS_CONCURRENCY at once; ReceiptsQueued takes the group out of the due index
- * once every range is done. Queuing one receipt after another took about 20 ms each in the cloud
- * (a sale read and an outbox write): 100,000 receipts in about 33 minutes.
+ * Fanned out like processing: the state machine's Map (QueueReceipts) runs one iteration per
+ * receipt range of the group (its key ranges, up to PROCESS_FAN_OUT at once), each paging through
+ * its range, one page (RECEIPTS_PAGE_SIZE) per invocation, the page's receipts
+ * RECEIPTS_CONCURRENCY at once; ReceiptsQueued takes the group out of the due index once every
+ * range is done. Queuing one receipt after another took about 20 ms each in the cloud (a sale read
+ * and an outbox write): 100,000 receipts in about 33 minutes.
  *
- * An execution started before the fan-out (a deploy mid-run) still calls this task with the whole
+ * An execution started before the fan-out (a deploy mid-run) still calls the task with the whole
  * group's state (no `receiptRange`): it pages through the whole group, and its last page takes the
  * group out of the due index, as before.
  */
@@ -23,11 +24,10 @@ import { parseProfileId } from '#domain/payors';
 import { mapLimit } from '#shared/concurrency';
 import { config } from '#shared/config';
 import { logger } from '#shared/logger';
-import { findMerchant } from '#core/merchants';
-import { taskHandler } from '#shared/task';
-import { paymentsInRange, queueReceipt, receiptsQueued } from '#core/processing-run';
-import { emailsOf } from '#core/payors';
-import { findTransaction } from '#core/transactions';
+import { findMerchant } from './merchants';
+import { paymentsInRange, queueReceipt, receiptsQueued } from './processing-run';
+import { emailsOf } from './payors';
+import { findTransaction } from './transactions';
 import { clock } from '#shared/clock';
 
 /** What an execution started before the fan-out passes: the whole group's state. */
@@ -35,7 +35,7 @@ export interface ReceiptState extends ProcessingState {
   receiptsQueued?: number;
 }
 
-type ReceiptInput = ReceiptRange | ReceiptState;
+export type ReceiptInput = ReceiptRange | ReceiptState;
 
 const isRange = (input: ReceiptInput): input is ReceiptRange =>
   typeof (input as Partial<ReceiptRange>).receiptRange === 'number';
@@ -84,8 +84,8 @@ async function queueReceipts(merchantId: string, payments: Payment[]): Promise<n
   return written.filter(Boolean).length;
 }
 
-export const handler = taskHandler(async (input: ReceiptInput): Promise<ReceiptInput> => {
-  logger.appendKeys({ paymentGroupId: input.paymentGroupId, merchantId: input.merchantId });
+/** One page of `input`'s receipts queued; the state with the page's cursor and count. */
+export async function queueReceiptsPage(input: ReceiptInput): Promise<ReceiptInput> {
   const upTo = isRange(input) ? input.upTo : null;
   const { payments, cursor } = await paymentsInRange(
     input.paymentGroupId,
@@ -108,4 +108,4 @@ export const handler = taskHandler(async (input: ReceiptInput): Promise<ReceiptI
     receiptsDone: cursor === null,
     receiptsQueued: (input.receiptsQueued ?? 0) + queued,
   };
-});
+}

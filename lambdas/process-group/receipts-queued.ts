@@ -1,6 +1,6 @@
 /**
  * State machine task ReceiptsQueued: after QueueReceipts (the Map over the group's receipt
- * ranges, issue 25 defect 8) every range is done, so every receipt is queued: the group leaves the
+ * ranges) every range is done, so every receipt is queued: the group leaves the
  * due index (until then a closed execution is re-driven and queues only the receipts missing).
  * The ranges leave the state here; their counts are summed as `receiptsQueued`.
  */

@@ -1,18 +1,16 @@
 /**
- * The scheduled sweeper (EventBridge rule every 5 minutes; locally a timer and
- * `POST /__local/events/sweep`): settles stale Pending sales, Pending refunds, reserved voids and
- * due reversals (core/sweeper.ts), and removes group creates abandoned half-way (a `creating`
- * group older than a few minutes, with its payments and notices: core/groups.ts), and finishes or
- * undoes saved-method deletions whose request died (core/method-deletion.ts). Its report is
- * logged and returned. Each run reads a bounded page of work and starts none after its budget
- * (SWEEP_BUDGET_SECONDS), so it ends within its timeout however large a backlog is.
+ * The sweeper's run (lambdas/scheduled/settle-stale-work.ts, every 5 minutes): settles stale
+ * Pending sales, Pending refunds, reserved voids and due reversals (core/sweeper.ts), removes group
+ * creates abandoned half-way (a `creating` group older than a few minutes, with its payments and
+ * notices: core/groups.ts), and finishes or undoes saved-method deletions whose request died
+ * (core/method-deletion.ts). Each run reads a bounded page of work and starts none after its
+ * budget (SWEEP_BUDGET_SECONDS), so it ends within its timeout however large a backlog is.
  */
 import { SWEEP_BUDGET_SECONDS } from '#contract/processing';
-import { sweepAbandonedCreates } from '#core/groups';
-import { sweepDeletions, type DeletionSweepEntry } from '#core/method-deletion';
-import { STALE_AFTER_SECONDS, sweep, type SweepReport } from '#core/sweeper';
 import { logger } from '#shared/logger';
-import { taskHandler } from '#shared/task';
+import { sweepAbandonedCreates } from './groups';
+import { sweepDeletions, type DeletionSweepEntry } from './method-deletion';
+import { STALE_AFTER_SECONDS, sweep, type SweepReport } from './sweeper';
 import { clock } from '#shared/clock';
 
 export interface SweepEvent {
@@ -29,7 +27,8 @@ export interface SweepResult extends SweepReport {
   deletions: DeletionSweepEntry[];
 }
 
-export const handler = taskHandler(async (event: SweepEvent): Promise<SweepResult> => {
+/** One run of the sweeper: each job in turn, within the run's budget. */
+export async function settleStaleWork(event: SweepEvent): Promise<SweepResult> {
   const now = clock.now();
   // Bounded work: no item is started after the budget; what is left waits for the next sweep.
   const deadline = now.getTime() + SWEEP_BUDGET_SECONDS * 1000;
@@ -48,4 +47,4 @@ export const handler = taskHandler(async (event: SweepEvent): Promise<SweepResul
   });
   if (deletions.length > 0) logger.warn('method deletions taken over', { deletions });
   return { ...report, abandonedCreates, deletions };
-});
+}

@@ -1,0 +1,77 @@
+/**
+ * One attempt of a webhook delivery (core/webhook-delivery.ts holds the turn around it): the
+ * endpoint's breaker for the turn, and the signed POST of the event to the address checked now,
+ * which moves the endpoint to the slow lane when it is slow to answer.
+ */
+import { DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES_READ, SLOW_ATTEMPT_MS } from '#contract/webhooks';
+import { webhookHeaders, type WebhookDelivery, type WebhookEndpoint } from '#domain/webhooks';
+import { clock, withTimeout } from '#shared/clock';
+import { logger } from '#shared/logger';
+import { secretBox } from '#shared/secret-box';
+import { postWebhook, type WebhookAnswer } from '#shared/webhook-http';
+import { eventStore } from '#store/events';
+import { webhookEndpointStore } from '#store/webhook-endpoints';
+import { eventView } from './events';
+import { iso, markSlow } from './webhook-batch';
+import { checkTarget } from './webhook-target';
+import { secretContext } from './webhooks';
+
+/** An attempt holds its delivery this long (the attempt's timeout and the writes around it). */
+export const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
+
+/**
+ * The endpoint's breaker for this turn: closed, open (skip the turn), or its wait is over and this
+ * turn is the one probe (whoever moves `retryAfter` on makes it; the others find it open). A probe
+ * holds `retryAfter` at the end of its lease until its answer is recorded; `was` gives it back.
+ */
+export async function passBreaker(
+  d: WebhookDelivery,
+  endpoint: WebhookEndpoint,
+  now: Date,
+): Promise<'closed' | 'open' | { probe: string; was: string }> {
+  if (endpoint.retryAfter === undefined) return 'closed';
+  if (Date.parse(endpoint.retryAfter) > now.getTime()) return 'open';
+  const was = endpoint.retryAfter;
+  const probe = iso(now.getTime() + LEASE_MS);
+  if (!(await webhookEndpointStore().holdUntil(d.merchantId, d.webhookEndpointId, was, probe))) return 'open';
+  endpoint.retryAfter = probe;
+  return { probe, was };
+}
+
+/** The signed POST of the event, to the address checked now. */
+export async function attempt(
+  d: WebhookDelivery,
+  endpoint: WebhookEndpoint,
+  now: Date,
+): Promise<WebhookAnswer | 'expired'> {
+  const target = await checkTarget(endpoint.url);
+  if (!target.ok) return { error: `refused: url ${target.reason}` };
+  const event = await eventStore().get(d.eventId, d.merchantId);
+  if (!event) return 'expired';
+  const body = JSON.stringify(eventView(event));
+  const context = secretContext(endpoint);
+  const secrets = [await secretBox().open(endpoint.secret, context)];
+  if (
+    endpoint.previousSecret &&
+    endpoint.previousSecretUntil &&
+    Date.parse(endpoint.previousSecretUntil) > now.getTime()
+  )
+    secrets.push(await secretBox().open(endpoint.previousSecret, context));
+  const request = postWebhook({
+    url: target.url,
+    address: target.address,
+    family: target.family,
+    headers: webhookHeaders(secrets, event.id, now, body),
+    body,
+    timeoutMs: DELIVERY_TIMEOUT_MS,
+    maxResponseBytes: MAX_RESPONSE_BYTES_READ,
+  });
+  // Unanswered after SLOW_ATTEMPT_MS: the endpoint's next deliveries go by the slow lane (its mark
+  // written while this request still waits, so that other batches see it at once).
+  const early = await withTimeout<WebhookAnswer | undefined>(request, SLOW_ATTEMPT_MS, () => undefined);
+  if (early !== undefined) return early;
+  await markSlow(endpoint, clock.nowMs()).catch((error: unknown) =>
+    logger.warn('webhook endpoint not marked slow', { error }),
+  );
+  return request;
+}

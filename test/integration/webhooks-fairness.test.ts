@@ -1,0 +1,205 @@
+/**
+ * A slow endpoint never slows another (issue 36 item 2), on DynamoDB Local with real receivers on
+ * loopback that verify every request with the `standardwebhooks` package, and the delivery
+ * function's own handler fed by the local runtime's queues (lib/local/local-queue.ts), each read by
+ * its own invocations as an event source would: the webhook queue by 4 at once, the slow lane by
+ * WEBHOOK_DELIVERY.slowConcurrency.
+ *
+ * One merchant's endpoint answers every request 2 s late and fails every tenth; another's answers
+ * at once. Their events are interleaved on the webhook queue, as the stream forwarder puts them.
+ * What must hold: the slow endpoint is put in the slow lane by its first slow attempt, and from then
+ * on no invocation of the webhook queue (where the fast endpoint's deliveries go) makes an attempt
+ * to it, so none of the fast endpoint's deliveries waits behind one of its attempts; the fast
+ * endpoint's deliveries are never on the slow lane; every event reaches both endpoints, verified.
+ * Behaviour only: no durations are asserted.
+ */
+import { randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { SLOW_LANE_MS, WEBHOOK_DELIVERY } from '#contract/webhooks';
+import { createEndpoint } from '#core/webhooks';
+import { newEvent, type ServiceEvent } from '#domain/events';
+import { handler } from '#lambdas/notifications/deliver-webhooks';
+import { LocalQueue } from '#lib/local/local-queue';
+import { sleep } from '#shared/clock';
+import { useWebhookQueue, type WebhookMessage } from '#shared/webhook-queue';
+import { eventItem } from '#store/events';
+import { webhookEndpointStore } from '#store/webhook-endpoints';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { delivered, startReceiver, until, type Receiver } from '#support/webhook-receiver';
+import { useWebhookTestEnv, eventMessage } from '#support/webhook-env';
+
+const SLOW_MID = '32350000041';
+const FAST_MID = '32350000042';
+const EVENTS = 24;
+
+let table: TestTable;
+let slow: Receiver;
+let fast: Receiver;
+let slowEndpointId: string;
+const main = new LocalQueue<WebhookMessage>('webhooks-fairness');
+const slowLane = new LocalQueue<WebhookMessage>('webhooks-fairness-slow');
+const context = {
+  functionName: 'webhook-delivery',
+  awsRequestId: 'req',
+  getRemainingTimeInMillis: () => 60_000,
+} as Context;
+
+/** An invocation of one lane: when it began and ended, and the messages it was given. */
+interface Invocation {
+  lane: 'main' | 'slow';
+  began: number;
+  ended?: number;
+  messages: WebhookMessage[];
+}
+const invocations: Invocation[] = [];
+/** Each object's one event. */
+const objectEvents = new Map<string, string>();
+
+/**
+ * `concurrency` invocations reading `queue` in batches, each batch's messages given to the handler
+ * as an SQS event (those it reports failed come back after the visibility timeout), until stopped.
+ */
+function poll(queue: LocalQueue<WebhookMessage>, lane: Invocation['lane'], concurrency: number) {
+  let running = true;
+  const worker = async () => {
+    while (running) {
+      const batch = queue.receive(WEBHOOK_DELIVERY.batchSize, 60_000);
+      if (batch.length === 0) {
+        await sleep(20);
+        continue;
+      }
+      const invocation: Invocation = {
+        lane,
+        began: Date.now(),
+        messages: batch.map((m) => JSON.parse(m.body) as WebhookMessage),
+      };
+      invocations.push(invocation);
+      const event = { Records: batch.map((m) => ({ messageId: m.id, body: m.body })) } as SQSEvent;
+      const result = (await handler(event, context)) as SQSBatchResponse;
+      invocation.ended = Date.now();
+      const failed = new Set(result.batchItemFailures.map((f) => f.itemIdentifier));
+      for (const m of batch) if (!failed.has(m.id)) queue.delete(m.id);
+    }
+  };
+  const workers = Array.from({ length: concurrency }, worker);
+  return {
+    stop: async () => {
+      running = false;
+      await Promise.all(workers);
+    },
+  };
+}
+
+beforeAll(async () => {
+  table = await createTestTable();
+  useWebhookTestEnv(table.tableName, 'webhooks-fairness-it');
+  useWebhookQueue(main, slowLane);
+  // Every request answered 2 s late; every tenth of them a 500.
+  slow = await startReceiver((r) => ({ status: r.n % 10 === 0 ? 500 : 204, afterMs: 2000 }));
+  fast = await startReceiver(() => 204);
+  for (const [mid, receiver] of [
+    [SLOW_MID, slow],
+    [FAST_MID, fast],
+  ] as const) {
+    const created = await createEndpoint(
+      mid,
+      { url: receiver.url('/hooks'), enabledEvents: ['payor.*'] },
+      new Date(Date.now() - 60_000),
+    );
+    receiver.secrets = [created.secret];
+    if (mid === SLOW_MID) slowEndpointId = created.webhookEndpointId;
+  }
+});
+afterAll(async () => {
+  useWebhookQueue(undefined);
+  await slow.close();
+  await fast.close();
+  await table.drop();
+});
+
+async function writeEvent(merchantId: string): Promise<ServiceEvent> {
+  const event = newEvent(
+    { type: 'payor.updated', merchantId, objectId: randomUUID(), sequence: 1, data: { merchantId } },
+    new Date(),
+  );
+  await table.db.send(new PutCommand({ TableName: table.tableName, Item: eventItem(event) }));
+  objectEvents.set(event.objectId, event.id);
+  return event;
+}
+
+test("a fast endpoint's deliveries never wait behind a slow endpoint's attempts: once it answers slowly, its attempts go by the slow lane", async () => {
+  const slowEvents: ServiceEvent[] = [];
+  const fastEvents: ServiceEvent[] = [];
+  for (let i = 0; i < EVENTS; i++) {
+    slowEvents.push(await writeEvent(SLOW_MID));
+    fastEvents.push(await writeEvent(FAST_MID));
+  }
+  // The forwarder's messages, interleaved as the stream brings them.
+  await main.send(
+    slowEvents
+      .flatMap((e, i) => [e, fastEvents[i]!])
+      .map((e) => ({ message: eventMessage(e), delaySeconds: 0 })),
+  );
+  const pollers = [poll(main, 'main', 4), poll(slowLane, 'slow', WEBHOOK_DELIVERY.slowConcurrency)];
+  try {
+    const firsts = (r: Receiver) => new Set(delivered(r).map((x) => x.id));
+    await until('every event delivered to both endpoints', () =>
+      [
+        ...slowEvents.map((e) => firsts(slow).has(e.id)),
+        ...fastEvents.map((e) => firsts(fast).has(e.id)),
+      ].every(Boolean),
+    );
+  } finally {
+    await Promise.all(pollers.map((p) => p.stop()));
+  }
+
+  // Every request verified; each event delivered once to the fast endpoint (nothing failed there).
+  expect([...slow.received, ...fast.received].every((x) => x.verified)).toBe(true);
+  expect(
+    delivered(fast)
+      .map((x) => x.id)
+      .sort(),
+  ).toEqual(fastEvents.map((e) => e.id).sort());
+  expect(slow.received.some((x) => x.status === 500)).toBe(true); // its errors were retried
+  // Nothing broke: no message was reported failed (each would still be in its queue).
+  expect(main.size + slowLane.size).toBe(0);
+
+  // The slow endpoint was put in the slow lane by an attempt of its own, and its lane carried it.
+  const endpoint = await webhookEndpointStore().get(SLOW_MID, slowEndpointId);
+  expect(endpoint?.slowUntil).toBeDefined();
+  const markedAt = Date.parse(endpoint!.slowUntil!) - SLOW_LANE_MS;
+  const slowLaneIds = new Set(
+    invocations.filter((i) => i.lane === 'slow').flatMap((i) => i.messages.map(eventIdOf)),
+  );
+  expect(slowEvents.some((e) => slowLaneIds.has(e.id))).toBe(true);
+  // The fast endpoint's deliveries never went by the slow lane.
+  expect(fastEvents.filter((e) => slowLaneIds.has(e.id))).toEqual([]);
+
+  // No invocation of the webhook queue that began once the endpoint was in the slow lane made an
+  // attempt to it: its messages there (a fan-out, a delivery) were passed to the slow lane, whose
+  // messages are sent when that invocation ends, so a request for one of them during it is its own.
+  const slowIds = new Set(slowEvents.map((e) => e.id));
+  const attemptsInMain = invocations
+    .filter((i) => i.lane === 'main' && i.began > markedAt)
+    .flatMap((i) =>
+      i.messages
+        .map(eventIdOf)
+        .filter((id) => slowIds.has(id))
+        .filter((id) => slow.received.some((x) => x.id === id && x.at >= i.began && x.at <= i.ended!)),
+    );
+  expect(attemptsInMain).toEqual([]);
+  // And invocations of the webhook queue did begin after it, with the slow endpoint's messages in them.
+  expect(
+    invocations.some(
+      (i) => i.lane === 'main' && i.began > markedAt && i.messages.some((m) => slowIds.has(eventIdOf(m))),
+    ),
+  ).toBe(true);
+});
+
+/** The event a message is about (a delivery's by its object: one event per object here). */
+const eventIdOf = (m: WebhookMessage): string => {
+  if (m.kind === 'event') return m.eventId;
+  if (m.kind === 'delivery') return objectEvents.get(m.objectId) ?? '';
+  return '';
+};
