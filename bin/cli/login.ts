@@ -73,8 +73,12 @@ export function loginCommands(program: Command): void {
     .action(async () => {
       const session = loadSession();
       const result = await clientOf(session).settleNow(session.mid);
+      const notices = result.noticesBroughtForward;
       print(
-        `Settled ${result.settledCount} sale${result.settledCount === 1 ? '' : 's'} of ${result.merchantId} at ${readable(result.settledAt)};\nprocessed groups go on to their receipts within a minute`,
+        `Settled ${result.settledCount} sale${result.settledCount === 1 ? '' : 's'} of ${result.merchantId} at ${readable(result.settledAt)};\nprocessed groups go on to their receipts within a minute` +
+          (notices > 0
+            ? `\n${notices} bank notice${notices === 1 ? '' : 's'} (clearing or return) due now: applied within a minute`
+            : ''),
       );
     });
 }

@@ -2143,6 +2143,8 @@ export interface components {
       settledAt: string;
       /** @description Approved sales whose settlement cut-off was still ahead: they are settled now. */
       settledCount: number;
+      /** @description The merchant's notices (a bank debit's clearing or return) due at the next cut-off still ahead, now due: each call is one banking day sooner. They are applied by the next run of the notices backstop (locally within seconds). */
+      noticesBroughtForward: number;
     };
     Event: {
       /** @description The event id; the `webhook-id` of its deliveries. */

@@ -222,10 +222,11 @@ export const groupExamples: Record<string, OperationExamples> = {
     },
   },
   SettleNow: {
-    response: success('Two approved sales settled', {
+    response: success('Two approved sales settled, one bank debit’s return brought forward', {
       merchantId: P.MID,
       settledAt: '2030-05-20T15:10:00.000Z',
       settledCount: 2,
+      noticesBroughtForward: 1,
     }),
     invalid: noSuchQuery,
   },

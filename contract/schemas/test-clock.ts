@@ -6,13 +6,16 @@ export const settleNowResultSchema = {
   type: 'object',
   description: "Result of the test clock: the merchant's approved sales settled now.",
   additionalProperties: false,
-  required: ['merchantId', 'settledAt', 'settledCount'],
+  required: ['merchantId', 'settledAt', 'settledCount', 'noticesBroughtForward'],
   properties: {
     merchantId: { type: 'string', description: 'The 11-digit MID.' },
     settledAt: dateTime(
       'The new settlement time of the sales settled, and the time the test clock settled up to.',
     ),
     settledCount: count('Approved sales whose settlement cut-off was still ahead: they are settled now.'),
+    noticesBroughtForward: count(
+      "The merchant's notices (a bank debit's clearing or return) due at the next cut-off still ahead, now due: each call is one banking day sooner. They are applied by the next run of the notices backstop (locally within seconds).",
+    ),
   },
 } as const;
 

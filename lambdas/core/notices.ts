@@ -32,7 +32,7 @@ import { runFollowUp } from './notice-follow-ups';
 import { applyNoc } from './nocs';
 
 /** Where a notice came from (logged with what it came to). */
-export type NoticeSource = 'webhook' | 'backstop' | 'held' | 'sandbox';
+type NoticeSource = 'webhook' | 'backstop' | 'held' | 'sandbox';
 
 /** What a batch of notices came to, by outcome. */
 export type NoticeCounts = Record<NoticeOutcomeKind, number> & {
@@ -135,8 +135,8 @@ async function receiveOne(
   }
   if (source === 'held') await noticeStore().dropHold(notice.noticeId);
   if (result.outcome === 'skipped') logger.warn('notice skipped', { ...log, reason: result.reason });
-  else if (result.outcome !== 'applied')
-    logger.info(`notice ${result.outcome}`, { ...log, reason: result.reason });
+  // A repeat is counted, not logged: the backstop lists the last minutes again on every run.
+  else if (result.outcome === 'stale') logger.info('notice stale', { ...log, reason: result.reason });
   counts[result.outcome]++;
 }
 

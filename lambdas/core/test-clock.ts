@@ -39,6 +39,8 @@ export async function settleNow(merchantId: string, now: Date): Promise<SettleNo
   );
   await store.mark(merchantId, through);
   const settledCount = moved.filter(Boolean).length;
-  logger.info('test clock settled sales', { merchantId, settledCount, settledAt });
-  return { merchantId, settledAt, settledCount };
+  // The notices due at the next cut-off (a debit's clearing or return), due now.
+  const noticesBroughtForward = (await processor.noticesNow?.({ merchantId }))?.broughtForward ?? 0;
+  logger.info('test clock settled sales', { merchantId, settledCount, settledAt, noticesBroughtForward });
+  return { merchantId, settledAt, settledCount, noticesBroughtForward };
 }

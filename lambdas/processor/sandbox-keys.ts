@@ -11,7 +11,7 @@ export type LedgerKind = 'SALE' | 'VOID' | 'REFUND';
 /** The sandbox's day-indexed kinds (store/day-index.ts): its ledger, its account updates, its notices. */
 export const LEDGER_DAYS = 'SANDBOX';
 export const ACCOUNT_UPDATE_DAYS = 'SANDBOXAU';
-const NOTICE_DAYS = 'SANDBOXN';
+export const NOTICE_DAYS = 'SANDBOXN';
 
 export const sandboxKeys = {
   /** The ledger: one item per call kind and idempotency key. */
@@ -27,11 +27,11 @@ export const sandboxKeys = {
   /** The account update recorded for a vaulted test card, and its entry on its own day index. */
   accountUpdate: (token: string) => ({ pk: `SANDBOX#AU#${token}`, sk: 'UPDATE' }),
   accountUpdateDay: (updateId: string, at: string) => dayIndexEntry(ACCOUNT_UPDATE_DAYS, at, updateId),
-  /** The planned notices of a sale (by its processor id), and a notice's entry on its day index. */
-  notice: (processorTransactionId: string, noticeId: string) => ({
-    pk: `SANDBOX#NOTICES#${processorTransactionId}`,
-    sk: `NOTICE#${noticeId}`,
+  /** A merchant's planned notice by its due time, and the partition of the merchant's notices. */
+  pendingNotice: (merchantId: string, dueAt: string, noticeId: string) => ({
+    pk: `SANDBOX#NOTICES#${merchantId}`,
+    sk: `DUE#${dueAt}#${noticeId}`,
   }),
-  notices: (processorTransactionId: string) => `SANDBOX#NOTICES#${processorTransactionId}`,
+  pendingNotices: (merchantId: string) => `SANDBOX#NOTICES#${merchantId}`,
   noticeDay: (noticeId: string, at: string) => dayIndexEntry(NOTICE_DAYS, at, noticeId),
 };

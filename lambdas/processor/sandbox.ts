@@ -9,10 +9,22 @@
  * `listActivity` answers as an acquirer's activity report would.
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { DECLINE_CODES } from '#domain/declines';
 import { queryDays } from '#store/day-index';
 import { listAccountUpdates, recordAccountUpdate } from './sandbox-account-updates';
+import {
+  bringNoticesForward,
+  listSandboxNotices,
+  plannedNoticeItems,
+  SANDBOX_NOTICE_ACCOUNTS,
+} from './sandbox-notices';
 import type {
   AccountUpdate,
   PaymentProcessor,
@@ -23,6 +35,7 @@ import type {
   SaleResult,
   TokenizeRequest,
   UnansweredRequest,
+  NoticePage,
   NumberedAccount,
   Vaulted,
 } from './processor';
@@ -92,11 +105,17 @@ export const SANDBOX_BANK_ACCOUNTS: Record<string, string> = {
 
 /** The behaviour profile a method's token carries: a test number's, else `ok` or `bank`. */
 export function sandboxProfile(request: NumberedAccount): string {
-  if (request.kind === 'bank') return SANDBOX_BANK_ACCOUNTS[request.accountNumber] ?? 'bank';
+  if (request.kind === 'bank')
+    return (
+      SANDBOX_BANK_ACCOUNTS[request.accountNumber] ?? SANDBOX_NOTICE_ACCOUNTS[request.accountNumber] ?? 'bank'
+    );
   return SANDBOX_CARDS[request.number] ?? 'ok';
 }
 
 export { nextCutoff } from './cut-offs';
+
+/** The token profiles of the test accounts that plan returns (they approve as `bank` does). */
+const NOTICE_PROFILES = new Set(Object.values(SANDBOX_NOTICE_ACCOUNTS));
 
 /** What a ledger entry keeps of its request besides the key: what the activity report shows. */
 interface LedgerRequest {
@@ -195,26 +214,43 @@ export class SandboxProcessor implements PaymentProcessor {
     return Item;
   }
 
-  /** Records a result under its key once; a repeated key gets the recorded result back. */
+  /**
+   * Records a result under its key once; a repeated key gets the recorded result back. `alongside`
+   * gives the items written in the same transaction as the entry (a debit's planned notices).
+   */
   private async once<T extends object>(
     kind: LedgerKind,
     key: string,
     request: LedgerRequest,
     decide: () => T | Promise<T>,
+    alongside: (result: T) => Record<string, unknown>[] = () => [],
   ): Promise<T> {
     const Key = sandboxKeys.ledger(kind, key);
     const result = await decide();
+    const entry = {
+      TableName: this.tableName,
+      Item: { ...ledgerItem(kind, key, request, result, clock.now().toISOString()), calls: 1 },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    };
+    const others = alongside(result);
     try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...ledgerItem(kind, key, request, result, clock.now().toISOString()), calls: 1 },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      if (others.length === 0) await this.db.send(new PutCommand(entry));
+      else
+        await this.db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: entry },
+              ...others.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
+            ],
+          }),
+        );
       return result;
     } catch (error) {
-      if (!(error instanceof Error) || error.name !== 'ConditionalCheckFailedException') throw error;
+      if (
+        !(error instanceof Error) ||
+        (error.name !== 'ConditionalCheckFailedException' && error.name !== 'TransactionCanceledException')
+      )
+        throw error;
     }
     await this.db.send(
       new UpdateCommand({
@@ -232,40 +268,64 @@ export class SandboxProcessor implements PaymentProcessor {
 
   async sale(request: SaleRequest): Promise<SaleResult> {
     await this.answerLater();
-    const { merchantId, amountCents } = request;
-    return this.once('SALE', request.idempotencyKey, { merchantId, amountCents }, async () => {
-      const profile = request.token.split('.')[1] ?? 'ok';
-      const base = { processorTransactionId: `sbx_${randomUUID()}`, processedAt: clock.now().toISOString() };
-      const approve = (cents: number, code = '00', message = 'Approved'): SaleResult => ({
-        ...base,
-        approved: true,
-        responseCode: code,
-        responseMessage: message,
-        approvedCents: cents,
-        authCode: randomBytes(3).toString('hex').toUpperCase(),
-      });
-      const decline = (code: string, merchantAdviceCode?: string): SaleResult => ({
-        ...base,
-        approved: false,
-        responseCode: code,
-        responseMessage: DECLINE_CODES[code]?.message ?? 'Declined',
-        approvedCents: 0,
-        ...(merchantAdviceCode !== undefined && { merchantAdviceCode }),
-      });
-      if (profile === 'r51')
-        return (await this.firstSaleOf(request.token, request.idempotencyKey))
-          ? decline('51')
-          : approve(request.amountCents);
-      const advised = /^(\w+)a(\d\d)$/.exec(profile);
-      if (advised) return decline(advised[1]!, advised[2]);
-      if (profile.startsWith('p')) {
-        const limit = Number(profile.slice(1));
-        if (request.amountCents <= limit) return approve(request.amountCents);
-        return request.allowPartial ? approve(limit, '10', 'Partially approved') : decline('51');
-      }
-      if (profile === 'ok' || profile === 'bank') return approve(request.amountCents);
-      return decline(profile);
-    });
+    const { merchantId, amountCents, idempotencyKey } = request;
+    const profile = request.token.split('.')[1] ?? 'ok';
+    // An approved debit's notices (sandbox-notices.ts), planned with its ledger entry.
+    const notices = (result: SaleResult) =>
+      result.approved
+        ? plannedNoticeItems(
+            profile,
+            {
+              merchantId,
+              idempotencyKey,
+              processorTransactionId: result.processorTransactionId,
+              settlesAt: this.settlementTime(result.processedAt),
+            },
+            this.schedule.periodSeconds,
+          )
+        : [];
+    return this.once(
+      'SALE',
+      idempotencyKey,
+      { merchantId, amountCents },
+      async () => {
+        const base = {
+          processorTransactionId: `sbx_${randomUUID()}`,
+          processedAt: clock.now().toISOString(),
+        };
+        const approve = (cents: number, code = '00', message = 'Approved'): SaleResult => ({
+          ...base,
+          approved: true,
+          responseCode: code,
+          responseMessage: message,
+          approvedCents: cents,
+          authCode: randomBytes(3).toString('hex').toUpperCase(),
+        });
+        const decline = (code: string, merchantAdviceCode?: string): SaleResult => ({
+          ...base,
+          approved: false,
+          responseCode: code,
+          responseMessage: DECLINE_CODES[code]?.message ?? 'Declined',
+          approvedCents: 0,
+          ...(merchantAdviceCode !== undefined && { merchantAdviceCode }),
+        });
+        if (profile === 'r51')
+          return (await this.firstSaleOf(request.token, request.idempotencyKey))
+            ? decline('51')
+            : approve(request.amountCents);
+        const advised = /^(\w+)a(\d\d)$/.exec(profile);
+        if (advised) return decline(advised[1]!, advised[2]);
+        if (profile.startsWith('p')) {
+          const limit = Number(profile.slice(1));
+          if (request.amountCents <= limit) return approve(request.amountCents);
+          return request.allowPartial ? approve(limit, '10', 'Partially approved') : decline('51');
+        }
+        if (profile === 'ok' || profile === 'bank' || NOTICE_PROFILES.has(profile))
+          return approve(request.amountCents);
+        return decline(profile);
+      },
+      notices,
+    );
   }
 
   async reverseUnanswered(
@@ -319,6 +379,20 @@ export class SandboxProcessor implements PaymentProcessor {
 
   refund(request: ReversalRequest): Promise<ReversalResult> {
     return this.reversal('REFUND', request);
+  }
+
+  /** The notices due since the cursor (sandbox-notices.ts): the backstop's listing. */
+  listNotices(request: { cursor?: string; limit: number; now?: string }): Promise<NoticePage> {
+    return listSandboxNotices(this.db, this.tableName, {
+      ...request,
+      now: request.now ?? clock.now().toISOString(),
+    });
+  }
+
+  /** The test clock: the merchant's notices due at the next cut-off are due now. */
+  async noticesNow(request: { merchantId: string }): Promise<{ broughtForward: number }> {
+    const now = clock.now().toISOString();
+    return { broughtForward: await bringNoticesForward(this.db, this.tableName, request.merchantId, now) };
   }
 
   /** The ledger's entries by time, from the day index (every partition of each day of the window). */

@@ -13,6 +13,7 @@ import { ServiceTable } from './table';
 import { ServiceProcessing } from './processing';
 import { ServiceSweeper } from './sweeper';
 import { ServiceAccountUpdater } from './account-updater';
+import { NoticeBackstop } from './notice-backstop';
 import { ServiceNotifications } from './notifications';
 import { ServiceReconciliation } from './reconciliation';
 import { ServiceSeries } from './series';
@@ -182,6 +183,12 @@ export class ServiceStack extends Stack {
       functionScope: nested.of('ScheduledFunctions'),
     });
     new ServiceAccountUpdater(this, 'AccountUpdater', {
+      stage,
+      table: this.table.table,
+      alarmTopic: this.processing.alarmTopic,
+      functionScope: nested.of('ScheduledFunctions'),
+    });
+    new NoticeBackstop(this, 'NoticeBackstop', {
       stage,
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,

@@ -31,13 +31,15 @@ export default async function setup(): Promise<void> {
         // show. No due sweep: the files' current-hour groups are started by their own ticks and
         // triggers (test/e2e/current-hour.test.ts runs a runtime of its own with the sweep). No
         // sweeper timer: the files sweep when they mean to (POST /__local/events/sweep), and a timer's
-        // sweep in between settled money-safety's stale Pending sale before its GET (lib/local/sweeper.ts).
+        // sweep in between settled money-safety's stale Pending sale before its GET (lib/local/sweeper.ts). No
+        // notices timer: a file delivers the sandbox's notices when it means to (lib/local/notices.ts).
         env: {
           AUTHZ_CACHE_SECONDS: '0',
           SANDBOX_SETTLEMENT_SECONDS: String(E2E_SETTLEMENT_MS / 1000),
           POWERTOOLS_LOG_LEVEL: 'INFO',
           LOCAL_DUE_SWEEP_SECONDS: '0',
           LOCAL_SWEEP_TIMER: 'off',
+          LOCAL_NOTICES_TIMER: 'off',
         },
       }),
     ),

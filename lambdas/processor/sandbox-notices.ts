@@ -1,0 +1,201 @@
+/**
+ * The sandbox's notices (DESIGN section 6; docs/product.md "Sandbox processor"): what a bank says
+ * of a debit after it was accepted. An approved debit's notices are planned with its ledger entry
+ * (one transaction, so an approved debit never lacks them), each due at a settlement cut-off
+ * counted from the debit's own settlement (a cut-off stands for a banking day):
+ *
+ * | account number | notices                                                     |
+ * | -------------- | ----------------------------------------------------------- |
+ * | `000222222227` | returned `R01` (insufficient funds) at the 2nd cut-off      |
+ * | `000111111113` | returned `R02` (account closed) at the 1st                  |
+ * | `000333333335` | cleared at the 2nd, returned `R10` (unauthorized) at the 3rd |
+ * | any other      | cleared at the 2nd                                          |
+ *
+ * A planned notice is one item per merchant and due time (`SANDBOX#NOTICES#<merchantId>` /
+ * `DUE#<dueAt>#<noticeId>`), on a day index of its own by due time, from which `listNotices`
+ * answers as a processor's events list does. The test clock (`noticesNow`) moves the merchant's
+ * earliest pending notices to now: each call is one banking day sooner.
+ */
+import { TransactWriteCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createHash } from 'node:crypto';
+import { queryDays } from '#store/day-index';
+import type { NoticePage, ProcessorNotice } from './processor';
+import { NOTICE_DAYS, sandboxKeys } from './sandbox-keys';
+
+/** A notice the sandbox will send: its kind and code, and at which cut-off after settlement. */
+interface PlannedNotice {
+  kind: 'cleared' | 'returned';
+  code?: string;
+  cutoffs: number;
+}
+
+/** The test accounts' token profiles, and what each plans (`bank`: an ordinary account). */
+export const SANDBOX_NOTICE_ACCOUNTS: Readonly<Record<string, string>> = {
+  '000222222227': 'nR01',
+  '000111111113': 'nR02',
+  '000333333335': 'nR10',
+};
+
+const PLANS: Readonly<Record<string, readonly PlannedNotice[]>> = {
+  bank: [{ kind: 'cleared', cutoffs: 2 }],
+  nR01: [{ kind: 'returned', code: 'R01', cutoffs: 2 }],
+  nR02: [{ kind: 'returned', code: 'R02', cutoffs: 1 }],
+  nR10: [
+    { kind: 'cleared', cutoffs: 2 },
+    { kind: 'returned', code: 'R10', cutoffs: 3 },
+  ],
+};
+
+/** How far back a listing from a cursor reads again: a notice written late is still listed. */
+const RELIST_MS = 5 * 60_000;
+/** Where a first listing (no cursor) starts: the sandbox keeps a week of notices. */
+const FIRST_LISTING_MS = 7 * 86_400_000;
+/** At most this many of a merchant's pending notices are moved by one `noticesNow`. */
+const BRING_FORWARD_LIMIT = 100;
+
+interface PlannedCharge {
+  merchantId: string;
+  idempotencyKey: string;
+  processorTransactionId: string;
+  /** The debit's settlement cut-off. */
+  settlesAt: string;
+}
+
+const noticeIdOf = (charge: PlannedCharge, n: number) =>
+  `sbxn_${createHash('sha256').update(`${charge.processorTransactionId}#${n}`).digest('base64url').slice(0, 24)}`;
+
+/** The notice as it is delivered when it falls due at `at`. */
+function noticeAt(item: Record<string, unknown>, at: string): ProcessorNotice {
+  const base = {
+    noticeId: item.noticeId as string,
+    merchantId: item.merchantId as string,
+    objectId: item.processorTransactionId as string,
+    sequence: item.sequence as number,
+    occurredAt: at,
+    charge: {
+      processorTransactionId: item.processorTransactionId as string,
+      idempotencyKey: item.idempotencyKey as string,
+    },
+  };
+  return item.kind === 'cleared'
+    ? { ...base, kind: 'cleared', clearedAt: at }
+    : { ...base, kind: 'returned', code: item.code as string, returnedAt: at };
+}
+
+/** A planned notice's item, due at `dueAt`. */
+function noticeItem(fields: Record<string, unknown>, dueAt: string) {
+  const merchantId = fields.merchantId as string;
+  const noticeId = fields.noticeId as string;
+  return {
+    ...fields,
+    ...sandboxKeys.pendingNotice(merchantId, dueAt, noticeId),
+    ...sandboxKeys.noticeDay(noticeId, dueAt),
+    entity: 'sandbox-notice',
+    dueAt,
+  };
+}
+
+/**
+ * The items of the notices a debit approved under a bank profile plans (none for a card or a
+ * declined debit), for the ledger entry's transaction.
+ */
+export function plannedNoticeItems(profile: string, charge: PlannedCharge, periodSeconds: number) {
+  const plan = PLANS[profile] ?? [];
+  return plan.map((notice, i) =>
+    noticeItem(
+      {
+        noticeId: noticeIdOf(charge, i + 1),
+        merchantId: charge.merchantId,
+        processorTransactionId: charge.processorTransactionId,
+        idempotencyKey: charge.idempotencyKey,
+        kind: notice.kind,
+        ...(notice.code !== undefined && { code: notice.code }),
+        sequence: i + 1,
+      },
+      new Date(Date.parse(charge.settlesAt) + notice.cutoffs * periodSeconds * 1000).toISOString(),
+    ),
+  );
+}
+
+const cursorOf = {
+  /** A listing that reached its end: the next one reads from a little before it. */
+  complete: (until: string) => `at:${until}`,
+  /** A listing cut at its limit: the next one reads after its last item. */
+  after: (sortKey: string) => `sk:${sortKey}`,
+};
+
+/** The notices due from `cursor` to `now`, oldest first, at most `limit` (the backstop's listing). */
+export async function listSandboxNotices(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  request: { cursor?: string; limit: number; now: string },
+): Promise<NoticePage> {
+  const { cursor, limit, now } = request;
+  const from =
+    cursor?.startsWith('sk:') === true
+      ? cursor.slice(3)
+      : new Date(
+          cursor?.startsWith('at:') === true
+            ? Date.parse(cursor.slice(3)) - RELIST_MS
+            : Date.parse(now) - FIRST_LISTING_MS,
+        ).toISOString();
+  const since = from.slice(0, 24);
+  // Sort keys are `<dueAt>#<noticeId>`: up to `now`'s millisecond, every id included.
+  const items = await queryDays(db, tableName, NOTICE_DAYS, { since, until: now, from, to: `${now}#~` });
+  // A cursor after an item names that item: it was listed before.
+  const rest = items.filter((item) => String(item.gsi1sk) !== from);
+  const page = rest.slice(0, limit);
+  const more = rest.length > limit;
+  return {
+    notices: page.map((item) => noticeAt(item, item.dueAt as string)),
+    cursor: more ? cursorOf.after(String(page.at(-1)!.gsi1sk)) : cursorOf.complete(now),
+    more,
+  };
+}
+
+/**
+ * The test clock: the merchant's pending notices due at the earliest cut-off still ahead are due
+ * now (each moved in one write: the old item out, the new one in). How many moved.
+ */
+export async function bringNoticesForward(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  merchantId: string,
+  now: string,
+): Promise<number> {
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND sk > :now',
+      ExpressionAttributeValues: {
+        ':pk': sandboxKeys.pendingNotices(merchantId),
+        ':now': `DUE#${now}`,
+      },
+      ConsistentRead: true,
+      Limit: BRING_FORWARD_LIMIT,
+    }),
+  );
+  const first = Items[0]?.dueAt as string | undefined;
+  const due = Items.filter((item) => item.dueAt === first);
+  let moved = 0;
+  for (const item of due) {
+    const { pk, sk, gsi1pk: _day, gsi1sk: _at, dueAt: _due, ...fields } = item;
+    try {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: { TableName: tableName, Key: { pk, sk }, ConditionExpression: 'attribute_exists(pk)' },
+            },
+            { Put: { TableName: tableName, Item: noticeItem(fields, now) } },
+          ],
+        }),
+      );
+      moved++;
+    } catch (error) {
+      // Another call moved it first.
+      if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') throw error;
+    }
+  }
+  return moved;
+}

@@ -1,0 +1,138 @@
+/**
+ * The sandbox's notices and the notices backstop against DynamoDB Local: a bank debit approved at
+ * the sandbox plans its notices with its ledger entry; the test clock brings the next cut-off's
+ * forward; the backstop lists them since its cursor and applies each once (core/notice-backstop.ts,
+ * core/notices.ts), however often and however many runs at once.
+ */
+import { runNoticeBackstop } from '#core/notice-backstop';
+import { runSale } from '#core/sale';
+import type { ServiceEvent } from '#domain/events';
+import { useProcessor } from '#processor/index';
+import { SandboxProcessor } from '#processor/sandbox';
+import { reloadConfigForTests } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { eventStore } from '#store/events';
+import { MerchantRegistry, type Merchant } from '#store/merchants';
+import { DynamoPayorStore } from '#store/payors';
+import { transactionStore } from '#store/transactions';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { makePayor } from '#support/fixtures/index';
+import { saleRequest } from '#support/sales';
+
+const MERCHANT: Merchant = { merchantId: '32360000001', shortId: '23600001', name: 'Shelbyville Elementary' };
+const MID = MERCHANT.merchantId;
+/** Cut-offs every minute: the notices of a debit approved now are an hour or less ahead. */
+const SCHEDULE = { periodSeconds: 60, offsetSeconds: 0 };
+
+let table: TestTable;
+let sandbox: SandboxProcessor;
+beforeAll(async () => {
+  table = await createTestTable();
+  Object.assign(process.env, { TABLE_NAME: table.tableName, SERVICE_STAGE: 'dev' });
+  reloadConfigForTests();
+  await new MerchantRegistry(table.db, table.tableName).register(MERCHANT);
+  sandbox = new SandboxProcessor(ddb(), table.tableName, SCHEDULE);
+  useProcessor(sandbox);
+});
+afterAll(async () => {
+  useProcessor(undefined);
+  await table.drop();
+});
+
+/** A stored payor whose CHECKING account behaves as `profile` at the sandbox: its profileId. */
+async function checkingProfile(merchantId: string, profile: string): Promise<string> {
+  const { payor, method } = makePayor(merchantId, { email: 'payor@example.com' }, profile);
+  const checking = { ...method, accountType: 'CHECKING' as const, maskedAccountNumber: '********2227' };
+  delete checking.expiryMonth;
+  delete checking.expiryYear;
+  await new DynamoPayorStore(table.db, table.tableName).create(payor, checking);
+  return `${payor.payorId}/${checking.savedPaymentMethodId}`;
+}
+
+/** An approved $40 debit of a new payor whose account behaves as `profile`: its transaction id. */
+async function approvedDebit(profile: string, merchantId = MID): Promise<string> {
+  const request = saleRequest(merchantId, await checkingProfile(merchantId, profile), 4000);
+  const result = await runSale(request, new Date());
+  expect(result).toMatchObject({ status: 'Approved' });
+  return request.transactionId;
+}
+
+const saleOf = async (transactionId: string) => (await transactionStore().find(transactionId))!.transaction;
+
+async function eventsOf(transactionId: string, merchantId = MID): Promise<ServiceEvent[]> {
+  return (await eventStore().page(merchantId, { objectId: transactionId }, 100)).events;
+}
+
+const backstop = () => runNoticeBackstop(new Date(), Date.now() + 30_000);
+
+it('a debit of the R01 test account is returned when the test clock brings its notice forward, once however often the backstop runs', async () => {
+  const transactionId = await approvedDebit('nR01');
+  // Not due yet: its return is at the 2nd cut-off after its settlement.
+  await backstop();
+  expect(await saleOf(transactionId)).toMatchObject({ status: 'Approved' });
+
+  expect(await sandbox.noticesNow({ merchantId: MID })).toEqual({ broughtForward: 1 });
+  const first = await backstop();
+  expect(first.listed.applied).toBe(1);
+  expect(await saleOf(transactionId)).toMatchObject({
+    status: 'Returned',
+    return: { code: 'R01', category: 'nsf' },
+  });
+  // Listed again (the cursor reads a little back): marked, nothing applied twice.
+  const second = await backstop();
+  expect(second.listed.applied).toBe(0);
+  expect((await eventsOf(transactionId)).filter((e) => e.type === 'transaction.returned')).toHaveLength(1);
+});
+
+it('an ordinary account clears at its 2nd cut-off, and the R10 account clears then is returned unauthorized a cut-off later', async () => {
+  const merchant: Merchant = { merchantId: '32360000002', shortId: '23600002', name: 'Ogdenville Middle' };
+  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  const ordinary = await approvedDebit('bank', merchant.merchantId);
+  const unauthorized = await approvedDebit('nR10', merchant.merchantId);
+
+  // One banking day sooner: both accounts' clearings (due at the same cut-off) are due now.
+  expect(await sandbox.noticesNow({ merchantId: merchant.merchantId })).toEqual({ broughtForward: 2 });
+  await backstop();
+  expect(await saleOf(ordinary)).toMatchObject({ status: 'Approved', cleared: true });
+  expect(await saleOf(unauthorized)).toMatchObject({ status: 'Approved', cleared: true });
+
+  expect(await sandbox.noticesNow({ merchantId: merchant.merchantId })).toEqual({ broughtForward: 1 });
+  await backstop();
+  expect(await saleOf(unauthorized)).toMatchObject({
+    status: 'Returned',
+    return: { code: 'R10', category: 'unauthorized' },
+  });
+  expect(await saleOf(ordinary)).toMatchObject({ status: 'Approved', cleared: true });
+  // Nothing is left to bring forward.
+  expect(await sandbox.noticesNow({ merchantId: merchant.merchantId })).toEqual({ broughtForward: 0 });
+});
+
+it('8 backstop runs at once apply a notice once: one return, one event', async () => {
+  const merchant: Merchant = { merchantId: '32360000003', shortId: '23600003', name: 'Capital City High' };
+  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  const transactionId = await approvedDebit('nR02', merchant.merchantId);
+  await sandbox.noticesNow({ merchantId: merchant.merchantId });
+
+  const runs = await Promise.all(Array.from({ length: 8 }, () => backstop()));
+  expect(runs.reduce((n, r) => n + r.listed.applied, 0)).toBe(1);
+  expect(await saleOf(transactionId)).toMatchObject({
+    status: 'Returned',
+    return: { code: 'R02', category: 'administrative' },
+  });
+  const returned = (await eventsOf(transactionId, merchant.merchantId)).filter(
+    (e) => e.type === 'transaction.returned',
+  );
+  expect(returned).toHaveLength(1);
+});
+
+it('a declined debit and a card charge plan no notices', async () => {
+  const merchant: Merchant = { merchantId: '32360000004', shortId: '23600004', name: 'North Haverbrook' };
+  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  const request = saleRequest(merchant.merchantId, await checkingProfile(merchant.merchantId, '51'), 4000);
+  expect(await runSale(request, new Date())).toMatchObject({ status: 'Declined' });
+  const { payor, method } = makePayor(merchant.merchantId);
+  await new DynamoPayorStore(table.db, table.tableName).create(payor, method);
+  const card = saleRequest(merchant.merchantId, `${payor.payorId}/${method.savedPaymentMethodId}`, 4000);
+  expect(await runSale(card, new Date())).toMatchObject({ status: 'Approved' });
+  expect(await sandbox.noticesNow({ merchantId: merchant.merchantId })).toEqual({ broughtForward: 0 });
+});
