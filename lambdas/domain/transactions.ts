@@ -2,7 +2,7 @@
  * Transactions (sales) and their refunds: records and the response view with the built-in
  * protections (docs/product.md#transaction-responses). Records hold cents.
  */
-import type { AccountType } from './cards';
+import { isBank, type AccountType } from './cards';
 import type { RefundResponse, TransactionView } from '#contract/schemas/transactions';
 import type { EventType } from '#contract/events';
 import { declineOf } from './declines';
@@ -195,7 +195,13 @@ export function transactionView(t: Transaction, refunds: Refund[], now: Date): T
     settled: isSettled(t, now),
     ...(t.settlesAt !== undefined && t.status !== 'Voided' && { settlementTime: t.settlesAt }),
     ...(t.voidedAt !== undefined && { voidedAt: t.voidedAt }),
-    ...(t.cleared !== undefined && { cleared: t.cleared }),
+    // A bank debit the processor accepted: not cleared until its `cleared` notice.
+    ...((t.cleared !== undefined ||
+      (t.accountType !== undefined &&
+        isBank(t.accountType) &&
+        (t.status === 'Approved' || t.status === 'Returned'))) && {
+      cleared: t.cleared ?? false,
+    }),
     ...(t.clearedAt !== undefined && { clearedAt: t.clearedAt }),
     ...(t.return !== undefined && { return: { ...t.return } }),
   };

@@ -141,6 +141,8 @@ export async function installFaults(): Promise<LocalRoute> {
     listActivity: (since, until) => processor.listActivity(since, until),
     accountUpdates: (since, until) => processor.accountUpdates(since, until),
     ...(processor.settleNow && { settleNow: (r) => processor.settleNow!(r) }),
+    ...(processor.listNotices && { listNotices: (r) => processor.listNotices!(r) }),
+    ...(processor.noticesNow && { noticesNow: (r) => processor.noticesNow!(r) }),
     async sale(request) {
       const paymentId = chargedPaymentId(request.idempotencyKey);
       if (paymentId !== undefined && failCharges.has(paymentId))

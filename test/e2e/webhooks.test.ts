@@ -19,6 +19,8 @@ import { call, MID, OTHER, OTHER_MID, tokenFor } from '#support/api';
 import { idempotencyRecordKey } from '#support/idempotency-records';
 import { closeLocalTable, localTable } from '#support/notifications';
 import { delivered, startReceiver, type Receiver } from '#support/webhook-receiver';
+import { createPayor } from '#support/fixtures/e2e-resources';
+import { checkingInput } from '#support/fixtures/inputs';
 import { randomUUID } from 'node:crypto';
 import { localToolCommand } from '#lib/local/runtime-bundle';
 
@@ -489,6 +491,47 @@ describe('delivery', () => {
     expect(admin.stdout).toMatch(/\/gone {2}failed 1 .* last: HTTP 410/);
     await call('DELETE', `${W}/${deadEndpoint.webhookEndpointId}`);
   }, 120_000);
+});
+
+describe('money that comes back', () => {
+  test('a returned bank debit: settle-now brings its return forward, the notices backstop applies it, GET shows it Returned and the receiver gets transaction.returned, verified', async () => {
+    const hooks = await receiver();
+    const endpoint = await createEndpoint({ url: hooks.url('/returns'), enabledEvents: ['transaction.*'] });
+    hooks.secrets = [endpoint.secret];
+    // The sandbox's R01 account: returned (insufficient funds) at the 2nd cut-off after settlement.
+    const payor = await createPayor({ paymentMethod: checkingInput({ accountNumber: '000222222227' }) });
+    const sold = await call('POST', `${V1}/transactions`, {
+      profileId: `${payor.payorId}/${payor.defaultPaymentMethodId}`,
+      amount: 40,
+    });
+    expect(sold).toMatchObject({ status: 201, body: { status: 'Approved', cleared: false } });
+    const transactionId = sold.body.transactionId as string;
+
+    // One banking day sooner: the earliest notice still ahead (this debit's return) is due now.
+    const settled = await call('POST', `/rest/merchants/${MID}/settle-now`);
+    expect(settled).toMatchObject({ status: 200, body: { noticesBroughtForward: 1 } });
+    const run = await fetch(`${runtime!.url}/__local/events/notices`, { method: 'POST' });
+    expect(run.status).toBe(200);
+    expect(((await run.json()) as { listed: { applied: number } }).listed.applied).toBe(1);
+
+    const got = await call('GET', `${V1}/transactions/${transactionId}`);
+    expect(got.body).toMatchObject({
+      status: 'Returned',
+      return: { code: 'R01', category: 'nsf' },
+    });
+    const returned = await until('transaction.returned delivered', () =>
+      delivered(hooks, '/returns').find((r) => r.event.type === 'transaction.returned'),
+    );
+    expect(returned.verified).toBe(true);
+    expect(returned.event.data).toMatchObject({
+      transactionId,
+      status: 'Returned',
+      return: { code: 'R01', category: 'nsf' },
+    });
+    // Money that came back is not refunded again.
+    const refund = await call('POST', `${V1}/transactions/${transactionId}/refunds`, { amount: 10 });
+    expect(refund.status).toBe(400);
+  }, 60_000);
 });
 
 test('no secret ever reaches the runtime log', async () => {

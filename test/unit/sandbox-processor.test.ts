@@ -1,5 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { declineOf } from '#domain/declines';
 import type { SaleRequest, SaleResult } from '#processor/processor';
@@ -163,7 +169,8 @@ describe('sale outcomes (docs/integrating.md#sandbox-processor table)', () => {
     expect(declineOf(result.responseCode).category).toBe(category);
   });
 
-  it('a bank account (CHECKING) approves', async () => {
+  it('a bank account (CHECKING) approves, its clearing planned at the 2nd cut-off after its settlement with its ledger entry', async () => {
+    ddbMock.on(TransactWriteCommand).resolves({});
     const { token } = await sandbox.tokenize({
       merchantId: '32350000001',
       payorId: 'payor-1',
@@ -180,6 +187,16 @@ describe('sale outcomes (docs/integrating.md#sandbox-processor table)', () => {
       allowPartial: false,
     });
     expect(result).toMatchObject({ approved: true, responseCode: '00', approvedCents: 123456 });
+    const [write] = ddbMock.commandCalls(TransactWriteCommand);
+    const items = write!.args[0].input.TransactItems!.map((t) => t.Put!.Item!);
+    expect(items.map((i) => i.entity)).toEqual(['sandbox-ledger', 'sandbox-notice']);
+    const settlesAt = Date.parse(nextCutoff(result.processedAt, HOURLY_AT_30));
+    expect(items[1]).toMatchObject({
+      kind: 'cleared',
+      idempotencyKey: 'bank-1',
+      processorTransactionId: result.processorTransactionId,
+      dueAt: new Date(settlesAt + 2 * 3600_000).toISOString(),
+    });
   });
 
   describe('4000000000000077: approves up to 50.00', () => {
