@@ -63,7 +63,7 @@ function changeOf(update: AccountUpdate): AccountChange {
   }
 }
 
-type Applied = 'applied' | 'applied-before' | 'no-method';
+export type Applied = 'applied' | 'applied-before' | 'no-method';
 
 /**
  * The payor's e-mail asking for a new method, the one `method` can no longer be charged (an
@@ -93,40 +93,63 @@ export async function methodUnusableEmail(
   };
 }
 
-/** Applies one update to one method: once, whatever else runs. */
-async function applyToMethod(
-  update: AccountUpdate,
+/** A change of a saved method made once per mark (an account update's, a NOC's). */
+interface MethodChange {
+  /** The mark's id: the change is made once per id and method. */
+  markId: string;
+  next: (method: SavedMethod) => SavedMethod;
+  eventType: 'payment_method.account_updated' | 'payment_method.corrected';
+  /** Why the method can no longer be charged, when the change makes it so (its payor is e-mailed). */
+  unusable?: 'closed' | 'contact_cardholder';
+}
+
+/** Applies one change to one method: once, whatever else runs. */
+export async function changeMethodOnce(
+  change: MethodChange,
   ref: { payorId: string; savedPaymentMethodId: string; merchantId: string },
   now: Date,
 ): Promise<Applied> {
   const store = accountUpdateStore();
-  const change = changeOf(update);
   return withOptimisticRetry(async () => {
-    if (await store.isApplied(update.updateId, ref.savedPaymentMethodId)) return 'applied-before';
+    if (await store.isApplied(change.markId, ref.savedPaymentMethodId)) return 'applied-before';
     const found = await payorStore().find(ref.payorId, ref.merchantId);
     const method = found?.methods.find((m) => m.savedPaymentMethodId === ref.savedPaymentMethodId);
     if (!found || !method) return 'no-method';
-    const next = accountUpdated(method, change, now);
-    const event = methodEvent(
-      'payment_method.account_updated',
-      next,
-      found.payor.defaultPaymentMethodId,
-      now,
-    );
+    const next = change.next(method);
+    const event = methodEvent(change.eventType, next, found.payor.defaultPaymentMethodId, now);
     const outbox =
-      makesUnusable(change) && found.payor.email !== undefined
+      change.unusable !== undefined && found.payor.email !== undefined
         ? await methodUnusableEmail(
-            accountUpdateOutboxId(`${update.updateId}:${ref.savedPaymentMethodId}`),
+            accountUpdateOutboxId(`${change.markId}:${ref.savedPaymentMethodId}`),
             found.payor.email,
             next,
-            { status: change.kind },
+            { status: change.unusable },
             now,
           )
         : undefined;
-    const outcome = await store.apply(update.updateId, next, event, outbox, now);
+    const outcome = await store.apply(change.markId, next, event, outbox, now);
     if (outcome === 'changed') return undefined; // read again (and find the mark, if a racer won)
     return outcome === 'ok' ? 'applied' : 'applied-before';
   }, PAYOR);
+}
+
+/** Applies one update to one method: once, whatever else runs. */
+function applyToMethod(
+  update: AccountUpdate,
+  ref: { payorId: string; savedPaymentMethodId: string; merchantId: string },
+  now: Date,
+): Promise<Applied> {
+  const change = changeOf(update);
+  return changeMethodOnce(
+    {
+      markId: update.updateId,
+      next: (method) => accountUpdated(method, change, now),
+      eventType: 'payment_method.account_updated',
+      ...(makesUnusable(change) && { unusable: change.kind }),
+    },
+    ref,
+    now,
+  );
 }
 
 /**

@@ -79,13 +79,13 @@ async function dispatch(notice: ProcessorNotice, now: Date): Promise<NoticeOutco
 export async function applyNotice(notice: ProcessorNotice, now: Date): Promise<NoticeOutcome> {
   const store = noticeStore();
   // An account update's own mark is the account updater's (per update and method): the daily job
-  // and a pushed notice meet the same update once.
-  if (notice.kind !== 'account_update' && (await store.isMarked(notice.noticeId)))
-    return outcome('applied_before');
+  // and a pushed notice meet the same update once. A NOC's change is marked the same way (per
+  // method); one that changes nothing is marked here.
+  const ownMark = notice.kind !== 'account_update';
+  if (ownMark && (await store.isMarked(notice.noticeId))) return outcome('applied_before');
   const result = await dispatch(notice, now);
   if (result.outcome === 'stale' || result.outcome === 'skipped') {
-    if (notice.kind !== 'account_update' && !(await store.markOnly(notice, result.outcome, now)))
-      return outcome('applied_before');
+    if (ownMark && !(await store.markOnly(notice, result.outcome, now))) return outcome('applied_before');
   }
   if (result.outcome === 'applied') await runFollowUp(notice.noticeId, now);
   return result;

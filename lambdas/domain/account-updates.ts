@@ -45,3 +45,29 @@ export function accountUpdated(method: SavedMethod, change: AccountChange, now: 
     eventSeq: (method.eventSeq ?? 0) + 1,
   };
 }
+
+/** What a bank's notification of change corrects (never a full number). */
+export interface NocChange {
+  maskedAccountNumber?: string;
+  fingerprint?: string;
+  accountType?: 'CHECKING' | 'SAVINGS';
+}
+
+/**
+ * The bank account after a notification of change (docs/product.md "Notifications of change"):
+ * the corrected fields, `correctedBy: "noc"` and when; its status stays as it was (a NOC corrects
+ * an account that still takes debits). Its revision and event count one more.
+ */
+export function nocCorrected(method: SavedMethod, change: NocChange, now: Date): SavedMethod {
+  return {
+    ...method,
+    ...(change.maskedAccountNumber !== undefined && { maskedAccountNumber: change.maskedAccountNumber }),
+    ...(change.fingerprint !== undefined && { fingerprint: change.fingerprint }),
+    ...(change.accountType !== undefined && { accountType: change.accountType }),
+    correctedBy: 'noc',
+    correctedAt: now.toISOString(),
+    lastUpdated: now.toISOString(),
+    revision: (method.revision ?? 0) + 1,
+    eventSeq: (method.eventSeq ?? 0) + 1,
+  };
+}

@@ -9,6 +9,7 @@
  * | `000222222227` | returned `R01` (insufficient funds) at the 2nd cut-off      |
  * | `000111111113` | returned `R02` (account closed) at the 1st                  |
  * | `000333333335` | cleared at the 2nd, returned `R10` (unauthorized) at the 3rd |
+ * | `000888888883` | a NOC `C01` at the 1st (account number `000888888884`), cleared at the 2nd |
  * | any other      | cleared at the 2nd                                          |
  *
  * A planned notice is one item per merchant and due time (`SANDBOX#NOTICES#<merchantId>` /
@@ -18,22 +19,27 @@
  */
 import { TransactWriteCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
+import { maskNumber } from '#domain/cards';
 import { queryDays } from '#store/day-index';
 import type { NoticePage, ProcessorNotice } from './processor';
 import { NOTICE_DAYS, sandboxKeys } from './sandbox-keys';
 
 /** A notice the sandbox will send: its kind and code, and at which cut-off after settlement. */
 interface PlannedNotice {
-  kind: 'cleared' | 'returned';
+  kind: 'cleared' | 'returned' | 'noc';
   code?: string;
   cutoffs: number;
 }
+
+/** The corrected account number of the NOC test account (only its masked form is sent). */
+const NOC_NEW_ACCOUNT = '000888888884';
 
 /** The test accounts' token profiles, and what each plans (`bank`: an ordinary account). */
 export const SANDBOX_NOTICE_ACCOUNTS: Readonly<Record<string, string>> = {
   '000222222227': 'nR01',
   '000111111113': 'nR02',
   '000333333335': 'nR10',
+  '000888888883': 'nC01',
 };
 
 const PLANS: Readonly<Record<string, readonly PlannedNotice[]>> = {
@@ -43,6 +49,10 @@ const PLANS: Readonly<Record<string, readonly PlannedNotice[]>> = {
   nR10: [
     { kind: 'cleared', cutoffs: 2 },
     { kind: 'returned', code: 'R10', cutoffs: 3 },
+  ],
+  nC01: [
+    { kind: 'noc', code: 'C01', cutoffs: 1 },
+    { kind: 'cleared', cutoffs: 2 },
   ],
 };
 
@@ -56,6 +66,8 @@ const BRING_FORWARD_LIMIT = 100;
 interface PlannedCharge {
   merchantId: string;
   idempotencyKey: string;
+  /** The vault token the debit went to (a NOC corrects its account). */
+  token: string;
   processorTransactionId: string;
   /** The debit's settlement cut-off. */
   settlesAt: string;
@@ -77,9 +89,16 @@ function noticeAt(item: Record<string, unknown>, at: string): ProcessorNotice {
       idempotencyKey: item.idempotencyKey as string,
     },
   };
-  return item.kind === 'cleared'
-    ? { ...base, kind: 'cleared', clearedAt: at }
-    : { ...base, kind: 'returned', code: item.code as string, returnedAt: at };
+  if (item.kind === 'cleared') return { ...base, kind: 'cleared', clearedAt: at };
+  if (item.kind === 'noc')
+    return {
+      ...base,
+      kind: 'noc',
+      token: item.token as string,
+      code: item.code as string,
+      corrected: { maskedAccountNumber: maskNumber(NOC_NEW_ACCOUNT) },
+    };
+  return { ...base, kind: 'returned', code: item.code as string, returnedAt: at };
 }
 
 /** A planned notice's item, due at `dueAt`. */
@@ -108,6 +127,7 @@ export function plannedNoticeItems(profile: string, charge: PlannedCharge, perio
         merchantId: charge.merchantId,
         processorTransactionId: charge.processorTransactionId,
         idempotencyKey: charge.idempotencyKey,
+        ...(notice.kind === 'noc' && { token: charge.token }),
         kind: notice.kind,
         ...(notice.code !== undefined && { code: notice.code }),
         sequence: i + 1,

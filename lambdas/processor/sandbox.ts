@@ -278,6 +278,7 @@ export class SandboxProcessor implements PaymentProcessor {
             {
               merchantId,
               idempotencyKey,
+              token: request.token,
               processorTransactionId: result.processorTransactionId,
               settlesAt: this.settlementTime(result.processedAt),
             },

@@ -13,7 +13,9 @@ import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { eventStore } from '#store/events';
 import { MerchantRegistry, type Merchant } from '#store/merchants';
-import { DynamoPayorStore } from '#store/payors';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '#store/keys';
+import { DynamoPayorStore, payorStore } from '#store/payors';
 import { transactionStore } from '#store/transactions';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { makePayor } from '#support/fixtures/index';
@@ -123,6 +125,58 @@ it('8 backstop runs at once apply a notice once: one return, one event', async (
     (e) => e.type === 'transaction.returned',
   );
   expect(returned).toHaveLength(1);
+});
+
+/** The saved method a profile names, as stored. */
+async function methodOf(profileId: string, merchantId: string) {
+  const [payorId, methodId] = profileId.split('/') as [string, string];
+  const found = await payorStore().find(payorId, merchantId);
+  return found?.methods.find((m) => m.savedPaymentMethodId === methodId);
+}
+
+it('a NOC corrects the vaulted account once (masked number, correctedBy noc, payment_method.corrected); the debit that carried it stays Approved and clears', async () => {
+  const merchant: Merchant = { merchantId: '32360000005', shortId: '23600005', name: 'Brockway Elementary' };
+  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  const profileId = await checkingProfile(merchant.merchantId, 'nC01');
+  const request = saleRequest(merchant.merchantId, profileId, 4000);
+  expect(await runSale(request, new Date())).toMatchObject({ status: 'Approved' });
+
+  expect(await sandbox.noticesNow({ merchantId: merchant.merchantId })).toEqual({ broughtForward: 1 });
+  expect((await backstop()).listed.applied).toBe(1);
+  const method = (await methodOf(profileId, merchant.merchantId))!;
+  expect(method).toMatchObject({ maskedAccountNumber: '********8884', correctedBy: 'noc' });
+  // A NOC corrects an account that still takes debits: its status is untouched (active).
+  expect(method.status ?? 'active').toBe('active');
+  const sale = await saleOf(request.transactionId);
+  expect(sale.status).toBe('Approved');
+  expect(sale.cleared).toBeUndefined();
+  // Listed again: the method's mark makes it a repeat.
+  expect((await backstop()).listed.applied).toBe(0);
+  const corrected = (
+    await eventStore().page(merchant.merchantId, { objectId: method.savedPaymentMethodId }, 100)
+  ).events.filter((e) => e.type === 'payment_method.corrected');
+  expect(corrected).toHaveLength(1);
+
+  expect(await sandbox.noticesNow({ merchantId: merchant.merchantId })).toEqual({ broughtForward: 1 });
+  await backstop();
+  expect(await saleOf(request.transactionId)).toMatchObject({ status: 'Approved', cleared: true });
+});
+
+it('a NOC for a method deleted since is skipped and counted, changing nothing', async () => {
+  const merchant: Merchant = { merchantId: '32360000006', shortId: '23600006', name: 'Waverly Hills' };
+  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  const profileId = await checkingProfile(merchant.merchantId, 'nC01');
+  expect(await runSale(saleRequest(merchant.merchantId, profileId, 4000), new Date())).toMatchObject({
+    status: 'Approved',
+  });
+  const [payorId, methodId] = profileId.split('/') as [string, string];
+  await table.db.send(new DeleteCommand({ TableName: table.tableName, Key: keys.method(payorId, methodId) }));
+
+  await sandbox.noticesNow({ merchantId: merchant.merchantId });
+  const run = await backstop();
+  expect(run.listed).toMatchObject({ applied: 0, skipped: 1 });
+  // Marked: listed again, it is a repeat, not a second skip.
+  expect((await backstop()).listed).toMatchObject({ skipped: 0 });
 });
 
 it('a declined debit and a card charge plan no notices', async () => {
