@@ -46,6 +46,7 @@ const GROUP = `${GROUPS}/{GroupID}`;
 const PAYMENTS = `${GROUP}/payments`;
 const PAYMENT = `${PAYMENTS}/{PaymentID}`;
 const EVENTS = '/v1/rest/merchants/{MID}/events';
+const RETURNS = '/v1/rest/merchants/{MID}/returns';
 const ENDPOINTS = '/v1/rest/merchants/{MID}/webhook-endpoints';
 const ENDPOINT = `${ENDPOINTS}/{WebhookEndpointID}`;
 
@@ -121,6 +122,10 @@ export class ScheduledPaymentsClient extends ApiSession {
       body: keyed,
       ...key,
     });
+  }
+  /** The merchant's returned bank debits, newest first (a page). */
+  listReturns(mid: string, query: Query<'ListReturns'> = {}) {
+    return this.call<'ListReturns'>('GET', RETURNS, { MID: mid }, { query });
   }
 
   // Groups and their payments.

@@ -734,6 +734,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/rest/merchants/{MID}/returns': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the merchant's returned bank debits
+     * @description Every bank debit of the merchant (a sale of the transactions API, or a scheduled payment's) that the bank returned, newest return first: its Nacha return code and category, its amount and when it came back (`afterRefund` when a refund of it had already completed). Each is listed once, from the moment its return is applied (the sale's `status` is then `Returned`, announced by `transaction.returned` or `payment.returned`). Pages: `pageSize` (default 25) and `pageToken` (the previous page's `meta.nextPageToken`, absent on the last page).
+     */
+    get: operations['ListReturns'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/rest/merchants/{MID}/events': {
     parameters: {
       query?: never;
@@ -4894,6 +4914,85 @@ export interface operations {
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
       422: components['responses']['UnprocessableEntity'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  ListReturns: {
+    parameters: {
+      query?: {
+        /** @description Returns per page, 1-500 (default 25). */
+        pageSize?: number;
+        /** @description The previous page's `meta.nextPageToken`: the page after it. */
+        pageToken?: string;
+      };
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of returns, newest first. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            meta: {
+              /** @description Returns per page. */
+              pageSize: number;
+              /** @description Pass as `pageToken` for the next page; absent on the last page. */
+              nextPageToken?: string;
+            };
+            items: {
+              /** @description The returned sale (`GET .../transactions/{id}`). */
+              transactionId: string;
+              /** @description The scheduled payment it charged, if any. */
+              paymentId?: string;
+              /** @description That payment's group. */
+              paymentGroupId?: string;
+              /** @description Nacha return reason code (`R01`...). */
+              code: string;
+              /**
+               * @description `nsf` (R01, R09): retried as an insufficient-funds decline (`51`) within the retry policy and Nacha's limit. `administrative` (R02, R03, R04): the method is closed. `unauthorized` (R05, R07, R10, R11, R29, R51): the method is revoked for good and its series payments suspended. `other`: nothing more.
+               * @enum {string}
+               */
+              category: 'nsf' | 'administrative' | 'unauthorized' | 'other';
+              /** @description The amount of the debit that came back. A JSON number with at most 2 decimals (integer cents inside the service). */
+              amount: number;
+              /**
+               * Format: date-time
+               * @description When the bank returned it. UTC (ISO 8601, `Z`).
+               */
+              returnedAt: string;
+              /**
+               * @description Present (true) when the debit was returned after a refund of it had completed: the payor got the money back twice; settle it with them.
+               * @enum {boolean}
+               */
+              afterRefund?: true;
+            }[];
+          };
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];

@@ -72,4 +72,19 @@ export const transactionExamples: Record<string, OperationExamples> = {
       response: refused(['amount', 'amount must have at most 2 decimal places']),
     },
   },
+  ListReturns: {
+    response: success('A page of returned debits, newest first', {
+      meta: { pageSize: 25 },
+      items: [
+        {
+          transactionId: P.TransactionID,
+          code: 'R01',
+          category: 'nsf',
+          amount: 40,
+          returnedAt: '2030-05-22T15:00:00.000Z',
+        },
+      ],
+    }),
+    invalid: unknownQuery('status', 'returned'),
+  },
 };

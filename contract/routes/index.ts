@@ -8,6 +8,7 @@ import { groupRoutes } from './groups';
 import { paymentAliasRoutes, paymentRoutes } from './payments';
 import { payorRoutes } from './payors';
 import { processingRoutes } from './processing';
+import { returnRoutes } from './returns';
 import { seriesRoutes } from './series';
 import { settingsRoutes } from './settings';
 import { testClockRoutes } from './test-clock';
@@ -29,6 +30,7 @@ export const routes = {
   ...settingsRoutes,
   ...payorRoutes,
   ...transactionRoutes,
+  ...returnRoutes,
   ...eventRoutes,
   ...webhookRoutes,
 };

@@ -15817,6 +15817,158 @@ const schema36 = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    pageSize: { type: 'string', pattern: '^\\d{1,3}$', description: 'must be an integer 1-500' },
+    pageToken: { type: 'string', minLength: 1, maxLength: 1000 },
+  },
+};
+function validate61(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!(key0 === 'pageSize' || key0 === 'pageToken')) {
+        const err0 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema36,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.pageSize !== undefined) {
+      let data0 = data.pageSize;
+      if (typeof data0 === 'string') {
+        if (!pattern3.test(data0)) {
+          const err1 = {
+            instancePath: instancePath + '/pageSize',
+            schemaPath: '#/properties/pageSize/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^\\d{1,3}$' },
+            message: 'must match pattern "' + '^\\d{1,3}$' + '"',
+            schema: '^\\d{1,3}$',
+            parentSchema: schema36.properties.pageSize,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+      } else {
+        const err2 = {
+          instancePath: instancePath + '/pageSize',
+          schemaPath: '#/properties/pageSize/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema36.properties.pageSize.type,
+          parentSchema: schema36.properties.pageSize,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.pageToken !== undefined) {
+      let data1 = data.pageToken;
+      if (typeof data1 === 'string') {
+        if (func4(data1) > 1000) {
+          const err3 = {
+            instancePath: instancePath + '/pageToken',
+            schemaPath: '#/properties/pageToken/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 1000 },
+            message: 'must NOT have more than 1000 characters',
+            schema: 1000,
+            parentSchema: schema36.properties.pageToken,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (func4(data1) < 1) {
+          const err4 = {
+            instancePath: instancePath + '/pageToken',
+            schemaPath: '#/properties/pageToken/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema36.properties.pageToken,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      } else {
+        const err5 = {
+          instancePath: instancePath + '/pageToken',
+          schemaPath: '#/properties/pageToken/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema36.properties.pageToken.type,
+          parentSchema: schema36.properties.pageToken,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err6 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema36.type,
+      parentSchema: schema36,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err6];
+    } else {
+      vErrors.push(err6);
+    }
+    errors++;
+  }
+  validate61.errors = vErrors;
+  return errors === 0;
+}
+export const s28 = validate62;
+const schema37 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
     type: {
       type: 'string',
       enum: [
@@ -15868,8 +16020,8 @@ const schema36 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000 },
   },
 };
-const pattern67 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
-function validate61(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+const pattern68 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
+function validate62(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -15888,7 +16040,7 @@ function validate61(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema36,
+          parentSchema: schema37,
           data,
         };
         if (vErrors === null) {
@@ -15908,8 +16060,8 @@ function validate61(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema36.properties.type.type,
-          parentSchema: schema36.properties.type,
+          schema: schema37.properties.type.type,
+          parentSchema: schema37.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -15965,10 +16117,10 @@ function validate61(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/type',
           schemaPath: '#/properties/type/enum',
           keyword: 'enum',
-          params: { allowedValues: schema36.properties.type.enum },
+          params: { allowedValues: schema37.properties.type.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema36.properties.type.enum,
-          parentSchema: schema36.properties.type,
+          schema: schema37.properties.type.enum,
+          parentSchema: schema37.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -15990,7 +16142,7 @@ function validate61(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 64 },
             message: 'must NOT have more than 64 characters',
             schema: 64,
-            parentSchema: schema36.properties.objectId,
+            parentSchema: schema37.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -16008,7 +16160,7 @@ function validate61(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema36.properties.objectId,
+            parentSchema: schema37.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -16018,7 +16170,7 @@ function validate61(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern67.test(data1)) {
+        if (!pattern68.test(data1)) {
           const err5 = {
             instancePath: instancePath + '/objectId',
             schemaPath: '#/properties/objectId/pattern',
@@ -16026,7 +16178,7 @@ function validate61(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[0-9A-Za-z_-]+$' },
             message: 'must match pattern "' + '^[0-9A-Za-z_-]+$' + '"',
             schema: '^[0-9A-Za-z_-]+$',
-            parentSchema: schema36.properties.objectId,
+            parentSchema: schema37.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -16043,8 +16195,8 @@ function validate61(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema36.properties.objectId.type,
-          parentSchema: schema36.properties.objectId,
+          schema: schema37.properties.objectId.type,
+          parentSchema: schema37.properties.objectId,
           data: data1,
         };
         if (vErrors === null) {
@@ -16066,7 +16218,7 @@ function validate61(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema36.properties.since,
+            parentSchema: schema37.properties.since,
             data: data2,
           };
           if (vErrors === null) {
@@ -16083,8 +16235,8 @@ function validate61(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema36.properties.since.type,
-          parentSchema: schema36.properties.since,
+          schema: schema37.properties.since.type,
+          parentSchema: schema37.properties.since,
           data: data2,
         };
         if (vErrors === null) {
@@ -16106,7 +16258,7 @@ function validate61(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema36.properties.pageSize,
+            parentSchema: schema37.properties.pageSize,
             data: data3,
           };
           if (vErrors === null) {
@@ -16123,8 +16275,8 @@ function validate61(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema36.properties.pageSize.type,
-          parentSchema: schema36.properties.pageSize,
+          schema: schema37.properties.pageSize.type,
+          parentSchema: schema37.properties.pageSize,
           data: data3,
         };
         if (vErrors === null) {
@@ -16146,7 +16298,7 @@ function validate61(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema36.properties.pageToken,
+            parentSchema: schema37.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -16164,7 +16316,7 @@ function validate61(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema36.properties.pageToken,
+            parentSchema: schema37.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -16181,8 +16333,8 @@ function validate61(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema36.properties.pageToken.type,
-          parentSchema: schema36.properties.pageToken,
+          schema: schema37.properties.pageToken.type,
+          parentSchema: schema37.properties.pageToken,
           data: data4,
         };
         if (vErrors === null) {
@@ -16200,8 +16352,8 @@ function validate61(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema36.type,
-      parentSchema: schema36,
+      schema: schema37.type,
+      parentSchema: schema37,
       data,
     };
     if (vErrors === null) {
@@ -16211,11 +16363,11 @@ function validate61(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate61.errors = vErrors;
+  validate62.errors = vErrors;
   return errors === 0;
 }
-export const s28 = validate62;
-const schema37 = {
+export const s29 = validate63;
+const schema38 = {
   type: 'object',
   additionalProperties: false,
   required: ['url'],
@@ -16250,12 +16402,12 @@ const schema37 = {
     },
   },
 };
-const pattern69 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
-const pattern70 = new RegExp(
+const pattern70 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
+const pattern71 = new RegExp(
   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
   'u',
 );
-function validate62(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate63(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -16266,405 +16418,7 @@ function validate62(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'url' },
         message: "must have required property '" + 'url' + "'",
-        schema: schema37.required,
-        parentSchema: schema37,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description')) {
-        const err1 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-          schema: false,
-          parentSchema: schema37,
-          data,
-        };
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-    }
-    if (data.url !== undefined) {
-      let data0 = data.url;
-      if (true && func6(data0)) {
-        vErrors = func7(vErrors, instancePath + '/url', '#/properties/url/noCardNumber');
-        errors++;
-      }
-      if (typeof data0 === 'string') {
-        if (func4(data0) > 2048) {
-          const err2 = {
-            instancePath: instancePath + '/url',
-            schemaPath: '#/properties/url/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 2048 },
-            message: 'must NOT have more than 2048 characters',
-            schema: 2048,
-            parentSchema: schema37.properties.url,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (func4(data0) < 1) {
-          const err3 = {
-            instancePath: instancePath + '/url',
-            schemaPath: '#/properties/url/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema37.properties.url,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (!pattern69.test(data0)) {
-          const err4 = {
-            instancePath: instancePath + '/url',
-            schemaPath: '#/properties/url/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
-            message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
-            schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-            parentSchema: schema37.properties.url,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err4];
-          } else {
-            vErrors.push(err4);
-          }
-          errors++;
-        }
-      } else {
-        const err5 = {
-          instancePath: instancePath + '/url',
-          schemaPath: '#/properties/url/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema37.properties.url.type,
-          parentSchema: schema37.properties.url,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err5];
-        } else {
-          vErrors.push(err5);
-        }
-        errors++;
-      }
-    }
-    if (data.enabledEvents !== undefined) {
-      let data1 = data.enabledEvents;
-      if (Array.isArray(data1)) {
-        if (data1.length > 41) {
-          const err6 = {
-            instancePath: instancePath + '/enabledEvents',
-            schemaPath: '#/properties/enabledEvents/maxItems',
-            keyword: 'maxItems',
-            params: { limit: 41 },
-            message: 'must NOT have more than 41 items',
-            schema: 41,
-            parentSchema: schema37.properties.enabledEvents,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
-        }
-        if (data1.length < 1) {
-          const err7 = {
-            instancePath: instancePath + '/enabledEvents',
-            schemaPath: '#/properties/enabledEvents/minItems',
-            keyword: 'minItems',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 items',
-            schema: 1,
-            parentSchema: schema37.properties.enabledEvents,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
-          errors++;
-        }
-        const len0 = data1.length;
-        for (let i0 = 0; i0 < len0; i0++) {
-          let data2 = data1[i0];
-          if (typeof data2 === 'string') {
-            if (!pattern70.test(data2)) {
-              const err8 = {
-                instancePath: instancePath + '/enabledEvents/' + i0,
-                schemaPath: '#/properties/enabledEvents/items/pattern',
-                keyword: 'pattern',
-                params: {
-                  pattern:
-                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
-                },
-                message:
-                  'must match pattern "' +
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$' +
-                  '"',
-                schema:
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
-                parentSchema: schema37.properties.enabledEvents.items,
-                data: data2,
-              };
-              if (vErrors === null) {
-                vErrors = [err8];
-              } else {
-                vErrors.push(err8);
-              }
-              errors++;
-            }
-          } else {
-            const err9 = {
-              instancePath: instancePath + '/enabledEvents/' + i0,
-              schemaPath: '#/properties/enabledEvents/items/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema37.properties.enabledEvents.items.type,
-              parentSchema: schema37.properties.enabledEvents.items,
-              data: data2,
-            };
-            if (vErrors === null) {
-              vErrors = [err9];
-            } else {
-              vErrors.push(err9);
-            }
-            errors++;
-          }
-        }
-        let i1 = data1.length;
-        let j0;
-        if (i1 > 1) {
-          const indices0 = {};
-          for (; i1--;) {
-            let item0 = data1[i1];
-            if (typeof item0 !== 'string') {
-              continue;
-            }
-            if (typeof indices0[item0] == 'number') {
-              j0 = indices0[item0];
-              const err10 = {
-                instancePath: instancePath + '/enabledEvents',
-                schemaPath: '#/properties/enabledEvents/uniqueItems',
-                keyword: 'uniqueItems',
-                params: { i: i1, j: j0 },
-                message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
-                schema: true,
-                parentSchema: schema37.properties.enabledEvents,
-                data: data1,
-              };
-              if (vErrors === null) {
-                vErrors = [err10];
-              } else {
-                vErrors.push(err10);
-              }
-              errors++;
-              break;
-            }
-            indices0[item0] = i1;
-          }
-        }
-      } else {
-        const err11 = {
-          instancePath: instancePath + '/enabledEvents',
-          schemaPath: '#/properties/enabledEvents/type',
-          keyword: 'type',
-          params: { type: 'array' },
-          message: 'must be array',
-          schema: schema37.properties.enabledEvents.type,
-          parentSchema: schema37.properties.enabledEvents,
-          data: data1,
-        };
-        if (vErrors === null) {
-          vErrors = [err11];
-        } else {
-          vErrors.push(err11);
-        }
-        errors++;
-      }
-    }
-    if (data.description !== undefined) {
-      let data3 = data.description;
-      if (true && func6(data3)) {
-        vErrors = func7(vErrors, instancePath + '/description', '#/properties/description/noCardNumber');
-        errors++;
-      }
-      if (typeof data3 === 'string') {
-        if (func4(data3) > 500) {
-          const err12 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 500 },
-            message: 'must NOT have more than 500 characters',
-            schema: 500,
-            parentSchema: schema37.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err12];
-          } else {
-            vErrors.push(err12);
-          }
-          errors++;
-        }
-        if (func4(data3) < 0) {
-          const err13 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/minLength',
-            keyword: 'minLength',
-            params: { limit: 0 },
-            message: 'must NOT have fewer than 0 characters',
-            schema: 0,
-            parentSchema: schema37.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err13];
-          } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data3)) {
-          const err14 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema37.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
-          }
-          errors++;
-        }
-      } else {
-        const err15 = {
-          instancePath: instancePath + '/description',
-          schemaPath: '#/properties/description/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema37.properties.description.type,
-          parentSchema: schema37.properties.description,
-          data: data3,
-        };
-        if (vErrors === null) {
-          vErrors = [err15];
-        } else {
-          vErrors.push(err15);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err16 = {
-      instancePath,
-      schemaPath: '#/type',
-      keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object',
-      schema: schema37.type,
-      parentSchema: schema37,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err16];
-    } else {
-      vErrors.push(err16);
-    }
-    errors++;
-  }
-  validate62.errors = vErrors;
-  return errors === 0;
-}
-export const s29 = validate63;
-const schema38 = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: {
-    url: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 2048,
-      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-      noCardNumber: true,
-      description: 'must be an absolute https URL',
-    },
-    enabledEvents: {
-      type: 'array',
-      minItems: 1,
-      maxItems: 41,
-      uniqueItems: true,
-      items: {
-        type: 'string',
-        pattern:
-          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
-        description: 'must be an event type, "*" or "<object>.*" (e.g. "group.*")',
-      },
-    },
-    description: {
-      type: 'string',
-      minLength: 0,
-      maxLength: 500,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
-    },
-    status: { type: 'string', enum: ['enabled', 'disabled'] },
-  },
-};
-function validate63(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
-  let vErrors = null;
-  let errors = 0;
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (Object.keys(data).length < 1) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/minProperties',
-        keyword: 'minProperties',
-        params: { limit: 1 },
-        message: 'must NOT have fewer than 1 properties',
-        schema: 1,
+        schema: schema38.required,
         parentSchema: schema38,
         data,
       };
@@ -16676,7 +16430,7 @@ function validate63(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description' || key0 === 'status')) {
+      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description')) {
         const err1 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -16738,7 +16492,7 @@ function validate63(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern69.test(data0)) {
+        if (!pattern70.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -16818,7 +16572,7 @@ function validate63(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern70.test(data2)) {
+            if (!pattern71.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',
@@ -16993,6 +16747,404 @@ function validate63(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+  } else {
+    const err16 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema38.type,
+      parentSchema: schema38,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err16];
+    } else {
+      vErrors.push(err16);
+    }
+    errors++;
+  }
+  validate63.errors = vErrors;
+  return errors === 0;
+}
+export const s30 = validate64;
+const schema39 = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    url: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2048,
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+      noCardNumber: true,
+      description: 'must be an absolute https URL',
+    },
+    enabledEvents: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 41,
+      uniqueItems: true,
+      items: {
+        type: 'string',
+        pattern:
+          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
+        description: 'must be an event type, "*" or "<object>.*" (e.g. "group.*")',
+      },
+    },
+    description: {
+      type: 'string',
+      minLength: 0,
+      maxLength: 500,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
+    },
+    status: { type: 'string', enum: ['enabled', 'disabled'] },
+  },
+};
+function validate64(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (Object.keys(data).length < 1) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/minProperties',
+        keyword: 'minProperties',
+        params: { limit: 1 },
+        message: 'must NOT have fewer than 1 properties',
+        schema: 1,
+        parentSchema: schema39,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description' || key0 === 'status')) {
+        const err1 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema39,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.url !== undefined) {
+      let data0 = data.url;
+      if (true && func6(data0)) {
+        vErrors = func7(vErrors, instancePath + '/url', '#/properties/url/noCardNumber');
+        errors++;
+      }
+      if (typeof data0 === 'string') {
+        if (func4(data0) > 2048) {
+          const err2 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 2048 },
+            message: 'must NOT have more than 2048 characters',
+            schema: 2048,
+            parentSchema: schema39.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (func4(data0) < 1) {
+          const err3 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema39.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (!pattern70.test(data0)) {
+          const err4 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
+            message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
+            schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+            parentSchema: schema39.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      } else {
+        const err5 = {
+          instancePath: instancePath + '/url',
+          schemaPath: '#/properties/url/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema39.properties.url.type,
+          parentSchema: schema39.properties.url,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.enabledEvents !== undefined) {
+      let data1 = data.enabledEvents;
+      if (Array.isArray(data1)) {
+        if (data1.length > 41) {
+          const err6 = {
+            instancePath: instancePath + '/enabledEvents',
+            schemaPath: '#/properties/enabledEvents/maxItems',
+            keyword: 'maxItems',
+            params: { limit: 41 },
+            message: 'must NOT have more than 41 items',
+            schema: 41,
+            parentSchema: schema39.properties.enabledEvents,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (data1.length < 1) {
+          const err7 = {
+            instancePath: instancePath + '/enabledEvents',
+            schemaPath: '#/properties/enabledEvents/minItems',
+            keyword: 'minItems',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 items',
+            schema: 1,
+            parentSchema: schema39.properties.enabledEvents,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        const len0 = data1.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data2 = data1[i0];
+          if (typeof data2 === 'string') {
+            if (!pattern71.test(data2)) {
+              const err8 = {
+                instancePath: instancePath + '/enabledEvents/' + i0,
+                schemaPath: '#/properties/enabledEvents/items/pattern',
+                keyword: 'pattern',
+                params: {
+                  pattern:
+                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
+                },
+                message:
+                  'must match pattern "' +
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$' +
+                  '"',
+                schema:
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
+                parentSchema: schema39.properties.enabledEvents.items,
+                data: data2,
+              };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+          } else {
+            const err9 = {
+              instancePath: instancePath + '/enabledEvents/' + i0,
+              schemaPath: '#/properties/enabledEvents/items/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema39.properties.enabledEvents.items.type,
+              parentSchema: schema39.properties.enabledEvents.items,
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err9];
+            } else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+        }
+        let i1 = data1.length;
+        let j0;
+        if (i1 > 1) {
+          const indices0 = {};
+          for (; i1--;) {
+            let item0 = data1[i1];
+            if (typeof item0 !== 'string') {
+              continue;
+            }
+            if (typeof indices0[item0] == 'number') {
+              j0 = indices0[item0];
+              const err10 = {
+                instancePath: instancePath + '/enabledEvents',
+                schemaPath: '#/properties/enabledEvents/uniqueItems',
+                keyword: 'uniqueItems',
+                params: { i: i1, j: j0 },
+                message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
+                schema: true,
+                parentSchema: schema39.properties.enabledEvents,
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+              break;
+            }
+            indices0[item0] = i1;
+          }
+        }
+      } else {
+        const err11 = {
+          instancePath: instancePath + '/enabledEvents',
+          schemaPath: '#/properties/enabledEvents/type',
+          keyword: 'type',
+          params: { type: 'array' },
+          message: 'must be array',
+          schema: schema39.properties.enabledEvents.type,
+          parentSchema: schema39.properties.enabledEvents,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== undefined) {
+      let data3 = data.description;
+      if (true && func6(data3)) {
+        vErrors = func7(vErrors, instancePath + '/description', '#/properties/description/noCardNumber');
+        errors++;
+      }
+      if (typeof data3 === 'string') {
+        if (func4(data3) > 500) {
+          const err12 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 500 },
+            message: 'must NOT have more than 500 characters',
+            schema: 500,
+            parentSchema: schema39.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+        if (func4(data3) < 0) {
+          const err13 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/minLength',
+            keyword: 'minLength',
+            params: { limit: 0 },
+            message: 'must NOT have fewer than 0 characters',
+            schema: 0,
+            parentSchema: schema39.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data3)) {
+          const err14 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema39.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+      } else {
+        const err15 = {
+          instancePath: instancePath + '/description',
+          schemaPath: '#/properties/description/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema39.properties.description.type,
+          parentSchema: schema39.properties.description,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
     if (data.status !== undefined) {
       let data4 = data.status;
       if (typeof data4 !== 'string') {
@@ -17002,8 +17154,8 @@ function validate63(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema38.properties.status.type,
-          parentSchema: schema38.properties.status,
+          schema: schema39.properties.status.type,
+          parentSchema: schema39.properties.status,
           data: data4,
         };
         if (vErrors === null) {
@@ -17018,10 +17170,10 @@ function validate63(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema38.properties.status.enum },
+          params: { allowedValues: schema39.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema38.properties.status.enum,
-          parentSchema: schema38.properties.status,
+          schema: schema39.properties.status.enum,
+          parentSchema: schema39.properties.status,
           data: data4,
         };
         if (vErrors === null) {
@@ -17039,8 +17191,8 @@ function validate63(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema38.type,
-      parentSchema: schema38,
+      schema: schema39.type,
+      parentSchema: schema39,
       data,
     };
     if (vErrors === null) {
@@ -17050,11 +17202,11 @@ function validate63(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate63.errors = vErrors;
+  validate64.errors = vErrors;
   return errors === 0;
 }
-export const s30 = validate64;
-const schema39 = {
+export const s31 = validate65;
+const schema40 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -17063,7 +17215,7 @@ const schema39 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
   },
 };
-function validate64(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate65(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -17076,7 +17228,7 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema39,
+          parentSchema: schema40,
           data,
         };
         if (vErrors === null) {
@@ -17096,8 +17248,8 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema39.properties.status.type,
-          parentSchema: schema39.properties.status,
+          schema: schema40.properties.status.type,
+          parentSchema: schema40.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -17112,10 +17264,10 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema39.properties.status.enum },
+          params: { allowedValues: schema40.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema39.properties.status.enum,
-          parentSchema: schema39.properties.status,
+          schema: schema40.properties.status.enum,
+          parentSchema: schema40.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -17137,7 +17289,7 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema39.properties.pageSize,
+            parentSchema: schema40.properties.pageSize,
             data: data1,
           };
           if (vErrors === null) {
@@ -17154,8 +17306,8 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema39.properties.pageSize.type,
-          parentSchema: schema39.properties.pageSize,
+          schema: schema40.properties.pageSize.type,
+          parentSchema: schema40.properties.pageSize,
           data: data1,
         };
         if (vErrors === null) {
@@ -17177,7 +17329,7 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema39.properties.pageToken,
+            parentSchema: schema40.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -17195,7 +17347,7 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema39.properties.pageToken,
+            parentSchema: schema40.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -17213,7 +17365,7 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema39.properties.pageToken,
+            parentSchema: schema40.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -17230,8 +17382,8 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema39.properties.pageToken.type,
-          parentSchema: schema39.properties.pageToken,
+          schema: schema40.properties.pageToken.type,
+          parentSchema: schema40.properties.pageToken,
           data: data2,
         };
         if (vErrors === null) {
@@ -17249,8 +17401,8 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema39.type,
-      parentSchema: schema39,
+      schema: schema40.type,
+      parentSchema: schema40,
       data,
     };
     if (vErrors === null) {
@@ -17260,17 +17412,17 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate64.errors = vErrors;
+  validate65.errors = vErrors;
   return errors === 0;
 }
-export const s31 = validate65;
-const schema40 = {
+export const s32 = validate66;
+const schema41 = {
   type: 'object',
   additionalProperties: false,
   required: ['since'],
   properties: { since: { type: 'string', format: 'date-time' } },
 };
-function validate65(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate66(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -17281,8 +17433,8 @@ function validate65(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'since' },
         message: "must have required property '" + 'since' + "'",
-        schema: schema40.required,
-        parentSchema: schema40,
+        schema: schema41.required,
+        parentSchema: schema41,
         data,
       };
       if (vErrors === null) {
@@ -17301,7 +17453,7 @@ function validate65(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema40,
+          parentSchema: schema41,
           data,
         };
         if (vErrors === null) {
@@ -17323,7 +17475,7 @@ function validate65(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema40.properties.since,
+            parentSchema: schema41.properties.since,
             data: data0,
           };
           if (vErrors === null) {
@@ -17340,8 +17492,8 @@ function validate65(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.since.type,
-          parentSchema: schema40.properties.since,
+          schema: schema41.properties.since.type,
+          parentSchema: schema41.properties.since,
           data: data0,
         };
         if (vErrors === null) {
@@ -17359,8 +17511,8 @@ function validate65(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema40.type,
-      parentSchema: schema40,
+      schema: schema41.type,
+      parentSchema: schema41,
       data,
     };
     if (vErrors === null) {
@@ -17370,18 +17522,18 @@ function validate65(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate65.errors = vErrors;
+  validate66.errors = vErrors;
   return errors === 0;
 }
-export const s32 = validate66;
-const schema41 = {
+export const s33 = validate67;
+const schema42 = {
   type: 'object',
   required: ['accountType'],
   properties: {
     accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING', 'SAVINGS'] },
   },
 };
-function validate66(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate67(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -17392,8 +17544,8 @@ function validate66(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema41.required,
-        parentSchema: schema41,
+        schema: schema42.required,
+        parentSchema: schema42,
         data,
       };
       if (vErrors === null) {
@@ -17412,8 +17564,8 @@ function validate66(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema41.properties.accountType.type,
-          parentSchema: schema41.properties.accountType,
+          schema: schema42.properties.accountType.type,
+          parentSchema: schema42.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -17435,10 +17587,10 @@ function validate66(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema41.properties.accountType.enum },
+          params: { allowedValues: schema42.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema41.properties.accountType.enum,
-          parentSchema: schema41.properties.accountType,
+          schema: schema42.properties.accountType.enum,
+          parentSchema: schema42.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -17456,8 +17608,8 @@ function validate66(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema41.type,
-      parentSchema: schema41,
+      schema: schema42.type,
+      parentSchema: schema42,
       data,
     };
     if (vErrors === null) {
@@ -17467,11 +17619,11 @@ function validate66(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate66.errors = vErrors;
+  validate67.errors = vErrors;
   return errors === 0;
 }
-export const s33 = validate67;
-const schema42 = {
+export const s34 = validate68;
+const schema43 = {
   type: 'object',
   additionalProperties: false,
   required: ['profileId', 'amount'],
@@ -17564,7 +17716,7 @@ const schema42 = {
     },
   },
 };
-function validate67(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate68(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -17575,8 +17727,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema42.required,
-        parentSchema: schema42,
+        schema: schema43.required,
+        parentSchema: schema43,
         data,
       };
       if (vErrors === null) {
@@ -17593,8 +17745,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema42.required,
-        parentSchema: schema42,
+        schema: schema43.required,
+        parentSchema: schema43,
         data,
       };
       if (vErrors === null) {
@@ -17605,7 +17757,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema42.properties, key0)) {
+      if (!func2.call(schema43.properties, key0)) {
         const err2 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -17613,7 +17765,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema42,
+          parentSchema: schema43,
           data,
         };
         if (vErrors === null) {
@@ -17635,7 +17787,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema42.properties.profileId,
+            parentSchema: schema43.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -17653,7 +17805,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema42.properties.profileId,
+            parentSchema: schema43.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -17670,8 +17822,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema42.properties.profileId.type,
-          parentSchema: schema42.properties.profileId,
+          schema: schema43.properties.profileId.type,
+          parentSchema: schema43.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -17693,7 +17845,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema42.properties.amount,
+            parentSchema: schema43.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -17711,7 +17863,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema42.properties.amount,
+            parentSchema: schema43.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -17729,7 +17881,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema42.properties.amount,
+            parentSchema: schema43.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -17746,8 +17898,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema42.properties.amount.type,
-          parentSchema: schema42.properties.amount,
+          schema: schema43.properties.amount.type,
+          parentSchema: schema43.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -17773,7 +17925,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema42.properties.orderId,
+            parentSchema: schema43.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -17791,7 +17943,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema42.properties.orderId,
+            parentSchema: schema43.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -17809,7 +17961,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema42.properties.orderId,
+            parentSchema: schema43.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -17826,8 +17978,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema42.properties.orderId.type,
-          parentSchema: schema42.properties.orderId,
+          schema: schema43.properties.orderId.type,
+          parentSchema: schema43.properties.orderId,
           data: data2,
         };
         if (vErrors === null) {
@@ -17847,8 +17999,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema42.properties.recurring.type,
-          parentSchema: schema42.properties.recurring,
+          schema: schema43.properties.recurring.type,
+          parentSchema: schema43.properties.recurring,
           data: data3,
         };
         if (vErrors === null) {
@@ -17868,8 +18020,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema42.properties.allowPartial.type,
-          parentSchema: schema42.properties.allowPartial,
+          schema: schema43.properties.allowPartial.type,
+          parentSchema: schema43.properties.allowPartial,
           data: data4,
         };
         if (vErrors === null) {
@@ -17889,8 +18041,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema42.properties.sendEmailReceipt.type,
-          parentSchema: schema42.properties.sendEmailReceipt,
+          schema: schema43.properties.sendEmailReceipt.type,
+          parentSchema: schema43.properties.sendEmailReceipt,
           data: data5,
         };
         if (vErrors === null) {
@@ -17910,8 +18062,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema42.properties.sendPaymentScheduledNotification.type,
-          parentSchema: schema42.properties.sendPaymentScheduledNotification,
+          schema: schema43.properties.sendPaymentScheduledNotification.type,
+          parentSchema: schema43.properties.sendPaymentScheduledNotification,
           data: data6,
         };
         if (vErrors === null) {
@@ -17931,8 +18083,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema42.properties.sendDeclineNotification.type,
-          parentSchema: schema42.properties.sendDeclineNotification,
+          schema: schema43.properties.sendDeclineNotification.type,
+          parentSchema: schema43.properties.sendDeclineNotification,
           data: data7,
         };
         if (vErrors === null) {
@@ -17954,7 +18106,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema42.properties.customAttributes,
+            parentSchema: schema43.properties.customAttributes,
             data: data8,
           };
           if (vErrors === null) {
@@ -17999,8 +18151,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema42.properties.customAttributes.propertyNames.not,
-              parentSchema: schema42.properties.customAttributes.propertyNames,
+              schema: schema43.properties.customAttributes.propertyNames.not,
+              parentSchema: schema43.properties.customAttributes.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -18038,7 +18190,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema42.properties.customAttributes.propertyNames,
+                parentSchema: schema43.properties.customAttributes.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -18058,8 +18210,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema42.properties.customAttributes.propertyNames,
-              parentSchema: schema42.properties.customAttributes,
+              schema: schema43.properties.customAttributes.propertyNames,
+              parentSchema: schema43.properties.customAttributes,
               data: data8,
             };
             if (vErrors === null) {
@@ -18093,7 +18245,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1000 },
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
-                parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema43.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data9,
               };
               if (vErrors === null) {
@@ -18112,7 +18264,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema43.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data9,
               };
               if (vErrors === null) {
@@ -18130,8 +18282,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema42.properties.customAttributes.additionalProperties.anyOf[0].type,
-              parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[0],
+              schema: schema43.properties.customAttributes.additionalProperties.anyOf[0].type,
+              parentSchema: schema43.properties.customAttributes.additionalProperties.anyOf[0],
               data: data9,
             };
             if (vErrors === null) {
@@ -18163,7 +18315,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '<=', limit: 1000000000000000 },
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
-                  parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema43.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -18182,7 +18334,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '>=', limit: -1000000000000000 },
                   message: 'must be >= -1000000000000000',
                   schema: -1000000000000000,
-                  parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema43.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -18201,7 +18353,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
                   params: {},
                   message: 'must pass "maxDecimals" keyword validation',
                   schema: 6,
-                  parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema43.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -18219,8 +18371,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'type',
                 params: { type: 'number' },
                 message: 'must be number',
-                schema: schema42.properties.customAttributes.additionalProperties.anyOf[1].type,
-                parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[1],
+                schema: schema43.properties.customAttributes.additionalProperties.anyOf[1].type,
+                parentSchema: schema43.properties.customAttributes.additionalProperties.anyOf[1],
                 data: data9,
               };
               if (vErrors === null) {
@@ -18242,8 +18394,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema42.properties.customAttributes.additionalProperties.anyOf[2].type,
-                  parentSchema: schema42.properties.customAttributes.additionalProperties.anyOf[2],
+                  schema: schema43.properties.customAttributes.additionalProperties.anyOf[2].type,
+                  parentSchema: schema43.properties.customAttributes.additionalProperties.anyOf[2],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -18265,8 +18417,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'anyOf',
               params: {},
               message: 'must match a schema in anyOf',
-              schema: schema42.properties.customAttributes.additionalProperties.anyOf,
-              parentSchema: schema42.properties.customAttributes.additionalProperties,
+              schema: schema43.properties.customAttributes.additionalProperties.anyOf,
+              parentSchema: schema43.properties.customAttributes.additionalProperties,
               data: data9,
             };
             if (vErrors === null) {
@@ -18293,8 +18445,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema42.properties.customAttributes.type,
-          parentSchema: schema42.properties.customAttributes,
+          schema: schema43.properties.customAttributes.type,
+          parentSchema: schema43.properties.customAttributes,
           data: data8,
         };
         if (vErrors === null) {
@@ -18316,7 +18468,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 items',
             schema: 20,
-            parentSchema: schema42.properties.fees,
+            parentSchema: schema43.properties.fees,
             data: data10,
           };
           if (vErrors === null) {
@@ -18337,8 +18489,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema42.properties.fees.items.required,
-                parentSchema: schema42.properties.fees.items,
+                schema: schema43.properties.fees.items.required,
+                parentSchema: schema43.properties.fees.items,
                 data: data11,
               };
               if (vErrors === null) {
@@ -18355,8 +18507,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'amount' },
                 message: "must have required property '" + 'amount' + "'",
-                schema: schema42.properties.fees.items.required,
-                parentSchema: schema42.properties.fees.items,
+                schema: schema43.properties.fees.items.required,
+                parentSchema: schema43.properties.fees.items,
                 data: data11,
               };
               if (vErrors === null) {
@@ -18375,7 +18527,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { additionalProperty: key3 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema42.properties.fees.items,
+                  parentSchema: schema43.properties.fees.items,
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -18405,7 +18557,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema42.properties.fees.items.properties.name,
+                    parentSchema: schema43.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -18423,7 +18575,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema42.properties.fees.items.properties.name,
+                    parentSchema: schema43.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -18441,7 +18593,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                     message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                     schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema42.properties.fees.items.properties.name,
+                    parentSchema: schema43.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -18458,8 +18610,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema42.properties.fees.items.properties.name.type,
-                  parentSchema: schema42.properties.fees.items.properties.name,
+                  schema: schema43.properties.fees.items.properties.name.type,
+                  parentSchema: schema43.properties.fees.items.properties.name,
                   data: data12,
                 };
                 if (vErrors === null) {
@@ -18481,7 +18633,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '<=', limit: 999999.99 },
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
-                    parentSchema: schema42.properties.fees.items.properties.amount,
+                    parentSchema: schema43.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -18499,7 +18651,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '>=', limit: 0 },
                     message: 'must be >= 0',
                     schema: 0,
-                    parentSchema: schema42.properties.fees.items.properties.amount,
+                    parentSchema: schema43.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -18517,7 +18669,7 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
                     params: {},
                     message: 'must pass "maxDecimals" keyword validation',
                     schema: 2,
-                    parentSchema: schema42.properties.fees.items.properties.amount,
+                    parentSchema: schema43.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -18534,8 +18686,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'number' },
                   message: 'must be number',
-                  schema: schema42.properties.fees.items.properties.amount.type,
-                  parentSchema: schema42.properties.fees.items.properties.amount,
+                  schema: schema43.properties.fees.items.properties.amount.type,
+                  parentSchema: schema43.properties.fees.items.properties.amount,
                   data: data13,
                 };
                 if (vErrors === null) {
@@ -18553,8 +18705,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema42.properties.fees.items.type,
-              parentSchema: schema42.properties.fees.items,
+              schema: schema43.properties.fees.items.type,
+              parentSchema: schema43.properties.fees.items,
               data: data11,
             };
             if (vErrors === null) {
@@ -18572,8 +18724,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema42.properties.fees.type,
-          parentSchema: schema42.properties.fees,
+          schema: schema43.properties.fees.type,
+          parentSchema: schema43.properties.fees,
           data: data10,
         };
         if (vErrors === null) {
@@ -18591,8 +18743,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema42.type,
-      parentSchema: schema42,
+      schema: schema43.type,
+      parentSchema: schema43,
       data,
     };
     if (vErrors === null) {
@@ -18602,11 +18754,11 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate67.errors = vErrors;
+  validate68.errors = vErrors;
   return errors === 0;
 }
-export const s34 = validate68;
-const schema43 = {
+export const s35 = validate69;
+const schema44 = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'amount'],
@@ -18622,7 +18774,7 @@ const schema43 = {
     amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
   },
 };
-function validate68(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate69(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -18633,8 +18785,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'name' },
         message: "must have required property '" + 'name' + "'",
-        schema: schema43.required,
-        parentSchema: schema43,
+        schema: schema44.required,
+        parentSchema: schema44,
         data,
       };
       if (vErrors === null) {
@@ -18651,8 +18803,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema43.required,
-        parentSchema: schema43,
+        schema: schema44.required,
+        parentSchema: schema44,
         data,
       };
       if (vErrors === null) {
@@ -18671,7 +18823,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema43,
+          parentSchema: schema44,
           data,
         };
         if (vErrors === null) {
@@ -18697,7 +18849,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema43.properties.name,
+            parentSchema: schema44.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -18715,7 +18867,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema43.properties.name,
+            parentSchema: schema44.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -18733,7 +18885,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema43.properties.name,
+            parentSchema: schema44.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -18750,8 +18902,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema43.properties.name.type,
-          parentSchema: schema43.properties.name,
+          schema: schema44.properties.name.type,
+          parentSchema: schema44.properties.name,
           data: data0,
         };
         if (vErrors === null) {
@@ -18773,7 +18925,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema43.properties.amount,
+            parentSchema: schema44.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -18791,7 +18943,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema43.properties.amount,
+            parentSchema: schema44.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -18809,7 +18961,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema43.properties.amount,
+            parentSchema: schema44.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -18826,8 +18978,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema43.properties.amount.type,
-          parentSchema: schema43.properties.amount,
+          schema: schema44.properties.amount.type,
+          parentSchema: schema44.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -18845,8 +18997,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema43.type,
-      parentSchema: schema43,
+      schema: schema44.type,
+      parentSchema: schema44,
       data,
     };
     if (vErrors === null) {
@@ -18856,11 +19008,11 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate68.errors = vErrors;
+  validate69.errors = vErrors;
   return errors === 0;
 }
-export const s35 = validate69;
-const schema44 = {
+export const s36 = validate70;
+const schema45 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
@@ -18900,7 +19052,7 @@ const schema44 = {
       'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals, no card number) or a boolean',
   },
 };
-function validate69(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate70(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -18912,7 +19064,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 50 },
         message: 'must NOT have more than 50 properties',
         schema: 50,
-        parentSchema: schema44,
+        parentSchema: schema45,
         data,
       };
       if (vErrors === null) {
@@ -18957,8 +19109,8 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'not',
           params: {},
           message: 'must NOT be valid',
-          schema: schema44.propertyNames.not,
-          parentSchema: schema44.propertyNames,
+          schema: schema45.propertyNames.not,
+          parentSchema: schema45.propertyNames,
           data: key0,
           propertyName: key0,
         };
@@ -18991,7 +19143,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema44.propertyNames,
+            parentSchema: schema45.propertyNames,
             data: key0,
             propertyName: key0,
           };
@@ -19011,8 +19163,8 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'propertyNames',
           params: { propertyName: key0 },
           message: 'property name must be valid',
-          schema: schema44.propertyNames,
-          parentSchema: schema44,
+          schema: schema45.propertyNames,
+          parentSchema: schema45,
           data,
         };
         if (vErrors === null) {
@@ -19045,7 +19197,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema44.additionalProperties.anyOf[0],
+            parentSchema: schema45.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -19063,7 +19215,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema44.additionalProperties.anyOf[0],
+            parentSchema: schema45.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -19080,8 +19232,8 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema44.additionalProperties.anyOf[0].type,
-          parentSchema: schema44.additionalProperties.anyOf[0],
+          schema: schema45.additionalProperties.anyOf[0].type,
+          parentSchema: schema45.additionalProperties.anyOf[0],
           data: data0,
         };
         if (vErrors === null) {
@@ -19112,7 +19264,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '<=', limit: 1000000000000000 },
               message: 'must be <= 1000000000000000',
               schema: 1000000000000000,
-              parentSchema: schema44.additionalProperties.anyOf[1],
+              parentSchema: schema45.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -19130,7 +19282,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '>=', limit: -1000000000000000 },
               message: 'must be >= -1000000000000000',
               schema: -1000000000000000,
-              parentSchema: schema44.additionalProperties.anyOf[1],
+              parentSchema: schema45.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -19148,7 +19300,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
               params: {},
               message: 'must pass "maxDecimals" keyword validation',
               schema: 6,
-              parentSchema: schema44.additionalProperties.anyOf[1],
+              parentSchema: schema45.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -19165,8 +19317,8 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'type',
             params: { type: 'number' },
             message: 'must be number',
-            schema: schema44.additionalProperties.anyOf[1].type,
-            parentSchema: schema44.additionalProperties.anyOf[1],
+            schema: schema45.additionalProperties.anyOf[1].type,
+            parentSchema: schema45.additionalProperties.anyOf[1],
             data: data0,
           };
           if (vErrors === null) {
@@ -19187,8 +19339,8 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'boolean' },
               message: 'must be boolean',
-              schema: schema44.additionalProperties.anyOf[2].type,
-              parentSchema: schema44.additionalProperties.anyOf[2],
+              schema: schema45.additionalProperties.anyOf[2].type,
+              parentSchema: schema45.additionalProperties.anyOf[2],
               data: data0,
             };
             if (vErrors === null) {
@@ -19209,8 +19361,8 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'anyOf',
           params: {},
           message: 'must match a schema in anyOf',
-          schema: schema44.additionalProperties.anyOf,
-          parentSchema: schema44.additionalProperties,
+          schema: schema45.additionalProperties.anyOf,
+          parentSchema: schema45.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
@@ -19237,8 +19389,8 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema44.type,
-      parentSchema: schema44,
+      schema: schema45.type,
+      parentSchema: schema45,
       data,
     };
     if (vErrors === null) {
@@ -19248,14 +19400,14 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate69.errors = vErrors;
+  validate70.errors = vErrors;
   return errors === 0;
 }
-export const s36 = validate43;
-export const s37 = validate38;
-export const s38 = validate40;
-export const s39 = validate70;
-const schema45 = {
+export const s37 = validate43;
+export const s38 = validate38;
+export const s39 = validate40;
+export const s40 = validate71;
+const schema46 = {
   type: 'object',
   additionalProperties: false,
   required: ['maxRetries'],
@@ -19266,7 +19418,7 @@ const schema45 = {
     intervalHours: { type: 'integer', minimum: 24, maximum: 240, description: 'must be an integer 24-240' },
   },
 };
-function validate70(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate71(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -19277,8 +19429,8 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'maxRetries' },
         message: "must have required property '" + 'maxRetries' + "'",
-        schema: schema45.required,
-        parentSchema: schema45,
+        schema: schema46.required,
+        parentSchema: schema46,
         data,
       };
       if (vErrors === null) {
@@ -19297,7 +19449,7 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema45,
+          parentSchema: schema46,
           data,
         };
         if (vErrors === null) {
@@ -19317,8 +19469,8 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema45.properties.maxRetries.type,
-          parentSchema: schema45.properties.maxRetries,
+          schema: schema46.properties.maxRetries.type,
+          parentSchema: schema46.properties.maxRetries,
           data: data0,
         };
         if (vErrors === null) {
@@ -19337,7 +19489,7 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 4 },
             message: 'must be <= 4',
             schema: 4,
-            parentSchema: schema45.properties.maxRetries,
+            parentSchema: schema46.properties.maxRetries,
             data: data0,
           };
           if (vErrors === null) {
@@ -19355,7 +19507,7 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema45.properties.maxRetries,
+            parentSchema: schema46.properties.maxRetries,
             data: data0,
           };
           if (vErrors === null) {
@@ -19376,8 +19528,8 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema45.properties.intervalHours.type,
-          parentSchema: schema45.properties.intervalHours,
+          schema: schema46.properties.intervalHours.type,
+          parentSchema: schema46.properties.intervalHours,
           data: data1,
         };
         if (vErrors === null) {
@@ -19396,7 +19548,7 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 240 },
             message: 'must be <= 240',
             schema: 240,
-            parentSchema: schema45.properties.intervalHours,
+            parentSchema: schema46.properties.intervalHours,
             data: data1,
           };
           if (vErrors === null) {
@@ -19414,7 +19566,7 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 24 },
             message: 'must be >= 24',
             schema: 24,
-            parentSchema: schema45.properties.intervalHours,
+            parentSchema: schema46.properties.intervalHours,
             data: data1,
           };
           if (vErrors === null) {
@@ -19433,8 +19585,8 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema45.type,
-      parentSchema: schema45,
+      schema: schema46.type,
+      parentSchema: schema46,
       data,
     };
     if (vErrors === null) {
@@ -19444,7 +19596,7 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate70.errors = vErrors;
+  validate71.errors = vErrors;
   return errors === 0;
 }
 
@@ -19653,11 +19805,16 @@ export const RefundTransaction = /* @__PURE__ */ routeCheck<typeof routes.Refund
   s0,
   { scope: 'refund:{TransactionID}', operation: 'RefundTransaction', bodyKey: true },
 );
-export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s27);
+export const ListReturns = /* @__PURE__ */ routeCheck<typeof routes.ListReturns>(
+  'ListReturns',
+  undefined,
+  s27,
+);
+export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s28);
 export const GetEvent = /* @__PURE__ */ routeCheck<typeof routes.GetEvent>('GetEvent', undefined, s0);
 export const CreateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.CreateWebhookEndpoint>(
   'CreateWebhookEndpoint',
-  { optional: false, validate: s28 },
+  { optional: false, validate: s29 },
   s0,
   { scope: 'request', operation: 'CreateWebhookEndpoint', bodyKey: false },
 );
@@ -19673,7 +19830,7 @@ export const GetWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.GetWe
 );
 export const UpdateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.UpdateWebhookEndpoint>(
   'UpdateWebhookEndpoint',
-  { optional: false, validate: s29 },
+  { optional: false, validate: s30 },
   s0,
 );
 export const DeleteWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.DeleteWebhookEndpoint>(
@@ -19690,17 +19847,17 @@ export const RotateWebhookSecret = /* @__PURE__ */ routeCheck<typeof routes.Rota
 export const ListWebhookDeliveries = /* @__PURE__ */ routeCheck<typeof routes.ListWebhookDeliveries>(
   'ListWebhookDeliveries',
   undefined,
-  s30,
+  s31,
 );
 export const ReplayWebhookEvents = /* @__PURE__ */ routeCheck<typeof routes.ReplayWebhookEvents>(
   'ReplayWebhookEvents',
-  { optional: false, validate: s31 },
+  { optional: false, validate: s32 },
   s0,
   { scope: 'request', operation: 'ReplayWebhookEvents', bodyKey: false },
 );
 
 // Schemas validated in handler code, by name.
-export const validateAccountType: CompiledValidate = s32;
+export const validateAccountType: CompiledValidate = s33;
 export const validateCardMethod: CompiledValidate = s16;
 export const validateCheckingMethod: CompiledValidate = s17;
 export const validateCardTokenMethod: CompiledValidate = s18;

@@ -16,6 +16,7 @@ import { conditionOutcome, containerStore } from './items';
 import { keys } from './keys';
 import { NoticeStore } from './notices';
 import { refundFinished } from './transactions';
+import { returnPut, returnRow } from './returns';
 
 /** What a bank notice changes, as the core decided it on what it read. */
 export interface BankNoticeChange {
@@ -104,6 +105,9 @@ class BankNoticeStore {
     for (const event of change.refundEvents) items.push(eventPut(this.tableName, event));
     if (change.payment) items.push(...this.paymentItems(change.payment));
     if (change.followUp) items.push(this.notices.followUpPut(change.notice.noticeId, change.followUp, now));
+    // The merchant's returns list: the row of a sale returned now.
+    if (next.status === 'Returned' && previous.status !== 'Returned')
+      items.push(returnPut(this.tableName, next.merchantId, returnRow(next)));
     try {
       // Its mark refused: another caller applied the notice.
       return (await writeAnnounced(this.db, items, 0)) ? 'ok' : 'applied-before';

@@ -205,6 +205,12 @@ export const keys = {
   noticeFollowUp: (noticeId: string) => ({ pk: `NOTICE#${noticeId}`, sk: 'FOLLOWUP' }),
   noticeFollowUpPartition: 'NOTICEFX',
   noticeDueSort: (at: string, noticeId: string) => `${at}#${noticeId}`,
+  /** A merchant's returned debit, newest last in the partition (the returns list reads it backwards). */
+  merchantReturn: (merchantId: string, returnedAt: string, transactionId: string) => ({
+    pk: `RETURNS#${merchantId}`,
+    sk: `${returnedAt}#${transactionId}`,
+  }),
+  merchantReturns: (merchantId: string) => `RETURNS#${merchantId}`,
   /** The backstop's cursor of a processor's notices (as the processor gave it). */
   noticeCursor: (processor: string) => ({ pk: 'NOTICES', sk: `CURSOR#${processor}` }),
   /** Outbox: one item per e-mail to send, written with the change that causes it. */

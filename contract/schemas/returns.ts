@@ -1,0 +1,63 @@
+/** A merchant's returned bank debits (docs/product.md#returns): the list's query and page. */
+import type { FromSchema } from 'json-schema-to-ts';
+import { MAX_PAGE_SIZE } from '../limits';
+import { count, dateTime, money, queryInt } from './common';
+import { returnSchema } from './transactions';
+
+export const returnItemSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['transactionId', 'code', 'category', 'amount', 'returnedAt'],
+  properties: {
+    transactionId: { type: 'string', description: 'The returned sale (`GET .../transactions/{id}`).' },
+    paymentId: { type: 'string', description: 'The scheduled payment it charged, if any.' },
+    paymentGroupId: { type: 'string', description: "That payment's group." },
+    code: returnSchema.properties.code,
+    category: returnSchema.properties.category,
+    amount: money('The amount of the debit that came back.'),
+    returnedAt: dateTime('When the bank returned it.'),
+    afterRefund: returnSchema.properties.afterRefund,
+  },
+} as const;
+
+export const listReturnsQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    pageSize: queryInt(MAX_PAGE_SIZE, `must be an integer 1-${MAX_PAGE_SIZE}`),
+    pageToken: { type: 'string', minLength: 1, maxLength: 1000 },
+  },
+} as const;
+
+export const listReturnsQueryDocs = {
+  pageSize: {
+    description: `Returns per page, 1-${MAX_PAGE_SIZE} (default 25).`,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE },
+  },
+  pageToken: { description: "The previous page's `meta.nextPageToken`: the page after it." },
+} as const;
+
+export const returnPageSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['meta', 'items'],
+  properties: {
+    meta: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['pageSize'],
+      properties: {
+        pageSize: count('Returns per page.', 1),
+        nextPageToken: {
+          type: 'string',
+          description: 'Pass as `pageToken` for the next page; absent on the last page.',
+        },
+      },
+    },
+    items: { type: 'array', items: returnItemSchema },
+  },
+} as const;
+
+export type ReturnItem = FromSchema<typeof returnItemSchema>;
+export type ListReturnsQuery = FromSchema<typeof listReturnsQuerySchema>;
+export type ReturnPage = FromSchema<typeof returnPageSchema>;
