@@ -37,6 +37,10 @@ export const EVENT_TYPES = [
   'series.created',
   'series.updated',
   'series.canceled',
+  'dispute.created',
+  'dispute.updated',
+  'dispute.closed',
+  'merchant.return_rates_changed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -15792,6 +15792,10 @@ const schema36 = {
         'series.created',
         'series.updated',
         'series.canceled',
+        'dispute.created',
+        'dispute.updated',
+        'dispute.closed',
+        'merchant.return_rates_changed',
       ],
     },
     objectId: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[0-9A-Za-z_-]+$' },
@@ -15882,7 +15886,11 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
         data0 === 'payment_method.account_updated' ||
         data0 === 'series.created' ||
         data0 === 'series.updated' ||
-        data0 === 'series.canceled'
+        data0 === 'series.canceled' ||
+        data0 === 'dispute.created' ||
+        data0 === 'dispute.updated' ||
+        data0 === 'dispute.closed' ||
+        data0 === 'merchant.return_rates_changed'
       )) {
         const err2 = {
           instancePath: instancePath + '/type',
@@ -16154,12 +16162,12 @@ const schema37 = {
     enabledEvents: {
       type: 'array',
       minItems: 1,
-      maxItems: 31,
+      maxItems: 35,
       uniqueItems: true,
       items: {
         type: 'string',
         pattern:
-          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
         description: 'must be an event type, "*" or "<object>.*" (e.g. "group.*")',
       },
     },
@@ -16175,7 +16183,7 @@ const schema37 = {
 };
 const pattern72 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
 const pattern73 = new RegExp(
-  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
   'u',
 );
 function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -16303,14 +16311,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.enabledEvents !== undefined) {
       let data1 = data.enabledEvents;
       if (Array.isArray(data1)) {
-        if (data1.length > 31) {
+        if (data1.length > 35) {
           const err6 = {
             instancePath: instancePath + '/enabledEvents',
             schemaPath: '#/properties/enabledEvents/maxItems',
             keyword: 'maxItems',
-            params: { limit: 31 },
-            message: 'must NOT have more than 31 items',
-            schema: 31,
+            params: { limit: 35 },
+            message: 'must NOT have more than 35 items',
+            schema: 35,
             parentSchema: schema37.properties.enabledEvents,
             data: data1,
           };
@@ -16350,14 +16358,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'pattern',
                 params: {
                   pattern:
-                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
                 },
                 message:
                   'must match pattern "' +
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$' +
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$' +
                   '"',
                 schema:
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
                 parentSchema: schema37.properties.enabledEvents.items,
                 data: data2,
               };
@@ -16556,12 +16564,12 @@ const schema38 = {
     enabledEvents: {
       type: 'array',
       minItems: 1,
-      maxItems: 31,
+      maxItems: 35,
       uniqueItems: true,
       items: {
         type: 'string',
         pattern:
-          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
         description: 'must be an event type, "*" or "<object>.*" (e.g. "group.*")',
       },
     },
@@ -16701,14 +16709,14 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.enabledEvents !== undefined) {
       let data1 = data.enabledEvents;
       if (Array.isArray(data1)) {
-        if (data1.length > 31) {
+        if (data1.length > 35) {
           const err6 = {
             instancePath: instancePath + '/enabledEvents',
             schemaPath: '#/properties/enabledEvents/maxItems',
             keyword: 'maxItems',
-            params: { limit: 31 },
-            message: 'must NOT have more than 31 items',
-            schema: 31,
+            params: { limit: 35 },
+            message: 'must NOT have more than 35 items',
+            schema: 35,
             parentSchema: schema38.properties.enabledEvents,
             data: data1,
           };
@@ -16748,14 +16756,14 @@ function validate37(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'pattern',
                 params: {
                   pattern:
-                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
                 },
                 message:
                   'must match pattern "' +
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$' +
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$' +
                   '"',
                 schema:
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled)$',
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|transaction\\.approved|transaction\\.declined|transaction\\.voided|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
                 parentSchema: schema38.properties.enabledEvents.items,
                 data: data2,
               };
@@ -20395,6 +20403,11 @@ export const GetMerchantSettings = /* @__PURE__ */ routeCheck<typeof routes.GetM
 export const UpdateMerchantSettings = /* @__PURE__ */ routeCheck<typeof routes.UpdateMerchantSettings>(
   'UpdateMerchantSettings',
   { optional: false, validate: s14 },
+  s0,
+);
+export const GetReturnRates = /* @__PURE__ */ routeCheck<typeof routes.GetReturnRates>(
+  'GetReturnRates',
+  undefined,
   s0,
 );
 export const CreatePayor = /* @__PURE__ */ routeCheck<typeof routes.CreatePayor>(

@@ -9,7 +9,8 @@ import { ADMIN_ONLY_KEY_PREFIXES } from '#contract/table';
 const [REGISTRY, GRANTS, AUDIT] = ADMIN_ONLY_KEY_PREFIXES;
 
 /** The shard of `id` among `shards` (its SHA-1's first byte): the same id, the same shard. */
-const shardOf = (id: string, shards: number): number => createHash('sha1').update(id).digest()[0]! % shards;
+export const shardOf = (id: string, shards: number): number =>
+  createHash('sha1').update(id).digest()[0]! % shards;
 
 /** Pending groups are spread over this many due-index partitions (no hot key at scale). */
 export const DUE_SHARDS = 4;

@@ -60,6 +60,7 @@ export const CLIENT_METHODS: Readonly<Record<string, string>> = {
   SettleNow: 'settleNow',
   GetMerchantSettings: 'getMerchantSettings',
   UpdateMerchantSettings: 'updateMerchantSettings',
+  GetReturnRates: 'getReturnRates',
   CreatePayor: 'createPayor',
   SearchPayors: 'searchPayors',
   BulkSearchPayors: 'bulkSearchPayors',
