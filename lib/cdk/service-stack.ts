@@ -13,7 +13,9 @@ import { ServiceTable } from './table';
 import { ServiceProcessing } from './processing';
 import { ServiceSweeper } from './sweeper';
 import { ServiceAccountUpdater } from './account-updater';
+import { ServiceReturnRates } from './return-rates';
 import { ACCOUNT_UPDATER_JOB } from '../../contract/account-updater';
+import { RETURN_RATES_JOB } from '../../contract/return-rates';
 import { ServiceNotifications } from './notifications';
 import { ServiceReconciliation } from './reconciliation';
 import { ServiceSeries } from './series';
@@ -160,6 +162,13 @@ export class ServiceStack extends Stack {
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,
       functionScope: nested.of(apiStackOf(ACCOUNT_UPDATER_JOB.handler)),
+    });
+    // The hourly return-rates job, in the nested stack of its handler folder (`return-rates`: ApiOther).
+    new ServiceReturnRates(this, 'ReturnRates', {
+      stage,
+      table: this.table.table,
+      alarmTopic: this.processing.alarmTopic,
+      functionScope: nested.of(apiStackOf(RETURN_RATES_JOB.handler)),
     });
     this.voidOrRefund = new ServiceVoidOrRefund(this, 'VoidOrRefund', {
       stage,

@@ -27,7 +27,8 @@ export const NESTED_STACKS = {
   ApiWebhooks: 'the functions of the webhook and event routes',
   ApiSettings: 'the functions of the merchant settings routes',
   ApiSeries: 'the functions of the series routes and the daily series job',
-  ApiOther: 'the functions of the routes of any area without a stack of its own',
+  ApiOther:
+    'the functions of the routes of any area without a stack of its own (return rates, disputes) and the hourly return-rates job',
   ProcessingFunctions: 'the task functions of the group processing state machine',
   VoidOrRefundFunctions: 'the task functions of the background void-or-refund state machine',
   ScheduledFunctions:
