@@ -35,7 +35,8 @@ const aliases = (...folders) => String.raw`^#(${folders.join('|')})/`;
 /**
  * The layers of lambdas/, from the top: each may import the ones below it, never one above (nor,
  * for handler folders, a sibling module: they hold handlers only). store/ and processor/ are
- * adapters side by side that do not import each other; domain/ is rules without AWS.
+ * adapters side by side: store/ never imports processor/, and processor/ only the table's day
+ * index (the sandbox's ledger is listed by time through it); domain/ is rules without AWS.
  */
 const LAYERS = [
   {
@@ -51,7 +52,16 @@ const LAYERS = [
       },
     ],
   },
-  { folders: ['core'], forbidden: [] },
+  {
+    folders: ['core'],
+    forbidden: [
+      {
+        regex: String.raw`^#store/keys$`,
+        message:
+          "The table's keys are store/'s own: core/ asks a store (its functions and positions), never builds a key.",
+      },
+    ],
+  },
   {
     folders: ['store'],
     forbidden: [
@@ -65,8 +75,11 @@ const LAYERS = [
     folders: ['processor'],
     forbidden: [
       {
-        regex: aliases('core', 'store'),
-        message: 'processor/ imports only domain/, generated/, shared/ and the contract.',
+        // One exception: the sandbox keeps its ledger in the table, listed by time through the
+        // table's day index (store/day-index.ts, which imports nothing of the service's stores).
+        regex: String.raw`^#core/|^#store/(?!day-index$)`,
+        message:
+          'processor/ imports only domain/, generated/, shared/, the contract and the day index (#store/day-index).',
       },
     ],
   },
@@ -103,6 +116,38 @@ const LAYERS = [
     ],
   },
 ];
+
+/**
+ * The clock rule: every file of lambdas/ reads the time, pauses and bounds a wait through the one
+ * clock (lambdas/shared/clock.ts: clock.now(), clock.nowMs(), sleep, withTimeout), the only file
+ * that touches Date's time or a timer, so that a test that sets the clock sets it for all of them.
+ */
+const OWN_TIMER =
+  'Pause with sleep and bound a wait with withTimeout (#shared/clock), not a timer of its own.';
+const CLOCK_RULE = {
+  files: ['lambdas/**'],
+  ignores: ['lambdas/shared/clock.ts'],
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      {
+        selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+        message: 'Read the time from the one clock: clock.now() (#shared/clock), not new Date().',
+      },
+      {
+        selector: "MemberExpression[object.name='Date'][property.name='now']",
+        message: 'Read the time from the one clock: clock.nowMs() (#shared/clock), not Date.now.',
+      },
+      { selector: 'CallExpression[callee.name=/^set(Timeout|Interval)$/]', message: OWN_TIMER },
+      {
+        selector:
+          'MemberExpression[object.name=/^(globalThis|global)$/][property.name=/^set(Timeout|Interval)$/]',
+        message: OWN_TIMER,
+      },
+      { selector: 'ImportDeclaration[source.value=/^(node:)?timers(\\/promises)?$/]', message: OWN_TIMER },
+    ],
+  },
+};
 
 /** One no-restricted-imports setting per layer, each with the rules every file of lambdas/ keeps. */
 function functionLayers() {
@@ -158,6 +203,7 @@ export default tseslint.config(
   // Inside lambdas/ (README "Layers"): handler folders → core/ → store/, processor/ → domain/ →
   // generated/ → shared/, each importing only the folders after it (and the contract).
   ...functionLayers(),
+  CLOCK_RULE,
   // The TypeScript client is what an integrator copies or installs: it stands alone, typed from
   // openapi.json only (client/generated/schema.d.ts), never from the service's own code.
   {

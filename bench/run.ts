@@ -30,7 +30,8 @@ import { sections } from './sections';
 import type { AnySection, Results } from './sections/section';
 import { createContext, type BenchConfig, type PhaseResult } from './support/context';
 import { renderProfile, summarizeProfile, type ProfileWindow } from './support/profile';
-import { consoleReport, mergeResults, readResults, writeResults, writeResultsJson } from './support/report';
+import { consoleReport, writeResults, writeResultsJson } from './sections/report';
+import { mergeResults, readResults } from './support/results';
 import { startBenchRuntime, type BenchRuntime } from './support/runtime';
 
 /**

@@ -7,6 +7,7 @@
  * (none: a DynamoDB Local of its own), SANDBOX_SETTLEMENT_SECONDS (300). Every server listens on
  * 127.0.0.1 only. A busy port names its variable.
  */
+import { flushCompileCache } from 'node:module';
 import { parseStage } from '../contract/stage';
 import { localPorts, type LocalPorts } from '../lib/local/ports';
 import { startRuntime } from '../lib/local/runtime';
@@ -31,6 +32,9 @@ async function main(): Promise<void> {
     `Scheduled Payments Service (${process.env.SERVICE_STAGE ?? 'dev'}) ready at ${runtime.url} ` +
       `(docs: ${runtime.url}/docs, client: local-tester, e-mails: ${runtime.sesUrl})`,
   );
+  // With NODE_COMPILE_CACHE (the e2e tier's), the compiled modules go there now, not at exit:
+  // the next runtime starts from them even while this one runs on or is killed.
+  flushCompileCache();
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

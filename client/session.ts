@@ -50,7 +50,7 @@ export interface CallOptions {
   idempotencyKey?: string;
 }
 
-export type Params = Record<string, string | number | boolean | undefined>;
+type Params = Record<string, string | number | boolean | undefined>;
 
 export class ApiSession {
   private readonly transport: TransportOptions;

@@ -2,7 +2,7 @@ import { request as httpRequest, type ClientRequest, type RequestOptions } from 
 import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { ApiError, NetworkError, errorFromResponse } from './errors';
+import { NetworkError, errorFromResponse } from './errors';
 
 /** Time as the client sees it: injectable so tests assert every wait and timeout without waiting. */
 export interface Clock {
@@ -26,8 +26,8 @@ export const systemClock: Clock = {
 
 /** The client guidance's retry policy (docs/integrating.md "TypeScript client"). */
 export const MAX_ATTEMPTS = 3;
-export const BACKOFF_BASE_MS = 1_000;
-export const JITTER_MS = 200;
+const BACKOFF_BASE_MS = 1_000;
+const JITTER_MS = 200;
 /** No connection within 10 s (TCP, and TLS for https) is a network error, timed apart from the read. */
 export const CONNECT_TIMEOUT_MS = 10_000;
 export const READ_TIMEOUT_MS = 30_000;
@@ -58,7 +58,7 @@ export interface RawResponse {
 }
 
 /** One request as the client sends it: the body is already serialised, so every retry repeats it. */
-export interface OutgoingRequest {
+interface OutgoingRequest {
   method: string;
   headers: Record<string, string>;
   body?: string;
@@ -199,5 +199,3 @@ export async function sendWithRetry(
     throw errorFromResponse(outcome.status, outcome.text, attempts, idempotencyKey);
   }
 }
-
-export { ApiError };

@@ -45,10 +45,7 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** The object an event type is about: the part of its name before the dot. */
-export type EventObject = EventType extends `${infer O}.${string}` ? O : never;
-
-export const EVENT_OBJECTS = [...new Set(EVENT_TYPES.map((t) => t.split('.')[0]!))] as readonly string[];
+const EVENT_OBJECTS = [...new Set(EVENT_TYPES.map((t) => t.split('.')[0]!))] as readonly string[];
 
 /** How long events are kept (and listed): 30 days, then DynamoDB's TTL removes them. */
 export const EVENT_RETENTION_DAYS = 30;

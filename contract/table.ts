@@ -1,6 +1,6 @@
 /**
  * The one table definition: CDK builds the DynamoDB table from it and the local runtime
- * creates the same table in DynamoDB Local. Access patterns (see lambdas/shared/keys.ts):
+ * creates the same table in DynamoDB Local. Access patterns (see lambdas/store/keys.ts):
  *
  * - base table  pk/sk      group + its payments (`GROUP#id` / `GROUP`, `PAYMENT#id`),
  *                          merchants, client grants, payors, methods, transactions
@@ -13,12 +13,12 @@ export interface KeyDef {
   readonly name: string;
   readonly type: 'S' | 'N';
 }
-export interface IndexDef {
+interface IndexDef {
   readonly indexName: string;
   readonly partitionKey: KeyDef;
   readonly sortKey: KeyDef;
 }
-export interface TableDef {
+interface TableDef {
   readonly partitionKey: KeyDef;
   readonly sortKey: KeyDef;
   readonly globalSecondaryIndexes: readonly IndexDef[];
@@ -56,6 +56,6 @@ export const tableName = (stage: string): string => `scheduled-payments-${stage}
  * grants and revocations (`AUDIT#…`). No function may write them: every function that writes the
  * table holds an explicit Deny of writes whose partition key starts with one of these
  * (`dynamodb:LeadingKeys`, lib/cdk/access.ts), so a flaw in a function cannot grant its caller
- * another merchant. lambdas/shared/keys.ts builds these keys from the same prefixes.
+ * another merchant. lambdas/store/keys.ts builds these keys from the same prefixes.
  */
 export const ADMIN_ONLY_KEY_PREFIXES = ['MID#', 'CLIENT#', 'AUDIT#'] as const;

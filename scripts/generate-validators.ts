@@ -9,7 +9,8 @@
  * The module exports every route as a RouteCheck (lambdas/shared/route-check.ts) and the schemas
  * validated in handler code (`validateCardMethod`, ...); it imports the contract for types only, and each
  * export is free of side effects, so a bundle keeps only what it names. A second module,
- * lambdas/generated/validators-by-schema.ts, maps every request schema object to its validator (tests). */
+ * test/support/generated/validators-by-schema.ts, maps every request schema object to its validator:
+ * only tests look validators up by schema, so it lives with them, outside the functions' code. */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -27,7 +28,14 @@ import { isIanaTimeZone } from '../lambdas/shared/time-zones';
 import { formats } from '../lambdas/shared/formats';
 
 export const VALIDATORS_FILE = join(__dirname, '..', 'lambdas', 'generated', 'validators.ts');
-export const BY_SCHEMA_FILE = join(__dirname, '..', 'lambdas', 'generated', 'validators-by-schema.ts');
+export const BY_SCHEMA_FILE = join(
+  __dirname,
+  '..',
+  'test',
+  'support',
+  'generated',
+  'validators-by-schema.ts',
+);
 
 /**
  * Schemas handler code validates itself (lambdas/domain/payors.ts), by export name; the
@@ -210,14 +218,14 @@ export async function generateValidators(): Promise<Map<string, string>> {
   ];
   const bySchemaModule = [
     ...header,
-    '// Every compiled schema by its object, for tests (test/support/validators-by-schema.ts); no function imports it.',
+    '// Every compiled schema by its object, for tests (test/support/validators-by-schema.ts).',
     "import { NO_QUERY, routes } from '#contract/routes/index';",
     "import { requestComponents } from '#contract/schemas/index';",
     `import { ${Object.values(CODE_VALIDATED)
       .map((v) => v.expression)
       .join(', ')} } from '#contract/schemas/payors';`,
     "import type { CompiledValidate } from '#shared/route-check';",
-    "import * as compiled from './validators';",
+    "import * as compiled from '#generated/validators';",
     '',
     `export const compiledSchemas: ReadonlyMap<object, CompiledValidate> = new Map<object, CompiledValidate>([${bySchema.join(', ')}]);`,
     '',

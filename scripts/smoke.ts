@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { sleep } from '../lambdas/shared/concurrency';
+import { sleep } from '../lambdas/shared/clock';
 
 interface Target {
   readonly baseUrl: string;

@@ -23,7 +23,7 @@ export interface Bound {
 }
 
 /** Seconds one charge holds its place in a task: its DynamoDB calls, its CPU and the processor. */
-export const chargeSeconds = (c: PaymentCosts, latency: number) =>
+const chargeSeconds = (c: PaymentCosts, latency: number) =>
   (c.callsBefore + c.callsAfter) * REGION.ddbCallSeconds + c.cpuSeconds + latency;
 
 export function bounds(input: {
@@ -74,7 +74,7 @@ export function bounds(input: {
         limit: `the ${l.index} index (${l.unitsPerPayment} units a payment over ${l.partitions} partitions at ${DDB_PARTITION_WCU.toLocaleString('en-US')}/s each)`,
         seconds: (payments * l.unitsPerPayment) / (l.partitions * DDB_PARTITION_WCU),
         kind: 'physical' as const,
-        movedBy: 'more shards (lambdas/shared/keys.ts)',
+        movedBy: 'more shards (lambdas/store/keys.ts, lambdas/store/day-index.ts)',
       })),
     {
       limit: `Lambda concurrency (${LAMBDA_ACCOUNT_CONCURRENCY.toLocaleString('en-US')} × ${s.concurrency} charges in flight)`,

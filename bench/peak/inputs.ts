@@ -18,9 +18,10 @@ import {
   START_CONCURRENCY,
 } from '../../contract/processing';
 import { loadConfig } from '../../lambdas/shared/config';
-import { DAY_SHARDS, DUE_SHARDS, SWEEP_SHARDS, WEBHOOK_DUE_SHARDS } from '../../lambdas/shared/keys';
+import { DAY_SHARDS } from '../../lambdas/store/day-index';
+import { DUE_SHARDS, SWEEP_SHARDS, WEBHOOK_DUE_SHARDS } from '../../lambdas/store/keys';
 import { PROCESSOR_TIMEOUT_MS } from '../../lambdas/processor/timeout';
-import type { Results } from '../sections/section';
+import type { Results } from '../support/results';
 import { seededRandom } from './queue';
 import type { FunctionName } from './lambda';
 

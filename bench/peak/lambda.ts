@@ -20,7 +20,7 @@ export type FunctionName = (typeof FUNCTIONS)[number];
 const counts = (): Record<FunctionName, number> =>
   Object.fromEntries(FUNCTIONS.map((f) => [f, 0])) as Record<FunctionName, number>;
 
-export interface PoolLimits {
+interface PoolLimits {
   /** The account's concurrency (LAMBDA_ACCOUNT_CONCURRENCY by default). */
   account: number;
   /** Reserved concurrency per function (none in today's CDK app). */

@@ -33,11 +33,11 @@ export const takeWindow = (w: Window, second: number, n: number, limit: number):
 };
 
 /** Gives `n` taken of `second` back (store/rate-windows.ts giveBack). */
-export const giveBack = (w: Window, second: number, n: number): void => {
+const giveBack = (w: Window, second: number, n: number): void => {
   w.used.set(second, (w.used.get(second) ?? 0) - n);
 };
 
-export interface RateTokensModel {
+interface RateTokensModel {
   q: EventQueue;
   random: () => number;
   /** The rate's windows of each second, each group's own, and each merchant's. */

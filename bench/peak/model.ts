@@ -38,7 +38,7 @@ import { groupStats, type GroupTimes, type ModelResult } from './stats';
 export type { ModelInput } from './inputs';
 
 /** Assumed: DynamoDB lets a tenth of a second's write units through at once, so no second passes the limit by much. */
-export const WRITE_BURST_SECONDS = 0.1;
+const WRITE_BURST_SECONDS = 0.1;
 
 type TaskError = 'Lambda.TooManyRequestsException' | 'ProcessorUnavailable';
 

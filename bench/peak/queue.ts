@@ -4,7 +4,7 @@
  * run is the same every time), and a seeded random source for the model's jitter and workload.
  */
 
-export type Action = () => void;
+type Action = () => void;
 
 interface Entry {
   readonly at: number;

@@ -1,5 +1,5 @@
 /** The peak-slot section's result types and its report (console lines and bench/results.md). */
-import type { Results } from '../sections/section';
+import type { Results } from '../support/results';
 import type { Bound } from './bounds';
 import type { PaymentCosts } from './inputs';
 import { FUNCTIONS } from './lambda';
@@ -85,7 +85,7 @@ export function verdicts(run: PeakRun, targets: PeakSlotResult['targets']) {
 }
 
 /** What bound the run, from what it ran into. */
-export function binding(run: PeakRun): string {
+function binding(run: PeakRun): string {
   const r = run.result;
   const facts: string[] = [];
   const lambdaThrottles = FUNCTIONS.reduce((n, f) => n + r.lambdaThrottles[f], 0);

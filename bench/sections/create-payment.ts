@@ -20,7 +20,7 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { newPayment } from '../../lambdas/domain/groups';
 import { newId } from '../../lambdas/shared/ids';
-import { keys } from '../../lambdas/shared/keys';
+import { keys } from '../../lambdas/store/keys';
 import { DynamoMethodStore } from '../../lambdas/store/methods';
 import { DynamoPaymentStore } from '../../lambdas/store/payments';
 import { CLIENT, MID, type BenchContext } from '../support/context';

@@ -22,7 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { Webhook } from 'standardwebhooks';
-import { sleep } from '../../lambdas/shared/concurrency';
+import { sleep } from '../../lambdas/shared/clock';
 import { MID, scheduleDate, type BenchContext } from '../support/context';
 import { round } from '../support/load';
 import type { CustomSection, Results } from './section';
@@ -33,7 +33,7 @@ const PAYORS = 25;
 const RUN_LIMIT_MS = 18 * 60_000;
 const POLL_MS = 500;
 
-export interface DeliveryResult {
+interface DeliveryResult {
   payments: number;
   /** Events of the processing that reached the receiver with a 2xx (distinct webhook-ids). */
   events: number;

@@ -24,7 +24,7 @@ import type { CustomSection, Results } from './section';
 /** Lambda's response limit: the whole proxy result, body included. */
 const LAMBDA_LIMIT = 6 * 1024 * 1024;
 
-export interface GroupReportResult {
+interface GroupReportResult {
   payments: number;
   pages: number;
   rows: number;

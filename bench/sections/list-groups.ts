@@ -6,7 +6,7 @@
  * merchant's groups), without the handler, the HTTP layer or the runtime.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../lambdas/shared/keys';
+import { keys } from '../../lambdas/store/keys';
 import { readPage } from '../../lambdas/store/paging';
 import { MID, type BenchContext } from '../support/context';
 import { grantCache } from './create-payment';

@@ -91,7 +91,7 @@ export const LOCAL_WORKLOAD: Workload = {
 };
 
 /** The model's round trips on this machine, from the calibration (ModelInput `region`). */
-export interface LocalRegion {
+interface LocalRegion {
   ddbCallSeconds: number;
   taskOverheadSeconds: number;
   sfnCallSeconds: number;
@@ -155,9 +155,9 @@ export function taskOverheadSeconds(path: {
 }
 
 /** Seeds the model's calibration run is averaged over (its jitter and the rate's spread). */
-export const CALIBRATION_SEEDS = 16;
+const CALIBRATION_SEEDS = 16;
 /** The step of the CPU the fit tries, seconds. */
-export const CPU_STEP_SECONDS = 0.001;
+const CPU_STEP_SECONDS = 0.001;
 
 /**
  * The model's own charge time in the calibration's conditions (the calibration group alone under

@@ -8,8 +8,9 @@
  */
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { loadavg } from 'node:os';
-import { keys } from '../../lambdas/shared/keys';
-import { mapLimit, sleep } from '../../lambdas/shared/concurrency';
+import { keys } from '../../lambdas/store/keys';
+import { mapLimit } from '../../lambdas/shared/concurrency';
+import { sleep } from '../../lambdas/shared/clock';
 import { rangePlan } from '../../lambdas/domain/processing';
 import type { ServiceSettings } from '../peak/inputs';
 import { percentiles } from '../peak/stats';

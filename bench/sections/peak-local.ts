@@ -9,7 +9,7 @@ import { runModel } from '../peak/model';
 import type { ModelResult, Percentiles } from '../peak/stats';
 import type { BenchContext } from '../support/context';
 import { round } from '../support/load';
-import { readResults } from '../support/report';
+import { readResults } from '../support/results';
 import {
   capSetting,
   LOCAL_WORKLOAD,
@@ -22,7 +22,7 @@ import { measurePeakLocal } from './peak-local-run';
 import type { CustomSection, Results } from './section';
 
 /** The target: the prediction within 25% of the measurement. */
-export const PREDICTION_TARGET = 0.25;
+const PREDICTION_TARGET = 0.25;
 
 type ModelView = Pick<
   ModelResult,
@@ -59,7 +59,7 @@ interface PeakLocalResult {
 }
 
 /** The busiest slot's model on the scaled-down workload, with this machine's costs and the cap. */
-export function predict(
+function predict(
   inputs: ReturnType<typeof predictionInputs>,
   sizes: readonly number[],
   seed: number,

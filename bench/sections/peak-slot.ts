@@ -7,7 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import type { BenchConfig } from '../support/context';
-import { readResults } from '../support/report';
+import { readResults } from '../support/results';
 import { bounds, tightest, TARGETS } from '../peak/bounds';
 import { groupSizes, ITEMS, paymentCosts, REGION, serviceSettings, WORKLOAD } from '../peak/inputs';
 import { runModel } from '../peak/model';
@@ -16,7 +16,7 @@ import { percentiles } from '../peak/stats';
 import type { ModelSection, Results } from './section';
 
 /** The processor latencies of the report. */
-export const LATENCIES = [0.5, 1.5] as const;
+const LATENCIES = [0.5, 1.5] as const;
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 

@@ -20,7 +20,7 @@ import type { CustomSection, Results } from './section';
 const LATENCIES_MS = [0, 300] as const;
 const PAYORS = 25;
 const WARM_UP = 500;
-export const LATENCY_TARGET = 0.7;
+const LATENCY_TARGET = 0.7;
 
 interface LatencyRun {
   latencyMs: number;

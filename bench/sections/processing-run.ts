@@ -3,7 +3,8 @@
  * one request, and a state machine run timed from the trigger to the group's status `processed`,
  * then followed to the execution's end for its history events and largest payload.
  */
-import { mapLimit, sleep } from '../../lambdas/shared/concurrency';
+import { mapLimit } from '../../lambdas/shared/concurrency';
+import { sleep } from '../../lambdas/shared/clock';
 import type { ProcessingState } from '../../lambdas/domain/processing';
 import { createProfile, MID, scheduleDate, type BenchContext } from '../support/context';
 import { cpuSampler } from '../support/cpu';
@@ -46,7 +47,7 @@ export interface GroupView {
   };
 }
 
-export interface ExecutionView {
+interface ExecutionView {
   executionArn: string;
   status: string;
   output?: string;

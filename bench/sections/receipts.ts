@@ -18,7 +18,8 @@
  * not what is measured here.
  */
 import { spawnSync } from 'node:child_process';
-import { mapLimit, sleep } from '../../lambdas/shared/concurrency';
+import { mapLimit } from '../../lambdas/shared/concurrency';
+import { sleep } from '../../lambdas/shared/clock';
 import { createContext, MID, scheduleDate, type BenchContext } from '../support/context';
 import { round } from '../support/load';
 import { startBenchRuntime } from '../support/runtime';
@@ -33,7 +34,7 @@ const RECEIPT_STATES = new Set(['EmitReceipts', 'QueueReceipts', 'ReceiptsQueued
 /** DynamoDB's round trip in the Region (5-10 ms), added to every call of the second run. */
 const DDB_LATENCY_MS = 10;
 
-export interface ReceiptsRun {
+interface ReceiptsRun {
   /** Added to every DynamoDB call of the run (0: DynamoDB Local as it is). */
   ddbLatencyMs: number;
   payments: number;
@@ -49,7 +50,7 @@ export interface ReceiptsRun {
   secondsFor100k: number;
 }
 
-export interface ReceiptsResult {
+interface ReceiptsResult {
   runs: ReceiptsRun[];
   /** When, and on which code, this section ran (`--only=receipts` leaves the others' results). */
   measuredAt: string;

@@ -8,10 +8,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { BenchConfig, BenchContext } from '../support/context';
 import type { LoadResult, Operation } from '../support/load';
+import type { Results } from '../support/results';
 
-export type Results = Record<string, unknown>;
+export type { Results };
 
-export interface Section {
+interface Section {
   readonly name: string;
   readonly title: string;
   run(ctx: BenchContext): Promise<Results>;
@@ -63,7 +64,7 @@ export const RATIO_TARGET = 0.7;
  * it once the same DynamoDB calls made by the raw side's SDK client (its CPU in the bench process)
  * are taken off: the API path's own cost (HTTP, authorization, validation, serialisation, logging).
  */
-export function handlerCpu(
+function handlerCpu(
   api: Pick<LoadResult, 'cpuMsPerOp'>,
   raw: Pick<LoadResult, 'cpuMsPerOp'>,
 ): { request: number; beyondCalls: number } | null {

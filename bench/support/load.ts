@@ -3,13 +3,13 @@
  * short ramp (not recorded) then a measured window; a measurement is several slices, merged.
  * Latency is per operation, end to end as the caller sees it.
  */
-import { sleep } from '../../lambdas/shared/concurrency';
+import { sleep } from '../../lambdas/shared/clock';
 import { cpuSampler, type CpuUsage } from './cpu';
 
 /** One operation; resolves to an error description, or undefined when it succeeded. */
 export type Operation = (worker: number, seq: number) => Promise<string | undefined>;
 
-export interface SliceOptions {
+interface SliceOptions {
   concurrency: number;
   /** Load before the measured window starts (not recorded). */
   rampMs: number;

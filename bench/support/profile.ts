@@ -21,7 +21,7 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-export interface WindowSummary {
+interface WindowSummary {
   name: string;
   /** Wall time of the window and the time sampled in it (idle excluded), ms. */
   wallMs: number;

@@ -1,12 +1,12 @@
 /**
- * The runtime under test, launched by lib/local/launcher.ts as `node --import tsx` (so that the
- * child pid is the runtime itself: signals, CPU accounting and `--cpu-prof` reach it directly),
- * with the DynamoDB call census preloaded.
+ * The runtime under test, launched by lib/local/launcher.ts (the child pid is the runtime itself:
+ * signals, CPU accounting and `--cpu-prof` reach it directly), with the DynamoDB call census
+ * preloaded.
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { launchLocalRuntime, type LocalRuntimeProcess, type StopResult } from '../../lib/local/launcher';
-import { sleep } from '../../lambdas/shared/concurrency';
+import { sleep } from '../../lambdas/shared/clock';
 
 export interface BenchRuntime extends Omit<LocalRuntimeProcess, 'stop'> {
   /** DynamoDB calls made by the runtime so far, by command name. */
@@ -17,7 +17,7 @@ export interface BenchRuntime extends Omit<LocalRuntimeProcess, 'stop'> {
   stop(): Promise<StopResult>;
 }
 
-export interface StartOptions {
+interface StartOptions {
   /** Directory for a V8 CPU profile of the runtime (written when it exits). */
   cpuProfDir?: string;
   env?: Record<string, string>;
@@ -28,6 +28,9 @@ export async function startBenchRuntime(options: StartOptions = {}): Promise<Ben
     dataDirPrefix: 'sps-bench',
     nodeArgs: [
       ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : []),
+      // tsx for the census's TypeScript (the runtime itself is a bundle: lib/local/runtime-bundle.ts).
+      '--import',
+      'tsx',
       '--import',
       './bench/support/ddb-census.ts',
     ],

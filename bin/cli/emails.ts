@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { loadSession } from './session';
 import { print } from './layout';
 import { readable } from './views';
-import { sleep } from '../../lambdas/shared/concurrency';
+import { sleep } from '../../lambdas/shared/clock';
 
 interface StoredEmail {
   at: number;

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { ApiError, type RequestBody } from '../../client/index';
 
-export type InlinePayment = NonNullable<RequestBody<'CreateGroup'>['payments']>[number];
+type InlinePayment = NonNullable<RequestBody<'CreateGroup'>['payments']>[number];
 
 const NUMBERS = new Set(['amount']);
 const BOOLEANS = new Set(['sendEmailReceipt', 'sendPaymentScheduledNotification', 'allowPartial']);
@@ -38,7 +38,7 @@ function fields(line: string): string[] {
 }
 
 /** A file's payments, with the file's line of each (CSV: its row; JSON: none). */
-export interface PaymentsFile {
+interface PaymentsFile {
   readonly file: string;
   readonly payments: InlinePayment[];
   /** `lines[i]`: the 1-based line of the file that holds payments[i]. */
@@ -91,7 +91,7 @@ export const readPayments = (file: string): InlinePayment[] => readPaymentsFile(
  * Where in the file a sentence's `payments[i]` is: ` (payments.csv line 4)` for each payment it
  * names, so that a refusal of the API points at the CSV row to fix. Empty for a JSON file.
  */
-export function fileLinesOf(source: PaymentsFile, sentence: string): string {
+function fileLinesOf(source: PaymentsFile, sentence: string): string {
   if (!source.lines) return '';
   const numbers = [...sentence.matchAll(/payments\[(\d+)\]/g)]
     .map((m) => source.lines![Number(m[1])])

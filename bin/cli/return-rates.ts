@@ -9,7 +9,7 @@ type ReturnRates = Schemas['ReturnRates'];
 const percent = (rate: number) => `${(rate * 100).toFixed(2)}%`;
 
 /** One row per rate Nacha watches, a line of what the window holds and the worst status. */
-export function returnRatesText(r: ReturnRates): string {
+function returnRatesText(r: ReturnRates): string {
   const rows = (['unauthorized', 'administrative', 'overall'] as const).map((kind) => [
     kind,
     r[kind].count,

@@ -6,7 +6,7 @@
 import { GetExecutionHistoryCommand, SFNClient, type HistoryEvent } from '@aws-sdk/client-sfn';
 import type { Session } from './session';
 
-export interface Step {
+interface Step {
   name: string;
   type: string;
   enteredAt: string;

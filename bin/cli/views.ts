@@ -6,7 +6,7 @@
 import { Presets, SingleBar } from 'cli-progress';
 import Table from 'cli-table3';
 import type { ScheduledPaymentsClient, Schemas } from '../../client/index';
-import { sleep } from '../../lambdas/shared/concurrency';
+import { sleep } from '../../lambdas/shared/clock';
 import { barSize, fittedTable, screenWidth, type Give } from './layout';
 
 type Payment = Schemas['Payment'];
@@ -18,7 +18,7 @@ const money = (n: number | undefined) => (n ?? 0).toFixed(2);
 export const readable = (iso: string | undefined): string =>
   iso ? `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC` : '';
 
-export interface Outcomes {
+interface Outcomes {
   total: number;
   answered: number;
   approved: number;

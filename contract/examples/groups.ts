@@ -10,7 +10,7 @@ const triggered = (groupId: string) => ({
   totalFailed: 0,
 });
 
-export const newGroup = {
+const newGroup = {
   servicePayId: P.MID,
   scheduleDate: '2030-06-03',
   scheduleHour: 14,
@@ -29,7 +29,7 @@ export const newGroup = {
   idempotencyKey: 'create-group-2030-06-03-42',
 };
 
-export const newPayment = {
+const newPayment = {
   paymentGroupId: P.GroupID,
   profileId,
   amount: 42.1,

@@ -10,7 +10,7 @@ import { transactionExamples } from './transactions';
 import type { OperationExamples } from './types';
 import { webhookExamples } from './webhooks';
 
-export { PLACEHOLDERS, type Example, type OperationExamples, type Placeholder } from './types';
+export { PLACEHOLDERS, type OperationExamples, type Placeholder } from './types';
 
 export const operationExamples: Readonly<Record<string, OperationExamples>> = {
   ...groupExamples,

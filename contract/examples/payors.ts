@@ -3,7 +3,7 @@ import { refused, unknownQuery } from './refusals';
 import { PLACEHOLDERS as P, success, type OperationExamples } from './types';
 import { bankAccountView, billingAddress, cardView, payorView, updated } from './views';
 
-export const newCard = {
+const newCard = {
   accountType: 'VISA',
   cardNumber: '4111111111111111',
   expiryMonth: 12,
@@ -11,7 +11,7 @@ export const newCard = {
   billingAddress,
 };
 
-export const newBankAccount = {
+const newBankAccount = {
   accountType: 'CHECKING',
   routingNumber: '011000015',
   accountNumber: '000123456789',

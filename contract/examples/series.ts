@@ -7,7 +7,7 @@ const CREATED = '2030-05-20T15:04:05.000Z';
 const UPDATED = '2030-05-21T09:30:00.000Z';
 
 /** Tuition on the 15th of each month at 5 PM New York time, September to June. */
-export const newSeries = {
+const newSeries = {
   timeZone: 'America/New_York',
   localHour: 17,
   startDate: '2030-09-15',
@@ -57,7 +57,7 @@ const nextOccurrences = [
   },
 ];
 
-export const seriesView = {
+const seriesView = {
   seriesId: P.SeriesID,
   servicePayId: P.MID,
   status: 'active',

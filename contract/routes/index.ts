@@ -16,8 +16,8 @@ import { transactionRoutes } from './transactions';
 import type { Route } from './types';
 import { webhookRoutes } from './webhooks';
 
-export type { ErrorStatus, HttpMethod, Route, RouteBody, RouteIdempotency, RouteQuery } from './types';
-export { IDEMPOTENT, NO_QUERY } from './types';
+export type { ErrorStatus, Route } from './types';
+export { NO_QUERY } from './types';
 
 /** Every route by id; the order is the document's. */
 export const routes = {

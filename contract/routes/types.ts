@@ -9,7 +9,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 422 | 429 | 500 | 503;
 
 /** An OpenAPI 3.0 Schema Object written by hand (shown instead of a validator's schema). */
-export type DocSchema = { readonly [keyword: string]: unknown };
+type DocSchema = { readonly [keyword: string]: unknown };
 
 export interface RouteBody {
   /**
@@ -126,7 +126,7 @@ export const NO_QUERY = {
 } as const;
 
 /** A route as declared, with NO_QUERY when it declares no query. */
-export type Declared<R extends Route> = R extends { query: RouteQuery } ? R : R & { query: typeof NO_QUERY };
+type Declared<R extends Route> = R extends { query: RouteQuery } ? R : R & { query: typeof NO_QUERY };
 
 /**
  * Declares a route keeping its literal types (path template, schemas) for the handler's types.

@@ -23,7 +23,7 @@ export const uuid = { type: 'string', format: 'uuid' } as const;
  * (customAttributes, customerData), which code reads as plain JavaScript objects
  * (docs/decisions.md "Reserved keys").
  */
-export const RESERVED_KEYS = [
+const RESERVED_KEYS = [
   '__proto__',
   'constructor',
   'prototype',

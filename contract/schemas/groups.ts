@@ -178,5 +178,3 @@ export const groupPageSchema = groupListing.page;
 export const groupListingSchema = groupListing.listing;
 
 export type GroupView = FromSchema<typeof groupSchema>;
-export type GroupWithPaymentsView = FromSchema<typeof groupWithPaymentsSchema>;
-export type GroupListing = FromSchema<typeof groupListingSchema>;

@@ -297,5 +297,3 @@ export const methodDeletionAcceptedSchema = {
     },
   },
 } as const;
-
-export type DeleteMethodQuery = FromSchema<typeof deleteMethodQuerySchema>;

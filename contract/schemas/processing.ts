@@ -203,6 +203,3 @@ export const voidOrRefundSummarySchema = {
 } as const;
 
 export type ProcessingSummaryView = FromSchema<typeof processingSummarySchema>;
-export type TriggerResult = FromSchema<typeof triggerResultSchema>;
-export type RetryResult = FromSchema<typeof retryResultSchema>;
-export type VoidOrRefundResult = FromSchema<typeof voidOrRefundResultSchema>;

@@ -104,5 +104,4 @@ export const groupReportSchema = {
   },
 } as const;
 
-export type GroupReportQuery = FromSchema<typeof groupReportQuerySchema>;
 export type GroupReportView = FromSchema<typeof groupReportSchema>;

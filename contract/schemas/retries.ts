@@ -130,9 +130,7 @@ export const updateMerchantSettingsSchema = {
 } as const;
 
 export type RetryPolicyInput = FromSchema<typeof retryPolicySchema>;
-export type RetryPolicyView = FromSchema<typeof retryPolicyViewSchema>;
 export type PaymentAttemptView = FromSchema<typeof paymentAttemptSchema>;
-export type PaymentRetryView = FromSchema<typeof paymentRetrySchema>;
 export type MerchantSettingsView = FromSchema<typeof merchantSettingsSchema>;
 export type UpdateMerchantSettingsInput = FromSchema<typeof updateMerchantSettingsSchema>;
 export type RetryReason = (typeof RETRY_REASONS)[number];

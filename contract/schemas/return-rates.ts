@@ -1,5 +1,4 @@
 /** Nacha return rates of a merchant's bank debits: the response of GET .../return-rates. */
-import type { FromSchema } from 'json-schema-to-ts';
 import { count } from './common';
 
 const status = {
@@ -44,5 +43,3 @@ export const returnRatesSchema = {
     status: { ...status, description: 'The worst of the three statuses.' },
   },
 } as const;
-
-export type ReturnRatesView = FromSchema<typeof returnRatesSchema>;

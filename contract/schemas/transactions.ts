@@ -167,5 +167,4 @@ export const refundResponseSchema = {
 
 export type TransactionView = FromSchema<typeof transactionSchema>;
 export type AuthResponse = FromSchema<typeof authResponseSchema>;
-export type RefundHistoryItem = FromSchema<typeof refundHistoryItemSchema>;
 export type RefundResponse = FromSchema<typeof refundResponseSchema>;

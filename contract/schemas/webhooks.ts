@@ -204,7 +204,6 @@ export const replayAcceptedSchema = {
 
 export type CreateWebhookEndpointInput = FromSchema<typeof createWebhookEndpointSchema>;
 export type UpdateWebhookEndpointInput = FromSchema<typeof updateWebhookEndpointSchema>;
-export type ReplayWebhookInput = FromSchema<typeof replayWebhookSchema>;
 export type WebhookEndpointView = FromSchema<typeof webhookEndpointSchema>;
 export type CreatedWebhookEndpointView = FromSchema<typeof createdWebhookEndpointSchema>;
 export type WebhookDeliveryView = FromSchema<typeof webhookDeliverySchema>;

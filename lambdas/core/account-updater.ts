@@ -18,15 +18,16 @@ import { methodEvent } from '#domain/payors';
 import { paymentProcessor } from '#processor/index';
 import type { AccountUpdate } from '#processor/processor';
 import { logger } from '#shared/logger';
-import { PAYOR, withOptimisticRetry } from '#shared/retry';
+import { PAYOR, withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { accountUpdateStore } from '#store/account-updates';
 import { payorStore } from '#store/payors';
 import { findMerchant } from './merchants';
+import { clock } from '#shared/clock';
 
 /** The first run reads this far back. */
-export const FIRST_RUN_DAYS = 30;
+const FIRST_RUN_DAYS = 30;
 /** Each run reads again this far before its cursor: updates the processor recorded late. */
-export const OVERLAP_MS = 3_600_000;
+const OVERLAP_MS = 3_600_000;
 
 export interface AccountUpdaterReport {
   since: string;
@@ -129,7 +130,7 @@ export async function runAccountUpdater(now: Date, deadline: number): Promise<Ac
   };
   let reached = until;
   for (const [index, update] of updates.entries()) {
-    if (Date.now() >= deadline) {
+    if (clock.nowMs() >= deadline) {
       report.left = updates.length - index;
       reached = update.at;
       break;

@@ -20,6 +20,7 @@ import { cardHistory } from '#store/card-history';
 import { paymentStore, type AnswerRecord } from '#store/payments';
 import { findMerchant } from './merchants';
 import { emailsOf } from './payors';
+import { clock } from '#shared/clock';
 
 /** An attempt's answer, and its sale when it has one (a Failed answer may not). */
 export interface AttemptResult {
@@ -98,7 +99,7 @@ async function declineNotice(
     recipient: email,
     status: 'pending',
     attempts: 0,
-    createdAt: new Date().toISOString(),
+    createdAt: clock.now().toISOString(),
     paymentGroupId: payment.paymentGroupId,
     data: {
       merchantName: await merchantName(),
@@ -143,7 +144,7 @@ export async function recordFirstAnswer(
 ): Promise<Payment> {
   const store = paymentStore();
   const record = await answerRecord(payment, result, 1, state, merchantName);
-  if (await store.setAuthResponse(payment, result.auth, new Date(), record))
+  if (await store.setAuthResponse(payment, result.auth, clock.now(), record))
     return {
       ...payment,
       authResponse: result.auth,

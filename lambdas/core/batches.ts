@@ -10,14 +10,14 @@ import { mapLimit } from '#shared/concurrency';
 import { config } from '#shared/config';
 import { logger } from '#shared/logger';
 import { ProcessorUnavailableError } from '#processor/processor';
-import { keys } from '#shared/keys';
 import { BATCH_RATE_WAIT_SECONDS } from '#contract/processing';
-import { paymentRangeStore } from '#store/payment-ranges';
+import { cursorAfter, paymentRangeStore } from '#store/payment-ranges';
 import { merchantNameOf, recordFirstAnswer } from './attempts';
 import { charge } from './charge';
 import { paceWith, RateHeldError, RateTokens, type RateTokensOptions } from './processor-rate';
 import { dueInRound, failRetry, retryPayment } from './retries';
 import { giveUpOnCharge } from './unanswered';
+import { clock } from '#shared/clock';
 
 /** A batch answered: the state after it, and how many of its payments stayed unanswered. */
 interface AnsweredBatch {
@@ -33,11 +33,11 @@ const HELD = Symbol('held');
  * A group's first batch: the first of its first range (and again while that one was given back
  * with nothing done). It is PROCESS_FIRST_BATCH_SIZE payments charged in the rate's first lane.
  */
-export const isFirstBatch = (state: Pick<BatchState, 'cursor' | 'batches' | 'held'>): boolean =>
+const isFirstBatch = (state: Pick<BatchState, 'cursor' | 'batches' | 'held'>): boolean =>
   state.cursor === null && (state.batches === 0 || state.held === true);
 
 /** How many payments the batch after the state's cursor holds. */
-export const batchSizeOf = (state: Pick<BatchState, 'cursor' | 'batches' | 'held'>): number =>
+const batchSizeOf = (state: Pick<BatchState, 'cursor' | 'batches' | 'held'>): number =>
   isFirstBatch(state)
     ? Math.min(config().processFirstBatchSize, config().processBatchSize)
     : config().processBatchSize;
@@ -81,7 +81,7 @@ async function answerBatch(
       ? { ...rest, cursor, totals, batches: state.batches + 1 }
       : {
           ...rest,
-          cursor: cut === 0 ? state.cursor : keys.payment(state.paymentGroupId, done[cut - 1]!.paymentId).sk,
+          cursor: cut === 0 ? state.cursor : cursorAfter(state.paymentGroupId, done[cut - 1]!.paymentId),
           totals,
           batches: state.batches + 1,
           held: true,
@@ -112,7 +112,7 @@ export async function authorizeBatch(
   // are left for the retry, so the task ends well within its timeout.
   let processorDown = false;
   const merchantName = merchantNameOf(state.merchantId);
-  const began = (rate.now ?? Date.now)();
+  const began = (rate.now ?? clock.nowMs)();
   let tokens: RateTokens | undefined;
   const { next, size, unanswered } = await answerBatch(state, async (payment, toAnswer) => {
     tokens ??= new RateTokens({

@@ -1,18 +1,21 @@
 /**
  * The charge of one attempt of a scheduled payment through the transactions core (core/sale.ts):
- * its own transaction id and processor key per attempt (shared/ids.ts), quick retries under the
+ * its own transaction id and processor key per attempt (shared/ids.ts, domain/processor-keys.ts),
+ * quick retries under the
  * same key, no answer left Pending for the state machine's retry.
  */
 import type { Payment } from '#domain/groups';
 import { saleAuthResponse, type BatchState } from '#domain/processing';
+import { processorKeys } from '#domain/processor-keys';
 import { transactionView } from '#domain/transactions';
 import { withBackoff } from '#shared/backoff';
 import { isTransient } from '#shared/ddb';
-import { attemptProcessorKey, attemptTransactionId } from '#shared/ids';
+import { attemptTransactionId } from '#shared/ids';
 import { logger } from '#shared/logger';
 import { ProcessorUnavailableError } from '#processor/processor';
 import type { AttemptResult } from './attempts';
 import { runSale } from './sale';
+import { clock } from '#shared/clock';
 
 const retryable = (error: unknown) => isTransient(error) || error instanceof ProcessorUnavailableError;
 
@@ -34,7 +37,7 @@ export async function charge(
       const txn = await runSale(
         {
           transactionId: attemptTransactionId(payment.paymentId, attempt),
-          processorKey: attemptProcessorKey(payment.paymentId, attempt),
+          processorKey: processorKeys.payment(payment.paymentId, attempt),
           merchantId: state.merchantId,
           profileId: payment.profileId,
           amountCents: payment.amountCents,
@@ -47,9 +50,9 @@ export async function charge(
           // No answer leaves the sale Pending: the state machine retries the batch later.
           onNoAnswer: 'throw',
         },
-        new Date(),
+        clock.now(),
       );
-      return { auth: saleAuthResponse(transactionView(txn, [], new Date())), txn };
+      return { auth: saleAuthResponse(transactionView(txn, [], clock.now())), txn };
     },
     {
       attempts: 3,

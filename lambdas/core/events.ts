@@ -6,7 +6,7 @@ import type { EventPageView, EventView, ListEventsQuery } from '#contract/schema
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#contract/limits';
 import type { ServiceEvent } from '#domain/events';
 import { BadRequestError, NotFoundError } from '#shared/errors';
-import { eventStore } from '#store/events';
+import { eventPosition, eventStore } from '#store/events';
 import { decodePageToken, encodePageToken } from '#store/paging';
 
 export const eventView = (e: ServiceEvent): EventView => ({
@@ -38,7 +38,7 @@ export async function listEvents(merchantId: string, q: ListEventsQuery): Promis
     const cursor = decodePageToken(q.pageToken, scopeOf(merchantId, q));
     if (!cursor) throw new BadRequestError('pageToken is not a token of this list (filters included)');
     const [createdAt, id] = cursor.after.split('|');
-    start = { pk: `EVENT#${id}`, sk: 'EVENT', gsi1pk: `EVENTS#${merchantId}`, gsi1sk: `${createdAt}#${id}` };
+    start = eventPosition(merchantId, createdAt!, id!);
   }
   const filter = { type: q.type, objectId: q.objectId, since: q.since };
   const { events, next } = await eventStore().page(merchantId, filter, pageSize, start);

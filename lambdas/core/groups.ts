@@ -17,7 +17,7 @@ import {
 import { BadRequestError, GroupNotFoundError, PaymentNotFoundError } from '#shared/errors';
 import { newId } from '#shared/ids';
 import type { Merchant } from '#store/merchants';
-import { withOptimisticRetry } from '#shared/retry';
+import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { groupStore, type AlsoWritten } from '#store/groups';
 import { retryRoundStore } from '#store/retry-rounds';
 import { paymentStore } from '#store/payments';
@@ -56,7 +56,7 @@ export async function explainGroupRejection(groupId: string, merchantId: string)
 }
 
 /** How a group is created besides its request. */
-export interface GroupCreateOptions {
+interface GroupCreateOptions {
   /** The group's id when it is derived (a series' occurrence: ids.ts occurrenceGroupId); a new one otherwise. */
   groupId?: string;
   /**

@@ -29,7 +29,7 @@ export const requestHash = (body: unknown): string =>
 const keyName = (source: KeySource): string => (source === 'header' ? 'Idempotency-Key' : 'idempotencyKey');
 
 /** 409 for a key whose first request is still running; `Retry-After` says when its lease ends. */
-export class IdempotencyInProgressError extends ConflictError {
+class IdempotencyInProgressError extends ConflictError {
   constructor(key: string, source: KeySource, retryAfterSeconds: number) {
     super(`a request with ${keyName(source)} ${key} is still in progress; retry shortly`, {
       headers: { 'retry-after': String(retryAfterSeconds) },

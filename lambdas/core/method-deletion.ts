@@ -24,7 +24,7 @@ import {
 } from '#domain/payors';
 import { BadRequestError, ConflictError } from '#shared/errors';
 import { logger } from '#shared/logger';
-import { PAYOR, withOptimisticRetry } from '#shared/retry';
+import { PAYOR, withOptimisticRetry } from '#shared/optimistic-concurrency';
 import {
   DELETION_SWEEP_AFTER_SECONDS,
   methodDeletionStore,
@@ -32,6 +32,7 @@ import {
   type DeletionRecord,
 } from '#store/method-deletions';
 import { pendingUses, type PendingUses } from '#store/method-uses';
+import { READ_LIMITS } from '#store/read-limits';
 import { config } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import {
@@ -43,19 +44,18 @@ import {
   type Uses,
 } from './method-in-use';
 import { MethodNotFoundError, ONLY_METHOD, requirePayor } from './payors';
+import { clock } from '#shared/clock';
 
-/** Uses read at once; a method with more is worked through in rounds. */
-const USES_PER_READ = 500;
 /**
  * A request moves payments for at most this long, then answers 202 and leaves the rest to the
  * sweeper: well inside the API function's 10-second timeout.
  */
-export const REQUEST_MOVE_BUDGET_MS = 5_000;
+const REQUEST_MOVE_BUDGET_MS = 5_000;
 
 /** A deletion done, or (with a replacement) still moving payments in the background. */
-export type DeletionOutcome = { status: 'deleted' } | { status: 'accepted'; movedCount: number };
+type DeletionOutcome = { status: 'deleted' } | { status: 'accepted'; movedCount: number };
 
-const uses = (methodId: string) => pendingUses(ddb(), config().tableName, methodId, USES_PER_READ);
+const uses = (methodId: string) => pendingUses(ddb(), config().tableName, methodId, READ_LIMITS.methodUses);
 
 const MOVE_ADVICE = 'move them with ?replaceWith=<savedPaymentMethodId>';
 
@@ -136,7 +136,7 @@ async function takeOver(record: DeletionRecord, now: Date, what: string): Promis
 async function run(
   record: DeletionRecord,
   now: Date,
-  deadline = Date.now() + REQUEST_MOVE_BUDGET_MS,
+  deadline = clock.nowMs() + REQUEST_MOVE_BUDGET_MS,
 ): Promise<DeletionOutcome | undefined> {
   const methodId = record.methodIds[0]!;
   const what = `saved payment method ${methodId}`;
@@ -168,7 +168,7 @@ async function run(
     }
     if (inUse === 0) return finish(record, now);
     for (const batch of moveBatches(record, found)) {
-      if (Date.now() > deadline) {
+      if (clock.nowMs() > deadline) {
         logger.info('method deletion continues in the background', { methodId, movedCount });
         return { status: 'accepted', movedCount };
       }
@@ -193,7 +193,7 @@ function moveBatches(
   const batches: { count: number; move(): Promise<boolean> }[] = [];
   for (let i = 0; i < found.uses.length; i += MOVE_BATCH) {
     const payments = found.uses.slice(i, i + MOVE_BATCH).map((u) => u.payment!);
-    batches.push({ count: payments.length, move: () => store.movePayments(record, payments, new Date()) });
+    batches.push({ count: payments.length, move: () => store.movePayments(record, payments, clock.now()) });
   }
   for (let i = 0; i < found.seriesUses.length; i += MOVE_BATCH) {
     const moves = found.seriesUses
@@ -274,7 +274,7 @@ async function undo(record: DeletionRecord): Promise<void> {
  * refused and undone when the rest belongs to groups being processed); a plain deletion or a
  * payor's is undone (the client never heard it done, and asks again).
  */
-export async function resume(record: DeletionRecord, now: Date, deadline?: number): Promise<string> {
+async function resume(record: DeletionRecord, now: Date, deadline?: number): Promise<string> {
   if (record.mark.payor || record.mark.replaceWith === undefined) {
     await undo(record);
     return 'undone';
@@ -359,10 +359,13 @@ export async function sweepDeletions(
   // more than olderThanSeconds ago (default that same time) have a due time before the cut-off.
   const olderThan = options.olderThanSeconds ?? DELETION_SWEEP_AFTER_SECONDS;
   const cutoff = new Date(now.getTime() + (DELETION_SWEEP_AFTER_SECONDS - olderThan) * 1000);
-  const records = await methodDeletionStore().stale(cutoff.toISOString(), options.limit ?? 100);
+  const records = await methodDeletionStore().stale(
+    cutoff.toISOString(),
+    options.limit ?? READ_LIMITS.staleDeletions,
+  );
   const done: DeletionSweepEntry[] = [];
   for (const record of records) {
-    if (options.deadline !== undefined && Date.now() > options.deadline) break;
+    if (options.deadline !== undefined && clock.nowMs() > options.deadline) break;
     let result: string;
     try {
       result = await resume(record, now, options.deadline);

@@ -8,7 +8,7 @@ import type { PendingSeriesUse } from '#store/method-series-uses';
 import type { PendingUse } from '#store/method-uses';
 
 /** Payments, and series, a 409 lists at most (each). */
-export const MAX_LISTED = 100;
+const MAX_LISTED = 100;
 
 /** What uses a method: payments of groups, and payments of series. */
 export interface Uses {

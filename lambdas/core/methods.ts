@@ -3,7 +3,7 @@ import { newMethod, parseMethodInput, type SavedMethod } from '#domain/payors';
 import { newId } from '#shared/ids';
 import { paymentProcessor } from '#processor/index';
 
-export interface NewMethodRequest {
+interface NewMethodRequest {
   raw: unknown;
   payorId: string;
   merchantId: string;

@@ -20,6 +20,7 @@ import { groupStore } from '#store/groups';
 import { outboxStore } from '#store/outbox';
 import { Pacer } from '#shared/pacer';
 import { MAX_DELAY_SECONDS, type OutboxMessage } from '#shared/outbox-queue';
+import { clock } from '#shared/clock';
 
 /** How long a notice may wait for its group to commit before it is given up. */
 const COMMIT_GRACE_MS = 5 * 60 * 1000;
@@ -27,7 +28,7 @@ const COMMIT_GRACE_MS = 5 * 60 * 1000;
 const THROTTLE_HOLD_MS = 250;
 
 /** Done with the item, or the message to put back on the queue (with its delay). */
-export type Outcome = { done: true } | { done: false; retry: OutboxMessage; delaySeconds: number };
+type Outcome = { done: true } | { done: false; retry: OutboxMessage; delaySeconds: number };
 const DONE: Outcome = { done: true };
 
 let pacer: Pacer | undefined;
@@ -54,7 +55,7 @@ function notReady(message: OutboxMessage, why: string): Outcome | 'spent' {
 export async function deliver(message: OutboxMessage): Promise<Outcome> {
   const { outboxId } = message;
   const store = outboxStore();
-  const now = new Date();
+  const now = clock.now();
   const claim = await store.claim(outboxId, now);
   if (!('item' in claim)) {
     // Sent, failed, stuck or gone: done. Held by another delivery: ask again later, in case that
@@ -93,7 +94,7 @@ export async function deliver(message: OutboxMessage): Promise<Outcome> {
   // Sent: recording it is retried; if it still fails, the item stays claimed ("sending") and is
   // logged rather than released, so no delivery re-sends it before the claim expires.
   try {
-    await withBackoff(() => store.markSent(outboxId, messageId, new Date()), { attempts: 3, firstMs: 200 });
+    await withBackoff(() => store.markSent(outboxId, messageId, clock.now()), { attempts: 3, firstMs: 200 });
     logger.info('e-mail sent', { messageId });
   } catch (error) {
     logger.error('e-mail sent but not recorded; outbox item left in "sending"', { messageId, error });

@@ -7,7 +7,7 @@ import type { AddPaymentInput, UpdatePaymentInput } from '#contract/schemas/paym
 import { newPayment, replacedPayment, type Payment } from '#domain/groups';
 import { newId } from '#shared/ids';
 import type { Merchant } from '#store/merchants';
-import { withOptimisticRetry } from '#shared/retry';
+import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { paymentStore } from '#store/payments';
 import { explainGroupRejection, explainRetryRejection, requireGroup, requirePayment } from './groups';
 import { methodUnavailable, resolveProfiles, scheduledNotices } from './profiles';

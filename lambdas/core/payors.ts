@@ -8,11 +8,11 @@ import type { UpdateMethodInput, UpdatePayorInput } from '#contract/schemas/payo
 import { nextSequence } from '#domain/events';
 import { methodEvent, payorEvent, updatedMethod, type Payor, type SavedMethod } from '#domain/payors';
 import { BadRequestError, NotFoundError } from '#shared/errors';
-import { PAYOR, withOptimisticRetry } from '#shared/retry';
+import { PAYOR, withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { methodStore, type MethodStore } from '#store/methods';
 import { payorStore, type PayorStore, type PayorWithMethods } from '#store/payors';
 
-export class PayorNotFoundError extends NotFoundError {
+class PayorNotFoundError extends NotFoundError {
   constructor(payorId: string) {
     super(`payor ${payorId} not found`);
   }
@@ -109,18 +109,6 @@ export async function addMethod(
   if (outcome === 'payor-not-found') throw new PayorNotFoundError(method.payorId);
   if (outcome === 'limit-reached')
     throw new BadRequestError(`a payor can have at most ${MAX_METHODS_PER_PAYOR} saved payment methods`);
-}
-
-/** The saved method of the payor; 404 when absent or another merchant's. */
-export async function requireMethod(
-  payorId: string,
-  methodId: string,
-  merchantId: string,
-  store: MethodStore = methodStore(),
-): Promise<SavedMethod> {
-  const method = await store.findMethod(payorId, methodId, merchantId);
-  if (!method) throw new MethodNotFoundError(methodId);
-  return method;
 }
 
 /**

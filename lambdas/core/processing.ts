@@ -26,10 +26,7 @@ const refusal: Record<Group['status'], string> = {
 };
 
 /** The execution's input: the attempt's name lets BeginGroup tell a superseded attempt. */
-export const executionInput = (
-  group: Pick<Group, 'paymentGroupId' | 'merchantId'>,
-  executionName: string,
-) => ({
+const executionInput = (group: Pick<Group, 'paymentGroupId' | 'merchantId'>, executionName: string) => ({
   paymentGroupId: group.paymentGroupId,
   merchantId: group.merchantId,
   executionName,
@@ -96,7 +93,7 @@ export async function startMerchantGroups(
   return startPendingGroups(groups, now);
 }
 
-export type Supervised = Pick<
+type Supervised = Pick<
   Group,
   'paymentGroupId' | 'merchantId' | 'executionName' | 'executionArn' | 'claimedAt'
 >;
@@ -105,7 +102,7 @@ export type Supervised = Pick<
  * A claim younger than this whose execution cannot be described is left alone: its starter may
  * still be between the claim and StartExecution (or its record of the ARN).
  */
-export const SUPERVISE_AFTER_MS = 5 * 60 * 1000;
+const SUPERVISE_AFTER_MS = 5 * 60 * 1000;
 
 const claimedBefore = (group: Supervised, now: Date, ms: number) =>
   group.claimedAt !== undefined && now.getTime() - Date.parse(group.claimedAt) > ms;

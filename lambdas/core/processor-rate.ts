@@ -21,12 +21,12 @@
  * take answers false and the batch is given back unfinished (core/batches.ts), the state machine
  * looping on to the rest of the range.
  */
-import { sleep } from '#shared/concurrency';
+import { clock, sleep } from '#shared/clock';
 import { config } from '#shared/config';
-import { rateWindowStore, type RateWindowStore } from '#store/rate-windows';
+import { rateWindowNames, rateWindowStore, type RateWindowStore } from '#store/rate-windows';
 
 /** Windows each second's rate is cut into (fewer when the rate is small: each holds a chunk). */
-export const RATE_SHARDS = 4;
+const RATE_SHARDS = 4;
 /** Tokens a task takes at once (fewer when its batch needs fewer). */
 export const RATE_CHUNK = 8;
 /**
@@ -37,7 +37,7 @@ export const TOKEN_MARGIN_MS = 150;
 /** The share of the rate only first batches may use, in the first LEND_AFTER_MS of each second. */
 export const FIRST_LANE_SHARE = 0.2;
 /** What the first lane left of a second by then is lent to the other batches. */
-export const LEND_AFTER_MS = 500;
+const LEND_AFTER_MS = 500;
 
 export type RateLane = 'first' | 'rest';
 
@@ -100,7 +100,7 @@ export class RateTokens {
       merchantRate: config().processorMerchantRate,
     };
     this.store = options.store ?? rateWindowStore();
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? clock.nowMs;
     this.wait = options.wait ?? sleep;
     this.random = options.random ?? Math.random;
     this.need = options.need;
@@ -173,14 +173,14 @@ export class RateTokens {
    * room; what a later window refuses is given back to the earlier ones.
    */
   private async takeWindow(second: number, n: number, limit: number): Promise<boolean> {
-    const group = `G#${this.options.groupId}`;
-    const merchant = `M#${this.options.merchantId}`;
+    const group = rateWindowNames.group(this.options.groupId);
+    const merchant = rateWindowNames.merchant(this.options.merchantId);
     if (!(await this.store.take(group, second, n, this.limits.groupRate))) return false;
     if (await this.store.take(merchant, second, n, this.limits.merchantRate)) {
       const { shards } = rateWindows(this.limits.rate, this.options.lane);
       const first = Math.floor(this.random() * shards);
       for (let i = 0; i < shards; i++) {
-        if (await this.store.take(String((first + i) % shards), second, n, limit)) return true;
+        if (await this.store.take(rateWindowNames.shard((first + i) % shards), second, n, limit)) return true;
       }
       await this.store.giveBack(merchant, second, n);
     }

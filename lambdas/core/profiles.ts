@@ -11,7 +11,7 @@ import { IncompleteReadError } from '#store/items';
 import { MethodUnavailableError } from '#store/method-uses';
 import { payorStore } from '#store/payors';
 
-export interface ProfileDetails {
+interface ProfileDetails {
   maskedAccountNumber: string;
   accountType: string;
 }

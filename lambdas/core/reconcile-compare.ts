@@ -3,13 +3,12 @@
  * refunds and scheduled payments, as a list of differences by kind. Pure: the reads are done by
  * the caller (core/reconcile.ts), so each rule is tested on constructed inputs.
  *
- * Processor keys name the service's records: `sale:<transactionId>` (API sales),
- * `payment:<paymentId>` (scheduled payments, sale id derived), `void:<transactionId>`,
- * `refund:<refundId>`.
+ * The processor's calls are matched to the service's records by their processor keys
+ * (domain/processor-keys.ts).
  */
 import type { Payment } from '#domain/groups';
+import { processorKeys, refundIdOfKey, saleIdOfKey } from '#domain/processor-keys';
 import type { Refund, Transaction } from '#domain/transactions';
-import { transactionIdOf } from '#shared/ids';
 import type { ProcessorActivity } from '#processor/processor';
 
 export const DIFFERENCE_KINDS = [
@@ -57,17 +56,11 @@ export interface ReconcileInput {
   unanswered: Payment[];
 }
 
-/** The sale id a processor key names (undefined for refunds and foreign keys). */
-export function saleIdOfKey(key: string): string | undefined {
-  const [prefix, id] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
-  if (prefix === 'sale' || prefix === 'void') return id;
-  if (prefix === 'payment') return transactionIdOf(id);
-  return undefined;
-}
-
-/** The processor key of a sale's charge. */
+/** The processor key of a sale's charge (a scheduled payment's retry has its attempt's own). */
 const saleKeyOf = (t: Transaction): string =>
-  t.paymentId !== undefined ? `payment:${t.paymentId}` : `sale:${t.transactionId}`;
+  t.paymentId !== undefined
+    ? processorKeys.payment(t.paymentId, t.attempt ?? 1)
+    : processorKeys.sale(t.transactionId);
 
 const charged = (t: Transaction): boolean => t.status === 'Approved' || t.status === 'Voided';
 
@@ -90,8 +83,8 @@ export function compare(input: ReconcileInput): Difference[] {
       processorCents: a.amountCents,
     };
     if (a.kind === 'refund') {
-      const refundId = a.idempotencyKey.slice('refund:'.length);
-      const r = refunds.get(refundId);
+      const refundId = refundIdOfKey(a.idempotencyKey);
+      const r = refundId === undefined ? undefined : refunds.get(refundId);
       if (!a.approved || r?.status === 'Pending') continue; // a Pending refund is judged by its age
       if (!r || r.status === 'Failed')
         add({
@@ -174,7 +167,7 @@ export function compare(input: ReconcileInput): Difference[] {
         ...ids,
         detail: `the record is ${t.status}; the processor has no such sale`,
       });
-    if (t.status === 'Voided' && calls.get(`void:${t.transactionId}`)?.approved !== true)
+    if (t.status === 'Voided' && calls.get(processorKeys.void(t.transactionId))?.approved !== true)
       add({ kind: 'reversal-missing', ...ids, detail: 'the record is Voided; the processor has no void' });
   }
 
@@ -190,7 +183,7 @@ export function compare(input: ReconcileInput): Difference[] {
     const due = r.sendAfter !== undefined && r.sendAfter > r.date ? r.sendAfter : r.date;
     if (r.status === 'Pending' && due < staleBefore)
       add({ kind: 'stale-pending', ...ids, detail: `refund Pending since ${due}` });
-    if (r.status === 'Completed' && calls.get(`refund:${r.refundId}`)?.approved !== true)
+    if (r.status === 'Completed' && calls.get(processorKeys.refund(r.refundId))?.approved !== true)
       add({
         kind: 'reversal-missing',
         ...ids,

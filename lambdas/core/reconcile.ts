@@ -10,20 +10,21 @@ import { config } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { paymentProcessor } from '#processor/index';
 import type { PaymentProcessor } from '#processor/processor';
+import { refundIdOfKey, saleIdOfKey } from '#domain/processor-keys';
 import { ReconciliationRecords } from '#store/reconciliation';
 import {
   compare,
   differenceKey,
   DIFFERENCE_KINDS,
-  saleIdOfKey,
   type Difference,
   type DifferenceKind,
 } from './reconcile-compare';
 import { sweep } from './sweeper';
+import { clock } from '#shared/clock';
 
-export { DIFFERENCE_KINDS, type Difference, type DifferenceKind };
+export { type Difference, type DifferenceKind };
 
-export interface ReconcileOptions {
+interface ReconcileOptions {
   since: string;
   /** Default: now. */
   until?: string;
@@ -56,7 +57,7 @@ export interface ReconcileDeps {
 /** A record's processor call can fall just outside the window (a sale recorded after its answer). */
 const SLACK_MS = 24 * 3600_000;
 
-export const DEFAULT_STALE_MINUTES = 30;
+const DEFAULT_STALE_MINUTES = 30;
 
 const defaultDeps = (): ReconcileDeps => ({
   records: new ReconciliationRecords(ddb(), config().tableName),
@@ -88,9 +89,11 @@ async function differences(
   const extra = await Promise.all(missing.map((id) => deps.records.sale(id)));
   for (const found of extra) if (found) sales.set(found.transaction.transactionId, found.transaction);
   // Refunds of the processor's refund calls that were reserved before the window.
-  const unmatchedRefundCalls = activity.filter(
-    (a) => a.kind === 'refund' && !refundIds.has(a.idempotencyKey.slice('refund:'.length)),
-  );
+  const matched = (key: string) => {
+    const refundId = refundIdOfKey(key);
+    return refundId !== undefined && refundIds.has(refundId);
+  };
+  const unmatchedRefundCalls = activity.filter((a) => a.kind === 'refund' && !matched(a.idempotencyKey));
   const more = unmatchedRefundCalls.length > 0 ? await deps.records.refundsBetween(from, since) : [];
   return compare({
     ...window,
@@ -105,7 +108,7 @@ export async function reconcile(
   options: ReconcileOptions,
   deps: ReconcileDeps = defaultDeps(),
 ): Promise<ReconcileReport> {
-  const now = options.now ?? new Date();
+  const now = options.now ?? clock.now();
   const window = {
     since: options.since,
     until: options.until ?? now.toISOString(),
@@ -116,7 +119,7 @@ export async function reconcile(
   let found = before;
   if (options.heal !== false && before.length > 0) {
     await deps.sweep(now, window.staleMinutes * 60);
-    const after = await differences(deps, { ...window, now: new Date() });
+    const after = await differences(deps, { ...window, now: clock.now() });
     const remaining = new Set(after.map(differenceKey));
     const seen = new Set(before.map(differenceKey));
     found = [

@@ -13,6 +13,7 @@ import { BadRequestError, ServiceUnavailableError } from '#shared/errors';
 import { decodePageToken, encodePageToken } from '#store/paging';
 import { reportStore } from '#store/reports';
 import { requireGroup } from './groups';
+import { clock } from '#shared/clock';
 
 /** Payments one read of the JSON report asks for (DynamoDB answers at most 1 MB a read anyway). */
 const JSON_READ = 10_000;
@@ -31,7 +32,7 @@ export async function groupReport(
   budgetMs = REPORT_JSON_BUDGET_MS,
 ): Promise<GroupReportView> {
   const group = await requireGroup(groupId, merchantId);
-  const until = Date.now() + budgetMs;
+  const until = clock.nowMs() + budgetMs;
   const totals = emptyReport();
   let after: string | null = null;
   for (;;) {
@@ -39,7 +40,7 @@ export async function groupReport(
     for (const p of payments) addToReport(totals, p);
     after = payments.at(-1)?.paymentId ?? after;
     if (!more) break;
-    if (Date.now() >= until)
+    if (clock.nowMs() >= until)
       throw new ServiceUnavailableError('The report took longer than its time limit; retry shortly');
   }
   return reportView(group, totals);
@@ -49,7 +50,7 @@ export async function groupReport(
 export type ReportFormat = 'csv' | 'xlsx';
 
 /** A page of the report as a file, how many rows it holds, and the cursor of the next page, if any. */
-export type ReportPage = ({ format: 'csv'; text: string } | { format: 'xlsx'; bytes: Buffer }) & {
+type ReportPage = ({ format: 'csv'; text: string } | { format: 'xlsx'; bytes: Buffer }) & {
   rows: number;
   next?: string;
 };
@@ -83,7 +84,7 @@ export async function groupReportPage(
     groupId,
     after,
     REPORT_PAGE_ROWS,
-    Date.now() + REPORT_PAGE_BUDGET_MS,
+    clock.nowMs() + REPORT_PAGE_BUDGET_MS,
   );
   const payorOf = (p: ReportPayment) => parseProfileId(p.profileId).payorId;
   const accounts = await store.customerAccounts(merchantId, read.payments.map(payorOf));

@@ -25,6 +25,7 @@ import { admitRetry, historyHours, retryCancelled, slotAt, type PaymentRetry } f
 import type { SavedMethod } from '#domain/payors';
 import { attemptTransactionId } from '#shared/ids';
 import { logger } from '#shared/logger';
+import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { paymentProcessor } from '#processor/index';
 import { cardHistory } from '#store/card-history';
 import { methodStore } from '#store/methods';
@@ -34,6 +35,7 @@ import { answerRecord, type AttemptResult } from './attempts';
 import { charge } from './charge';
 import { cardKeyOf, keyFirstUsedAt } from './sale';
 import { giveUpOnCharge } from './unanswered';
+import { clock } from '#shared/clock';
 
 const HOUR_MS = 3_600_000;
 
@@ -57,7 +59,7 @@ const nextAttempt = (payment: Payment): number => attemptsOf(payment).length + 1
  * A method a retry may charge: present, and not closed or waiting for the cardholder (the card
  * lifecycle's `status`; a method without one is active).
  */
-export const methodUsable = (method: Pick<SavedMethod, 'savedPaymentMethodId'> & { status?: string }) =>
+const methodUsable = (method: Pick<SavedMethod, 'savedPaymentMethodId'> & { status?: string }) =>
   method.status === undefined || method.status === 'active';
 
 /**
@@ -73,12 +75,15 @@ async function whileWaiting(
 ): Promise<Payment> {
   const store = paymentStore();
   let current = payment;
-  for (let i = 0; i < WRITE_ATTEMPTS; i++) {
-    if (current.retry?.status !== 'scheduled' || attemptsOf(current).length !== attempt - 1) return current;
-    if ((await write(current)) === 'ok') return after(current);
-    current = (await store.getPayment(payment.paymentGroupId, payment.paymentId)) ?? current;
-  }
-  throw new Error(`payment ${payment.paymentId}: its retry could not be recorded (it kept changing)`);
+  return withOptimisticRetry(
+    async () => {
+      if (current.retry?.status !== 'scheduled' || attemptsOf(current).length !== attempt - 1) return current;
+      if ((await write(current)) === 'ok') return after(current);
+      current = (await store.getPayment(payment.paymentGroupId, payment.paymentId)) ?? current;
+      return undefined;
+    },
+    { attempts: WRITE_ATTEMPTS, resource: `the retry of payment ${payment.paymentId}` },
+  );
 }
 
 /** Cancels the payment's scheduled retry: nothing is charged. */
@@ -87,7 +92,7 @@ function cancel(payment: Payment, retry: PaymentRetry): Promise<Payment> {
   return whileWaiting(
     payment,
     nextAttempt(payment),
-    (current) => paymentStore().cancelRetry(current, retry, new Date()),
+    (current) => paymentStore().cancelRetry(current, retry, clock.now()),
     (current) => ({ ...current, retry, eventSeq: (current.eventSeq ?? 0) + 1 }),
   );
 }
@@ -104,7 +109,7 @@ async function recordRetry(
   return whileWaiting(
     payment,
     attempt,
-    (current) => paymentStore().recordRetryAnswer(current, result.auth, record, new Date()),
+    (current) => paymentStore().recordRetryAnswer(current, result.auth, record, clock.now()),
     (current) => {
       const answered: Payment = {
         ...current,
@@ -191,7 +196,7 @@ export async function retryPayment(
   const transactionId = attemptTransactionId(payment.paymentId, attempt);
   if (!(await transactionStore().find(transactionId))) {
     await reversePrevious(payment, attempt);
-    const refused = await admit(method, transactionId, run, state.merchantId, new Date());
+    const refused = await admit(method, transactionId, run, state.merchantId, clock.now());
     if (refused) return cancel(payment, refused);
   }
   const result = await charge(payment, state, attempt, run.startedAt, pace);

@@ -14,12 +14,12 @@ import { retryRoundStore, type RoundTarget } from '#store/retry-rounds';
 import { startAttempt, type StartOutcome } from './processing';
 
 /** The bound of a round that runs every scheduled retry (retry-now; a deleted group's cancellations). */
-export const EVERY_RETRY = '9999-12-31T23';
+const EVERY_RETRY = '9999-12-31T23';
 
 type Waiting = RoundTarget & Pick<Group, 'merchantId' | 'status'>;
 
 /** Claims and starts a group's retry round charging the retries due by `bound`. */
-export async function startRetryRound(group: Waiting, bound: string, now: Date): Promise<StartOutcome> {
+async function startRetryRound(group: Waiting, bound: string, now: Date): Promise<StartOutcome> {
   const { paymentGroupId } = group;
   const store = retryRoundStore();
   // A deleted group's round cancels every scheduled retry, whatever its slot.
@@ -52,7 +52,7 @@ export function startDueRetryRounds(
 }
 
 /** Why a retry-now started no round: the answer's `reason`, `message` and `settlesAt`. */
-export interface NothingStarted {
+interface NothingStarted {
   reason: (typeof RETRY_NOTHING_STARTED)[number];
   message: string;
   settlesAt?: string;

@@ -17,8 +17,9 @@ import {
   type ReturnRates,
 } from '#domain/return-rates';
 import { nextSequence } from '#domain/events';
+import { clock } from '#shared/clock';
 import { logger } from '#shared/logger';
-import { withOptimisticRetry } from '#shared/retry';
+import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { returnRateStore } from '#store/return-rates';
 
 /** The merchant's rates at `now`, from its counters. */
@@ -90,7 +91,7 @@ export async function runReturnRatesJob(now: Date, deadline: number): Promise<Re
   };
 
   for (const mark of await store.changed(MARKS_PER_RUN)) {
-    if (Date.now() >= deadline) break;
+    if (clock.nowMs() >= deadline) break;
     await refresh(mark.merchantId);
     await store.clearChanged(mark.merchantId, mark.at);
     report.changedByReturns++;
@@ -98,15 +99,15 @@ export async function runReturnRatesJob(now: Date, deadline: number): Promise<Re
 
   const stored = await store.cursor();
   let cursor = stored?.day === day ? stored : { day };
-  while (!cursor.done && Date.now() < deadline) {
+  while (!cursor.done && clock.nowMs() < deadline) {
     const page = await store.merchants(cursor.after, MERCHANT_PAGE);
     for (const merchantId of page) {
-      if (Date.now() >= deadline) break;
+      if (clock.nowMs() >= deadline) break;
       await refresh(merchantId);
       report.recomputed++;
       cursor = { day, after: merchantId };
     }
-    if (page.length < MERCHANT_PAGE && Date.now() < deadline) cursor = { ...cursor, done: true };
+    if (page.length < MERCHANT_PAGE && clock.nowMs() < deadline) cursor = { ...cursor, done: true };
     await store.advance(cursor);
   }
   report.passDone = cursor.done === true;

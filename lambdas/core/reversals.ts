@@ -14,9 +14,10 @@ import {
   type Transaction,
 } from '#domain/transactions';
 import { formatCents } from '#domain/money';
+import { processorKeys } from '#domain/processor-keys';
 import { paymentProcessor } from '#processor/index';
 import { transactionStore } from '#store/transactions';
-import { withOptimisticRetry } from '#shared/retry';
+import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { requireTransaction } from './transactions';
 
 /**
@@ -44,7 +45,7 @@ export async function voidSale(merchantId: string, transactionId: string, now: D
   if (transaction.status === 'Voided') return transaction;
   // A reserved void is finished whatever the time: the reservation was made before the margin.
   const result = await paymentProcessor().void({
-    idempotencyKey: `void:${transactionId}`,
+    idempotencyKey: processorKeys.void(transactionId),
     merchantId,
     processorTransactionId: transaction.processorTransactionId!,
     amountCents: transaction.approvedCents,
@@ -127,7 +128,7 @@ export async function refundSale(
   let { refund } = reserved;
   if (refund.status === 'Pending') {
     const result = await paymentProcessor().refund({
-      idempotencyKey: `refund:${refundId}`,
+      idempotencyKey: processorKeys.refund(refundId),
       merchantId,
       processorTransactionId: reserved.txn.processorTransactionId!,
       amountCents: refund.amountCents,

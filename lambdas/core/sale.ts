@@ -22,6 +22,7 @@ import { methodStore } from '#store/methods';
 import { logger } from '#shared/logger';
 import { duplicateGuards, type DuplicateKey } from '#store/duplicates';
 import { transactionStore } from '#store/transactions';
+import { clock } from '#shared/clock';
 
 export interface SaleRequest {
   transactionId: string;
@@ -55,7 +56,7 @@ export interface SaleRequest {
 }
 
 /** docs/product.md#duplicate-check: 5 minutes by default; DUPLICATE_WINDOW_SECONDS overrides it. */
-export const duplicateWindowSeconds = (): number => config().duplicateWindowSeconds;
+const duplicateWindowSeconds = (): number => config().duplicateWindowSeconds;
 
 /** The response message of a sale whose processor call was reversed for want of an answer. */
 export const REVERSED_MESSAGE = 'Processor did not answer; the authorization was reversed';
@@ -117,7 +118,7 @@ function declined(pending: Transaction, code: string, extra: Partial<Transaction
     responseCode: code,
     responseMessage: declineOf(code).message,
     approvedCents: 0,
-    processedAt: new Date().toISOString(),
+    processedAt: clock.now().toISOString(),
     ...extra,
   };
 }

@@ -7,9 +7,10 @@
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
 import { reversalEventType } from '#domain/groups';
 import { fromCents } from '#domain/money';
+import { processorKeys } from '#domain/processor-keys';
 import type { Refund, Transaction } from '#domain/transactions';
 import { paymentProcessor } from '#processor/index';
-import { withOptimisticRetry } from '#shared/retry';
+import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { paymentStore } from '#store/payments';
 import { transactionStore } from '#store/transactions';
 
@@ -62,7 +63,7 @@ async function recordRefundOutcome(refund: Refund, now: Date): Promise<void> {
  */
 export async function sendScheduledRefund(txn: Transaction, refund: Refund, now: Date): Promise<Refund> {
   const result = await paymentProcessor().refund({
-    idempotencyKey: `refund:${refund.refundId}`,
+    idempotencyKey: processorKeys.refund(refund.refundId),
     merchantId: txn.merchantId,
     processorTransactionId: txn.processorTransactionId!,
     amountCents: refund.amountCents,

@@ -29,14 +29,16 @@ import { isConflict } from '#shared/ddb';
 import { BadRequestError, SeriesNotFoundError } from '#shared/errors';
 import { newId, occurrenceGroupId } from '#shared/ids';
 import { logger } from '#shared/logger';
-import { MAX_ATTEMPTS, withOptimisticRetry } from '#shared/retry';
+import { MAX_ATTEMPTS, withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { groupStore } from '#store/groups';
 import { conditionOutcome, isConditionFailure } from '#store/items';
 import type { Merchant } from '#store/merchants';
+import { READ_LIMITS } from '#store/read-limits';
 import { seriesStore, seriesWriteItems } from '#store/series';
 import { createGroup, deleteGroup } from './groups';
 import { findMerchant } from './merchants';
 import { profilesSaved, resolveProfiles, writingPayments } from './profiles';
+import { clock } from '#shared/clock';
 
 /** The series if it exists and belongs to this merchant; 404 otherwise. */
 export async function requireSeries(seriesId: string, merchantId: string): Promise<Series> {
@@ -66,7 +68,7 @@ export interface CreationReport {
   failed: number;
 }
 
-export const emptyReport = (): CreationReport => ({
+const emptyReport = (): CreationReport => ({
   created: [],
   skipped: 0,
   canceled: 0,
@@ -76,7 +78,7 @@ export const emptyReport = (): CreationReport => ({
 });
 
 /** Bounds of one run of occurrence creation. */
-export interface CreationLimits {
+interface CreationLimits {
   /** Only occurrences whose group is due to be created before this time. */
   horizon: Date;
   /** No group is started after this (epoch ms). */
@@ -144,7 +146,7 @@ async function createOnce(
 async function createDueNow(series: Series, now: Date, paymentsLeft: number): Promise<Series> {
   if (series.status !== 'active') return series;
   const limits: CreationLimits = {
-    horizon: new Date(Date.now() + 1),
+    horizon: new Date(clock.nowMs() + 1),
     deadline: now.getTime() + REQUEST_CREATION_MS,
     payments: { left: paymentsLeft },
   };
@@ -234,10 +236,10 @@ async function finishCancel(series: Series, now: Date): Promise<void> {
  */
 export async function createDueOccurrences(limits: CreationLimits): Promise<CreationReport> {
   const report = emptyReport();
-  const ids = await seriesStore().due(limits.horizon.toISOString(), DUE_READ_LIMIT);
+  const ids = await seriesStore().due(limits.horizon.toISOString(), READ_LIMITS.seriesDue);
   const merchants = merchantLookup();
   for (const [i, seriesId] of ids.entries()) {
-    if (Date.now() > limits.deadline) {
+    if (clock.nowMs() > limits.deadline) {
       report.deferred += ids.length - i;
       break;
     }
@@ -253,9 +255,6 @@ export async function createDueOccurrences(limits: CreationLimits): Promise<Crea
   }
   return report;
 }
-
-/** Series read from the due index per run: far more than one run's budget creates. */
-const DUE_READ_LIMIT = 1000;
 
 type MerchantLookup = (merchantId: string) => Promise<Merchant | undefined>;
 
@@ -283,7 +282,7 @@ async function advanceSeries(
   for (let lost = 0; lost < MAX_ATTEMPTS;) {
     const series = await store.get(seriesId);
     if (!series) return;
-    const now = new Date();
+    const now = clock.now();
     if (series.cancelPending) {
       await finishCancel(series, now);
       report.canceled++;
@@ -306,7 +305,7 @@ async function advanceSeries(
     if (series.status !== 'active' || series.nextOccurrence > series.occurrenceCount) return;
     const slot = slotOfOccurrence(series, series.nextOccurrence);
     if (creationTime(slot, series.noticeDays) >= limits.horizon) return;
-    if (Date.now() > limits.deadline || (limits.payments && limits.payments.left < series.paymentCount)) {
+    if (clock.nowMs() > limits.deadline || (limits.payments && limits.payments.left < series.paymentCount)) {
       report.deferred++;
       return;
     }

@@ -21,11 +21,13 @@ import { mapLimit } from '#shared/concurrency';
 import { ServiceError } from '#shared/errors';
 import { logger } from '#shared/logger';
 import type { Transaction } from '#domain/transactions';
+import { READ_LIMITS } from '#store/read-limits';
 import { sweepIndex, type SweepKind as StoredSweepKind, type SweepWork } from '#store/sweep-index';
 import { transactionStore } from '#store/transactions';
 import { refundSale, voidSale } from './reversals';
 import { keyFirstUsedAt, REVERSED_MESSAGE, runSale } from './sale';
 import { sendScheduledRefund } from './scheduled-refunds';
+import { clock } from '#shared/clock';
 
 /** Work settled at once: the processor's and the table's load stay modest. */
 const CONCURRENCY = 8;
@@ -37,7 +39,7 @@ const CONCURRENCY = 8;
  */
 export const STALE_AFTER_SECONDS = 15;
 
-export type SweepKind = StoredSweepKind;
+type SweepKind = StoredSweepKind;
 
 export interface SweepEntry {
   kind: SweepKind;
@@ -60,17 +62,10 @@ export interface SweepReport {
   deferred: number;
 }
 
-/**
- * The most work one sweep reads: a backlog (a processor outage of an hour) is worked through over
- * successive sweeps, each bounded. Normal work (tens of ms per item, 8 at a time) clears this in
- * well under a minute.
- */
-export const SWEEP_MAX_ITEMS = 2_000;
-
-export interface SweepOptions {
+interface SweepOptions {
   /** Only work Pending for longer than this is touched (a request still running is left alone). */
   olderThanSeconds: number;
-  /** At most this much work is read (default SWEEP_MAX_ITEMS). */
+  /** At most this much work is read (default READ_LIMITS.sweepWork). */
   maxItems?: number;
   /** No item is started after this (epoch ms): the rest is left for the next sweep. */
   deadline?: number;
@@ -79,7 +74,7 @@ export interface SweepOptions {
 type Bucket = 'settled' | 'reversed' | 'unsettled';
 
 /** Settles one Pending sale (also on the next touch: a GET of it). */
-export async function sweepSale(txn: Transaction, now: Date): Promise<[Bucket, SweepEntry]> {
+async function sweepSale(txn: Transaction, now: Date): Promise<[Bucket, SweepEntry]> {
   const entry = (result: string): SweepEntry => ({
     kind: 'sale',
     merchantId: txn.merchantId,
@@ -172,11 +167,11 @@ async function settleWork(work: SweepWork, now: Date): Promise<[Bucket, SweepEnt
 /** Settles every stale Pending sale, refund, reserved void and due reversal; see SweepReport. */
 export async function sweep(now: Date, options: SweepOptions): Promise<SweepReport> {
   const before = new Date(now.getTime() - options.olderThanSeconds * 1000).toISOString();
-  const work = await sweepIndex().staleWork(before, options.maxItems ?? SWEEP_MAX_ITEMS);
+  const work = await sweepIndex().staleWork(before, options.maxItems ?? READ_LIMITS.sweepWork);
   const report: SweepReport = { settled: [], reversed: [], unsettled: [], deferred: 0 };
   const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
   const outcomes = await mapLimit(work, CONCURRENCY, async (item) => {
-    if (Date.now() > deadline) {
+    if (clock.nowMs() > deadline) {
       report.deferred++;
       return undefined;
     }

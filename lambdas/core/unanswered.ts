@@ -7,10 +7,12 @@
  */
 import { failedAuthResponse, saleAuthResponse } from '#domain/processing';
 import type { Payment } from '#domain/groups';
+import { processorKeys } from '#domain/processor-keys';
 import { transactionView } from '#domain/transactions';
-import { attemptProcessorKey, attemptTransactionId } from '#shared/ids';
+import { attemptTransactionId } from '#shared/ids';
 import type { AttemptResult } from './attempts';
 import { giveUpSale } from './sale';
+import { clock } from '#shared/clock';
 
 export async function giveUpOnCharge(
   payment: Payment,
@@ -19,11 +21,11 @@ export async function giveUpOnCharge(
   reason: string,
   options: { reverse?: 'now' | 'later' } = {},
 ): Promise<AttemptResult> {
-  const now = new Date();
+  const now = clock.now();
   const { transaction, abandoned } = await giveUpSale(
     {
       transactionId: attemptTransactionId(payment.paymentId, attempt),
-      processorKey: attemptProcessorKey(payment.paymentId, attempt),
+      processorKey: processorKeys.payment(payment.paymentId, attempt),
       merchantId,
       profileId: payment.profileId,
       amountCents: payment.amountCents,

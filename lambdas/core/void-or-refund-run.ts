@@ -13,13 +13,15 @@
 import { VOID_OR_REFUND, voidOrRefundExecutionName } from '#contract/processing';
 import type { Group, VoidOrRefundSummary } from '#domain/groups';
 import { config, needed } from '#shared/config';
-import { ServiceUnavailableError } from '#shared/errors';
+import { tooMuchContention, withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { executionArnOf, executionStatus, startVoidOrRefundExecution } from '#shared/sfn';
 import { groupStore } from '#store/groups';
 import type { ReversalInput } from './void-or-refund-state';
 
 /** Claims lost in a row before the caller is asked to retry (each loss means another run exists). */
 const CLAIM_ATTEMPTS = 3;
+/** What the 503 of a start never won names. */
+const RESOURCE = "this group's void-or-refund";
 
 async function run(group: Group, summary: VoidOrRefundSummary): Promise<string> {
   const input: ReversalInput = {
@@ -42,35 +44,43 @@ export const reversesInBackground = (paymentCount: number): boolean =>
   paymentCount >
   Math.min(VOID_OR_REFUND.syncLimit, config().voidOrRefundBackgroundAbove ?? VOID_OR_REFUND.syncLimit);
 
-/** The execution reversing `group` in the background: the running one, or a new one. */
+/**
+ * The execution reversing `group` in the background: the running one, or a new one. Two requests
+ * at once race for the summary's generation through optimistic concurrency's loop; a group gone
+ * meanwhile is the same 503 as a race never won.
+ */
 export async function reverseInBackground(group: Group, now: Date): Promise<string> {
   let current: Group | undefined = group;
-  for (let attempt = 0; attempt < CLAIM_ATTEMPTS && current; attempt++) {
-    const summary: VoidOrRefundSummary | undefined = current.voidOrRefundSummary;
-    if (summary?.status === 'running') {
-      const status = await executionStatus(summary.executionArn);
-      if (status === 'RUNNING') return summary.executionArn;
-      // Claimed, never started: start it now under the claimed name.
-      if (status === 'MISSING') return run(current, summary);
-    }
-    const generation = (summary?.generation ?? 0) + 1;
-    const name = voidOrRefundExecutionName(group.paymentGroupId, generation);
-    const next: VoidOrRefundSummary = {
-      status: 'running',
-      generation,
-      executionArn: executionArnOf(needed('voidOrRefundStateMachineArn'), name),
-      startedAt: now.toISOString(),
-      voidedCount: 0,
-      refundedCount: 0,
-      refundScheduledCount: 0,
-      skippedCount: 0,
-      failedCount: 0,
-    };
-    if (await groupStore().putVoidOrRefundSummary(group.paymentGroupId, next, summary?.generation))
-      return run(current, next);
-    current = await groupStore().getGroup(group.paymentGroupId);
-  }
-  throw new ServiceUnavailableError('void-or-refund is being started by another request; retry shortly');
+  return withOptimisticRetry(
+    async () => {
+      if (!current) throw tooMuchContention(RESOURCE);
+      const summary: VoidOrRefundSummary | undefined = current.voidOrRefundSummary;
+      if (summary?.status === 'running') {
+        const status = await executionStatus(summary.executionArn);
+        if (status === 'RUNNING') return summary.executionArn;
+        // Claimed, never started: start it now under the claimed name.
+        if (status === 'MISSING') return run(current, summary);
+      }
+      const generation = (summary?.generation ?? 0) + 1;
+      const name = voidOrRefundExecutionName(group.paymentGroupId, generation);
+      const next: VoidOrRefundSummary = {
+        status: 'running',
+        generation,
+        executionArn: executionArnOf(needed('voidOrRefundStateMachineArn'), name),
+        startedAt: now.toISOString(),
+        voidedCount: 0,
+        refundedCount: 0,
+        refundScheduledCount: 0,
+        skippedCount: 0,
+        failedCount: 0,
+      };
+      if (await groupStore().putVoidOrRefundSummary(group.paymentGroupId, next, summary?.generation))
+        return run(current, next);
+      current = await groupStore().getGroup(group.paymentGroupId);
+      return undefined;
+    },
+    { attempts: CLAIM_ATTEMPTS, resource: RESOURCE },
+  );
 }
 
 /** The group as stored, whichever merchant's: a run's tasks check that it is theirs. */

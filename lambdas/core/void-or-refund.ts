@@ -28,7 +28,7 @@ import { mapLimit } from '#shared/concurrency';
 import { config } from '#shared/config';
 import { BadRequestError, ServiceError, ServiceUnavailableError } from '#shared/errors';
 import { logger } from '#shared/logger';
-import { withOptimisticRetry } from '#shared/retry';
+import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { groupStore } from '#store/groups';
 import { paymentStore } from '#store/payments';
 import { transactionStore } from '#store/transactions';
@@ -36,6 +36,7 @@ import { refundResponse } from './scheduled-refunds';
 import { requireTransaction } from './transactions';
 import { requireGroup } from './groups';
 import { refundSale, voidSale } from './reversals';
+import { clock } from '#shared/clock';
 
 const REVERSAL_NAMESPACE = 'f0a3c1d2-7b4e-4c8a-9e21-5d6f7a8b9c0d';
 /**
@@ -48,14 +49,14 @@ const CONCURRENCY = 64;
 
 /** `refund_scheduled`: inside the void margin; its refund is sent right after the cut-off. */
 export type Outcome = 'voided' | 'refunded' | 'refund_scheduled' | 'skipped' | 'failed';
-export interface PaymentOutcome {
+interface PaymentOutcome {
   paymentId: string;
   outcome: Outcome;
   response?: VoidOrRefundResponse;
   reason?: string;
 }
 
-export interface GroupReversal {
+interface GroupReversal {
   group: Group;
   outcomes: PaymentOutcome[];
 }
@@ -231,19 +232,19 @@ export async function voidOrRefundGroup(
   const payments = await selectPayments(group, paymentIds);
   // The clock runs on while a large group is reversed: each payment decides void or refund at
   // its own time (the request's `now` plus the time elapsed), not at the request's start.
-  const started = Date.now();
-  const clock = () => new Date(now.getTime() + (Date.now() - started));
+  const started = clock.nowMs();
+  const nowOf = () => new Date(now.getTime() + (clock.nowMs() - started));
   const outcomes = await mapLimit(payments, CONCURRENCY, (payment) =>
-    Date.now() > deadline
+    clock.nowMs() > deadline
       ? Promise.resolve<PaymentOutcome>({
           paymentId: payment.paymentId,
           outcome: 'failed',
           reason: NOT_ATTEMPTED,
         })
-      : reversePayment(payment, merchantId, clock()).catch((error: unknown) => unanswered(payment, error)),
+      : reversePayment(payment, merchantId, nowOf()).catch((error: unknown) => unanswered(payment, error)),
   );
   // Announced once the request is done (each payment's reversal is announced on its own).
-  await groupStore().announceVoidOrRefund(groupId, clock());
+  await groupStore().announceVoidOrRefund(groupId, nowOf());
   return { group, outcomes };
 }
 

@@ -9,7 +9,7 @@ import {
   type WebhookDelivery,
   type WebhookEndpoint,
 } from '#domain/webhooks';
-import { sleep } from '#shared/concurrency';
+import { clock, sleep } from '#shared/clock';
 import { config } from '#shared/config';
 import { emitMetricLine } from '#shared/metrics';
 import { MAX_DELAY_SECONDS } from '#shared/sqs-queue';
@@ -39,7 +39,7 @@ export class Batch {
   failedAttempts = 0;
   private readonly endpoints = new Map<string, Promise<WebhookEndpoint[]>>();
 
-  constructor(readonly now: () => Date = () => new Date()) {}
+  constructor(readonly now: () => Date = () => clock.now()) {}
 
   enqueue(message: WebhookMessage, delaySeconds = 0): void {
     this.messages.push({ message, delaySeconds: Math.max(0, delaySeconds) });
@@ -61,14 +61,14 @@ export class Batch {
    * 4 at a time); false after that (a slow endpoint's): the message comes back a second later.
    */
   async take(endpointId: string): Promise<'now' | 'waited' | false> {
-    const until = Date.now() + SLOT_WAIT_MS;
+    const until = clock.nowMs() + SLOT_WAIT_MS;
     for (let waited = false; ; waited = true) {
       const n = inFlight.get(endpointId) ?? 0;
       if (n < PER_ENDPOINT_IN_FLIGHT) {
         inFlight.set(endpointId, n + 1);
         return waited ? 'waited' : 'now';
       }
-      if (Date.now() >= until) return false;
+      if (clock.nowMs() >= until) return false;
       await sleep(25);
     }
   }

@@ -20,7 +20,7 @@
  * to the sweep alone.
  */
 import { eventEnabled } from '#domain/events';
-import { BREAKER_THRESHOLD, DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES_READ } from '#contract/webhooks';
+import { DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES_READ } from '#contract/webhooks';
 import type { EventType } from '#contract/events';
 import {
   breakerRetryAfter,
@@ -56,7 +56,7 @@ const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
  * another shard) holds a delivery back this long at most after its event was created; then it
  * goes (the earlier event predates the cursor: written before webhooks were deployed).
  */
-export const GAP_GRACE_MS = 10 * 60_000;
+const GAP_GRACE_MS = 10 * 60_000;
 /** How often a delivery held back by such a gap looks again. */
 const GAP_WAIT_SECONDS = 2;
 export async function handleMessage(message: WebhookMessage, batch: Batch): Promise<void> {
@@ -66,7 +66,7 @@ export async function handleMessage(message: WebhookMessage, batch: Batch): Prom
 }
 
 /** The fan-out of one new event. */
-export async function fanOut(m: EventMessage, batch: Batch): Promise<void> {
+async function fanOut(m: EventMessage, batch: Batch): Promise<void> {
   const now = batch.now();
   const store = webhookDeliveryStore();
   const endpoints = (await batch.endpointsOf(m.merchantId)).filter((e) => receives(e, m, eventEnabled));
@@ -183,7 +183,7 @@ async function heldByOrder(d: WebhookDelivery, batch: Batch): Promise<boolean> {
 }
 
 /** One turn of a delivery. */
-export async function deliverTurn(m: DeliveryMessage, batch: Batch): Promise<void> {
+async function deliverTurn(m: DeliveryMessage, batch: Batch): Promise<void> {
   const store = webhookDeliveryStore();
   const d = await store.get(m);
   if (!d || d.status !== 'pending') return;
@@ -342,4 +342,3 @@ async function record(d: WebhookDelivery, endpoint: WebhookEndpoint, answer: Web
 }
 
 /** Threshold re-exported for the admin tools' listing of failing endpoints. */
-export { BREAKER_THRESHOLD };

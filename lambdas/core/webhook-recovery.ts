@@ -6,18 +6,14 @@
 import { eventEnabled } from '#domain/events';
 import type { WebhookDelivery } from '#domain/webhooks';
 import { mapLimit } from '#shared/concurrency';
-import { keys } from '#shared/keys';
 import { logger } from '#shared/logger';
 import { webhookQueue, type ReplayMessage } from '#shared/webhook-queue';
 import { eventCursorStore } from '#store/event-cursors';
-import { webhookDeliveryStore } from '#store/webhook-deliveries';
+import { READ_LIMITS } from '#store/read-limits';
+import { dueShards, webhookDeliveryStore } from '#store/webhook-deliveries';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
 import { Batch, deliveryMessage, iso, lostAfterMs } from './webhook-batch';
-
-/** Events read per replay message. */
-export const REPLAY_PAGE = 100;
-/** Deliveries the sweep re-enqueues per shard and run. */
-export const SWEEP_LIMIT = 1000;
+import { clock } from '#shared/clock';
 
 /** One page of a replay, oldest event first; the next page is the next message. */
 export async function replayPage(m: ReplayMessage, batch: Batch): Promise<void> {
@@ -32,7 +28,7 @@ export async function replayPage(m: ReplayMessage, batch: Batch): Promise<void> 
     since,
     m.until,
     m.after,
-    REPLAY_PAGE,
+    READ_LIMITS.webhookReplay,
   );
   const wanted = events.filter((e) => eventEnabled(e.type, endpoint.enabledEvents));
   await mapLimit(wanted, 8, async (event) => {
@@ -71,13 +67,13 @@ export async function replayPage(m: ReplayMessage, batch: Batch): Promise<void> 
 /**
  * The webhook sweep: every pending delivery whose `checkAt` has passed gets a new message (its
  * message was lost, never sent, or its retry was longer than a queue delay), and its `checkAt`
- * moves on. Bounded: SWEEP_LIMIT per shard and run.
+ * moves on. Bounded: READ_LIMITS.webhookSweep per shard and run.
  */
-export async function sweepDue(now: Date = new Date()): Promise<{ enqueued: number }> {
+export async function sweepDue(now: Date = clock.now()): Promise<{ enqueued: number }> {
   const store = webhookDeliveryStore();
   const batch = new Batch(() => now);
-  for (const shard of keys.webhookDueShards()) {
-    const due = await store.due(shard, now, SWEEP_LIMIT);
+  for (const shard of dueShards()) {
+    const due = await store.due(shard, now, READ_LIMITS.webhookSweep);
     await mapLimit(due, 16, async (d) => {
       if (await store.touch(d, iso(now.getTime() + lostAfterMs()))) batch.enqueue(deliveryMessage(d));
     });

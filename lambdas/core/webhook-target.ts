@@ -14,14 +14,15 @@ import {
   urlProblem,
   type UrlRules,
 } from '#domain/webhook-addresses';
+import { withTimeout } from '#shared/clock';
 import { config } from '#shared/config';
 
-export interface Resolved {
+interface Resolved {
   address: string;
   family: 4 | 6;
 }
 
-export type Resolver = (host: string) => Promise<Resolved[]>;
+type Resolver = (host: string) => Promise<Resolved[]>;
 
 /** A name that takes longer than this to resolve is refused (a create waits for it). */
 const RESOLVE_TIMEOUT_MS = 3000;
@@ -39,24 +40,15 @@ export const useResolver = (r: Resolver | undefined): void => {
   resolver = r ?? systemResolver;
 };
 
-export type Target = { ok: true; url: URL; address: string; family: 4 | 6 } | { ok: false; reason: string };
+type Target = { ok: true; url: URL; address: string; family: 4 | 6 } | { ok: false; reason: string };
 
-async function resolveWithin(host: string): Promise<Resolved[]> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      resolver(host),
-      new Promise<never>((_ok, fail) => {
-        timer = setTimeout(() => fail(new Error('timeout')), RESOLVE_TIMEOUT_MS);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const resolveWithin = (host: string): Promise<Resolved[]> =>
+  withTimeout(resolver(host), RESOLVE_TIMEOUT_MS, () => {
+    throw new Error('timeout');
+  });
 
 /** The configured rules: the local runtime alone allows loopback (WEBHOOK_ALLOW_LOOPBACK). */
-export const configuredRules = (): UrlRules => ({ allowLoopback: config().webhookAllowLoopback });
+const configuredRules = (): UrlRules => ({ allowLoopback: config().webhookAllowLoopback });
 
 /**
  * The URL checked and its address chosen, or the reason (`url <reason>` in a 400). Every address

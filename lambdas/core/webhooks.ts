@@ -25,7 +25,7 @@ import {
 } from '#domain/webhooks';
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from '#shared/errors';
 import { newId } from '#shared/ids';
-import { withOptimisticRetry } from '#shared/retry';
+import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { secretBox } from '#shared/secret-box';
 import { webhookQueue } from '#shared/webhook-queue';
 import { decodePageToken, encodePageToken } from '#store/paging';
@@ -33,7 +33,7 @@ import { pagePosition, webhookDeliveryStore } from '#store/webhook-deliveries';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
 import { checkTarget } from './webhook-target';
 
-export class WebhookEndpointNotFoundError extends NotFoundError {
+class WebhookEndpointNotFoundError extends NotFoundError {
   constructor(endpointId: string) {
     super(`webhook endpoint ${endpointId} not found`);
   }
@@ -51,7 +51,7 @@ async function requireAllowedUrl(url: string): Promise<void> {
   if (!target.ok) throw new BadRequestError(`url ${target.reason}`);
 }
 
-export async function requireEndpoint(merchantId: string, endpointId: string): Promise<WebhookEndpoint> {
+async function requireEndpoint(merchantId: string, endpointId: string): Promise<WebhookEndpoint> {
   const found = await webhookEndpointStore().get(merchantId, endpointId);
   if (!found) throw new WebhookEndpointNotFoundError(endpointId);
   return found;

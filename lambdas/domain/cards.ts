@@ -7,7 +7,7 @@ import { BadRequestError } from '#shared/errors';
 
 export type CardType = 'VISA' | 'MASTERCARD' | 'AMEX' | 'DISCOVER';
 export type AccountType = CardType | 'CHECKING';
-export const CARD_TYPES: readonly CardType[] = ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER'];
+const CARD_TYPES: readonly CardType[] = ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER'];
 export const isCard = (type: AccountType): type is CardType => type !== 'CHECKING';
 
 export function luhnValid(digits: string): boolean {

@@ -7,6 +7,7 @@
  */
 import { EVENT_ID_PREFIX, EVENT_RETENTION_DAYS, type EventType } from '#contract/events';
 import { newId } from '#shared/ids';
+import { clock } from '#shared/clock';
 
 export interface ServiceEvent<D = unknown> {
   id: string;
@@ -22,7 +23,7 @@ export interface ServiceEvent<D = unknown> {
 }
 
 /** What a change announces; the store adds the id and the time. */
-export interface EventSpec<D = unknown> {
+interface EventSpec<D = unknown> {
   type: EventType;
   merchantId: string;
   objectId: string;
@@ -31,7 +32,7 @@ export interface EventSpec<D = unknown> {
 }
 
 /** `evt_` + a UUIDv7 without dashes: unique, and sorting by creation time. */
-export const newEventId = (): string => `${EVENT_ID_PREFIX}${newId().replace(/-/g, '')}`;
+const newEventId = (): string => `${EVENT_ID_PREFIX}${newId().replace(/-/g, '')}`;
 
 /**
  * The event of `spec`, made when its change is written: `now` is the change's time, but an attempt
@@ -42,7 +43,7 @@ export function newEvent<D>(spec: EventSpec<D>, now: Date, id = newEventId()): S
   return {
     id,
     type: spec.type,
-    createdAt: new Date(Math.max(now.getTime(), Date.now())).toISOString(),
+    createdAt: new Date(Math.max(now.getTime(), clock.nowMs())).toISOString(),
     merchantId: spec.merchantId,
     objectId: spec.objectId,
     sequence: spec.sequence,

@@ -19,7 +19,6 @@ import { retryPolicyOf } from './retries';
 import type { Group, GroupStatus, Payment, PaymentAttempt } from './group-records';
 
 export type {
-  Fee,
   Group,
   GroupStatus,
   Payment,

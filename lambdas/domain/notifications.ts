@@ -55,7 +55,7 @@ export interface DeclineNoticeData {
  * The account updater found a saved method closed (or the issuer asks to contact the cardholder):
  * the payor is asked for a new payment method, since the merchant's payments on it will be declined.
  */
-export interface MethodUnusableData {
+interface MethodUnusableData {
   merchantName: string;
   maskedAccountNumber: string;
   accountType: string;

@@ -15,7 +15,7 @@ export type { AuthResponse };
  * What processing reads of a payment. Structural (a `Payment` is one) so that this module does
  * not import `./groups`, which imports the summary view from here.
  */
-export interface ChargedPayment {
+interface ChargedPayment {
   deleted: boolean;
   amountCents: Cents;
   authResponse: AuthResponse | null;

@@ -46,9 +46,9 @@ export type ReportRow = Record<(typeof REPORT_COLUMNS)[number], string>;
  * A payment's state in the report: deleted; scheduled (not charged yet); approved, partial
  * (approved for less than its amount), declined or failed by its latest attempt.
  */
-export type RowStatus = 'deleted' | 'scheduled' | 'approved' | 'partial' | 'declined' | 'failed';
+type RowStatus = 'deleted' | 'scheduled' | 'approved' | 'partial' | 'declined' | 'failed';
 
-export function rowStatus(p: ReportPayment): RowStatus {
+function rowStatus(p: ReportPayment): RowStatus {
   if (p.deleted) return 'deleted';
   const auth = p.authResponse;
   if (!auth) return 'scheduled';
@@ -115,7 +115,7 @@ export function reportRow(p: ReportPayment, customerAccountId = ''): ReportRow {
 }
 
 /** The running sums of a report, in cents. */
-export interface ReportTotals {
+interface ReportTotals {
   outcomes: ProcessingTotals;
   payments: number;
   declinedCategory1: number;

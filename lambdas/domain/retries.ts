@@ -71,9 +71,9 @@ export interface CardUse {
   retry: boolean;
 }
 
-export type Network = 'visa' | 'mastercard' | 'nacha';
+type Network = 'visa' | 'mastercard' | 'nacha';
 
-export interface NetworkLimit {
+interface NetworkLimit {
   network: Network;
   max: number;
   windowHours: number;
@@ -84,7 +84,7 @@ export interface NetworkLimit {
 const DAY = 24;
 
 /** The limits on retries of one card or account per merchant, by network (see the top). */
-export const NETWORK_LIMITS: Record<Network, readonly NetworkLimit[]> = {
+const NETWORK_LIMITS: Record<Network, readonly NetworkLimit[]> = {
   visa: [
     {
       network: 'visa',
@@ -118,14 +118,14 @@ export const NETWORK_LIMITS: Record<Network, readonly NetworkLimit[]> = {
 };
 
 /** The network whose rules an account type follows: Visa's for every card brand but Mastercard. */
-export const networkOf = (accountType: AccountType | undefined): Network =>
+const networkOf = (accountType: AccountType | undefined): Network =>
   accountType === 'MASTERCARD' ? 'mastercard' : accountType === 'CHECKING' ? 'nacha' : 'visa';
 
 /** Mastercard's merchant advice codes after which a card is never tried again. */
-export const FINAL_ADVICE_CODES: readonly string[] = ['03', '21'];
+const FINAL_ADVICE_CODES: readonly string[] = ['03', '21'];
 
 /** The only decline a bank debit is re-presented after (insufficient funds; ACH R01/R09). */
-export const CHECKING_RETRY_CODE = '51';
+const CHECKING_RETRY_CODE = '51';
 
 const HOUR_MS = 3_600_000;
 

@@ -18,7 +18,7 @@ export const RETURN_CATEGORIES = ['nsf', 'administrative', 'unauthorized', 'othe
 export type ReturnCategory = (typeof RETURN_CATEGORIES)[number];
 
 /** The rates Nacha watches: two kinds of return, and every return. */
-export type ReturnRateKind = 'unauthorized' | 'administrative' | 'overall';
+type ReturnRateKind = 'unauthorized' | 'administrative' | 'overall';
 
 /**
  * Nacha's thresholds: unauthorized returns 0.5%, administrative 3%, overall 15% of the debits,
@@ -82,14 +82,8 @@ export function returnRateWindow(now: Date): { since: string; until: string } {
   };
 }
 
-/** A debit made on `day` counts at `now`. */
-export function inWindow(day: string, now: Date): boolean {
-  const { since, until } = returnRateWindow(now);
-  return day >= since && day <= until;
-}
-
 /** `count` over `debits`, rounded to 4 decimals; 0 without debits. */
-export const roundedRate = (count: number, debits: number): number =>
+const roundedRate = (count: number, debits: number): number =>
   debits === 0 ? 0 : Math.round((count / debits) * 10_000) / 10_000;
 
 /**

@@ -10,7 +10,6 @@ import type { InlinePaymentInput } from '#contract/schemas/payments';
 import type { CreateSeriesInput } from '#contract/schemas/series';
 import { DEFAULT_NOTICE_DAYS, MAX_SERIES_OCCURRENCES, MAX_SERIES_START_YEARS } from '#contract/series';
 import { ValidationError, type Problem } from '#shared/validation';
-import type { ServiceEvent } from './events';
 import { currentSlot, slotOf, type TransactionInitiator } from './groups';
 import { fromCents, toCents, type Cents } from './money';
 import { retryPolicyOf, type RetryPolicy } from './retries';
@@ -71,16 +70,6 @@ export interface Series extends Recurrence {
   revision: number;
   /** The number of events announced for the series (absent: none). */
   eventSeq?: number;
-}
-
-/**
- * A write of a series that must hold together with another change (an occurrence's group): `next`
- * written whole if the series is still at `previous`'s revision, with the event announcing it.
- */
-export interface SeriesWrite {
-  previous: Series;
-  next: Series;
-  event?: ServiceEvent;
 }
 
 /** One payment of a series, as every occurrence's group copies it (recurring). */

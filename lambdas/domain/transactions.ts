@@ -86,7 +86,7 @@ export const PENDING_MESSAGE = 'Pending: the processor has not answered yet; GET
  * (36 s for hourly cut-offs; a sandbox settling every few seconds would otherwise never let a
  * void through).
  */
-export const VOID_CUTOFF_MARGIN_SECONDS = 120;
+const VOID_CUTOFF_MARGIN_SECONDS = 120;
 
 export const voidMarginSeconds = (settlementPeriodSeconds: number): number =>
   Math.min(VOID_CUTOFF_MARGIN_SECONDS, settlementPeriodSeconds / 100);

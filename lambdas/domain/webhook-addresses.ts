@@ -64,7 +64,7 @@ function ipv6Bytes(address: string): number[] {
 }
 
 /** An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) as its IPv4 address; anything else unchanged. */
-export function unmapped(address: string): string {
+function unmapped(address: string): string {
   if (isIP(address) !== 6) return address;
   const bytes = ipv6Bytes(address);
   const mapped = bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;

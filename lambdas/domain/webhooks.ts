@@ -154,7 +154,7 @@ export function webhookHeaders(secrets: readonly string[], id: string, at: Date,
 }
 
 /** What an attempt's answer means. */
-export type AttemptOutcome = 'delivered' | 'gone' | 'retry';
+type AttemptOutcome = 'delivered' | 'gone' | 'retry';
 
 export const outcomeOf = (status: number | undefined): AttemptOutcome =>
   status === undefined

@@ -11,6 +11,7 @@ import { requireGroup } from '#core/groups';
 import { voidOrRefundGroup, type Outcome } from '#core/void-or-refund';
 import { merchantRoute } from '#core/merchants';
 import { reverseInBackground, reversesInBackground } from '#core/void-or-refund-run';
+import { clock } from '#shared/clock';
 
 export const handler = merchantRoute(routes.VoidOrRefundGroup, async ({ merchant, params, body, now }) => {
   const groupId = params.GroupID;
@@ -24,7 +25,7 @@ export const handler = merchantRoute(routes.VoidOrRefundGroup, async ({ merchant
   }
   // The last reversal starts early enough to end before the function's timeout.
   const deadline =
-    Date.now() + (VOID_OR_REFUND.apiTimeoutSeconds - VOID_OR_REFUND.reversalSeconds - 2) * 1000;
+    clock.nowMs() + (VOID_OR_REFUND.apiTimeoutSeconds - VOID_OR_REFUND.reversalSeconds - 2) * 1000;
   const { group, outcomes } = await voidOrRefundGroup(
     groupId,
     merchant.merchantId,

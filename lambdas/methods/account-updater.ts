@@ -7,7 +7,8 @@
 import { ACCOUNT_UPDATER_JOB } from '#contract/account-updater';
 import { runAccountUpdater, type AccountUpdaterReport } from '#core/account-updater';
 import { taskHandler } from '#shared/task';
+import { clock } from '#shared/clock';
 
 export const handler = taskHandler((): Promise<AccountUpdaterReport> =>
-  runAccountUpdater(new Date(), Date.now() + ACCOUNT_UPDATER_JOB.budgetSeconds * 1000),
+  runAccountUpdater(clock.now(), clock.nowMs() + ACCOUNT_UPDATER_JOB.budgetSeconds * 1000),
 );

@@ -27,6 +27,7 @@ import {
 } from '#domain/processing';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
+import { clock } from '#shared/clock';
 
 export class ClaimNotVisibleError extends Error {
   override readonly name = 'ClaimNotVisible';
@@ -69,7 +70,7 @@ export const handler = taskHandler(async (input: BeginInput): Promise<Processing
         round: group.retryRound!,
         bound: group.retryBound!,
         groupDeleted: group.status === 'deleted',
-        startedAt: group.retryRoundAt ?? group.claimedAt ?? new Date().toISOString(),
+        startedAt: group.retryRoundAt ?? group.claimedAt ?? clock.now().toISOString(),
       },
     }),
   };

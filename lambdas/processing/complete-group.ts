@@ -11,6 +11,7 @@ import { completeGroup, completeRetryRound } from '#core/processing-run';
 import { cutsOf, receiptRangesBetween, sumTotals, type ProcessingState } from '#domain/processing';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
+import { clock } from '#shared/clock';
 
 export const handler = taskHandler(async (state: ProcessingState): Promise<ProcessingState> => {
   logger.appendKeys({ paymentGroupId: state.paymentGroupId, merchantId: state.merchantId });
@@ -18,7 +19,7 @@ export const handler = taskHandler(async (state: ProcessingState): Promise<Proce
   // An execution started on the definition before key ranges (a deploy mid-run) carries them itself.
   const totals = ranges.length > 0 ? sumTotals(ranges.map((r) => r.totals)) : state.totals;
   const batches = ranges.length > 0 ? ranges.reduce((n, r) => n + r.batches, 0) : state.batches;
-  const summary = { ...totals, processedAt: new Date().toISOString() };
+  const summary = { ...totals, processedAt: clock.now().toISOString() };
   // A retry round (the group processed already): the summary recounted, the next round's slot.
   if (state.retry) await completeRetryRound(state.paymentGroupId, state.retry.round, summary);
   else await completeGroup(state.paymentGroupId, summary);

@@ -28,6 +28,7 @@ import { taskHandler } from '#shared/task';
 import { paymentsInRange, queueReceipt, receiptsQueued } from '#core/processing-run';
 import { emailsOf } from '#core/payors';
 import { findTransaction } from '#core/transactions';
+import { clock } from '#shared/clock';
 
 /** What an execution started before the fan-out passes: the whole group's state. */
 export interface ReceiptState extends ProcessingState {
@@ -50,7 +51,7 @@ async function queueReceipts(merchantId: string, payments: Payment[]): Promise<n
     due.map((p) => parseProfileId(p.profileId).payorId),
     merchantId,
   );
-  const now = new Date();
+  const now = clock.now();
   const written = await mapLimit(due, RECEIPTS_CONCURRENCY, async (payment) => {
     const email = emails.get(parseProfileId(payment.profileId).payorId);
     const auth = payment.authResponse;
@@ -100,7 +101,7 @@ export const handler = taskHandler(async (input: ReceiptInput): Promise<ReceiptI
   });
   // The whole group's loop (an execution started before the fan-out): its last page takes the group
   // out of the due index. A range leaves that to ReceiptsQueued, after every range is done.
-  if (!isRange(input) && cursor === null) await receiptsQueued(input.paymentGroupId, new Date());
+  if (!isRange(input) && cursor === null) await receiptsQueued(input.paymentGroupId, clock.now());
   return {
     ...input,
     receiptCursor: cursor,

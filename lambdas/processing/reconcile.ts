@@ -12,6 +12,7 @@ import { reconcile, type ReconcileReport } from '#core/reconcile';
 import { RECONCILIATION } from '#contract/processing';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
+import { clock } from '#shared/clock';
 
 const DAY_MS = 24 * 3600_000;
 
@@ -24,7 +25,7 @@ export interface ReconcileEvent {
 
 /** The window's start an event asks for; a bad one is refused before anything runs. */
 export function windowOf(event: ReconcileEvent): { since: string; now: Date; staleMinutes?: number } {
-  const now = event.time !== undefined ? new Date(event.time) : new Date();
+  const now = event.time !== undefined ? new Date(event.time) : clock.now();
   if (Number.isNaN(now.getTime())) throw new Error(`time ${String(event.time)} is not an ISO-8601 time`);
   const since = event.since !== undefined ? new Date(event.since) : new Date(now.getTime() - DAY_MS);
   if (Number.isNaN(since.getTime())) throw new Error(`since ${String(event.since)} is not an ISO-8601 time`);

@@ -36,6 +36,7 @@ import { config } from '#shared/config';
 import { logger } from '#shared/logger';
 import { emitMetricLine } from '#shared/metrics';
 import { taskHandler } from '#shared/task';
+import { clock } from '#shared/clock';
 
 export interface TickResult {
   slot: string;
@@ -58,7 +59,7 @@ export const handler = taskHandler(async (event: Pick<ScheduledEvent, 'time'>): 
     throw new Error(`scheduled event without a valid time: ${String(event.time)}`);
   const slot = currentSlot(time);
   const due = await dueGroups(slot);
-  const now = new Date();
+  const now = clock.now();
   const superviseAfterMs = config().superviseAfterSeconds * 1000;
   // A group waiting for its retry round has no run to supervise: its round is started instead.
   const supervised = due.filter(
@@ -84,7 +85,7 @@ export const handler = taskHandler(async (event: Pick<ScheduledEvent, 'time'>): 
   // started by the due sweep within a minute.
   const series = await createDueOccurrences({
     horizon: new Date(time.getTime() + 3_600_000),
-    deadline: Date.now() + TICK_SERIES_BUDGET_SECONDS * 1000,
+    deadline: clock.nowMs() + TICK_SERIES_BUDGET_SECONDS * 1000,
   });
   // One EMF line: CloudWatch turns it into the metric the stuck-groups alarm watches.
   emitMetricLine(stuckGroupsMetricLine(stuck, config().stage, now));

@@ -15,6 +15,7 @@ import { startDueRetryRounds } from '#core/retry-rounds';
 import { currentSlot } from '#domain/groups';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
+import { clock } from '#shared/clock';
 
 export const handler = taskHandler(
   async (
@@ -25,14 +26,14 @@ export const handler = taskHandler(
       throw new Error(`scheduled event without a valid time: ${String(event.time)}`);
     const slot = currentSlot(time);
     const due = await dueGroups(slot);
-    const now = new Date();
+    const now = clock.now();
     const started = [...(await startPendingGroups(due, now)), ...(await startDueRetryRounds(due, slot, now))];
     if (started.length > 0) logger.info('due sweep started groups', { slot, started: started.length });
     // Series occurrences already due: those a create request left (its budget), cancels a crash
     // left half-done. Cheap when there are none: one Query of the series' due index.
     const series = await createDueOccurrences({
       horizon: time,
-      deadline: Date.now() + DUE_SWEEP_SERIES_BUDGET_SECONDS * 1000,
+      deadline: clock.nowMs() + DUE_SWEEP_SERIES_BUDGET_SECONDS * 1000,
     });
     return { slot, started, series };
   },

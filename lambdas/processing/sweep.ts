@@ -13,6 +13,7 @@ import { sweepDeletions, type DeletionSweepEntry } from '#core/method-deletion';
 import { STALE_AFTER_SECONDS, sweep, type SweepReport } from '#core/sweeper';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
+import { clock } from '#shared/clock';
 
 export interface SweepEvent {
   /** The scheduled event's time; the sweep goes by the wall clock when absent. */
@@ -29,7 +30,7 @@ export interface SweepResult extends SweepReport {
 }
 
 export const handler = taskHandler(async (event: SweepEvent): Promise<SweepResult> => {
-  const now = new Date();
+  const now = clock.now();
   // Bounded work: no item is started after the budget; what is left waits for the next sweep.
   const deadline = now.getTime() + SWEEP_BUDGET_SECONDS * 1000;
   const report = await sweep(now, {

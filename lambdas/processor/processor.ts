@@ -117,7 +117,7 @@ export interface ReversalResult {
  */
 export interface ProcessorActivity {
   kind: 'sale' | 'void' | 'refund';
-  /** The key the service sent (`sale:<transactionId>`, `payment:<paymentId>`, `void:…`, `refund:…`). */
+  /** The key the service sent (domain/processor-keys.ts: `sale:…`, `payment:…`, `void:…`, `refund:…`). */
   idempotencyKey: string;
   merchantId: string;
   processorTransactionId: string;

@@ -10,9 +10,10 @@
 import { createHash } from 'node:crypto';
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { maskNumber } from '#domain/cards';
-import { queryDays } from '#shared/day-index';
-import { keys } from '#shared/keys';
+import { queryDays } from '#store/day-index';
 import type { AccountUpdate, NumberedAccount } from './processor';
+import { ACCOUNT_UPDATE_DAYS, sandboxKeys } from './sandbox-keys';
+import { clock } from '#shared/clock';
 
 type UpdateSpec =
   { kind: 'new_expiry' } | { kind: 'new_number'; number: string } | { kind: 'closed' | 'contact_cardholder' };
@@ -30,8 +31,6 @@ export const ACCOUNT_UPDATER_CARDS: Readonly<Record<string, UpdateSpec>> = {
 /** How many years a renewed or replaced test card's expiry moves. */
 const RENEWAL_YEARS = 3;
 
-const updateKey = (token: string) => ({ pk: `SANDBOX#AU#${token}`, sk: 'UPDATE' });
-
 /**
  * Records the update for a newly vaulted test card (no-op for other numbers). `fingerprintOf`
  * gives the new card's fingerprint as the sandbox's tokenization would.
@@ -42,7 +41,7 @@ export async function recordAccountUpdate(
   request: NumberedAccount,
   token: string,
   fingerprintOf: (request: NumberedAccount) => string,
-  at = new Date().toISOString(),
+  at = clock.now().toISOString(),
 ): Promise<void> {
   if (request.kind !== 'card') return;
   const spec = ACCOUNT_UPDATER_CARDS[request.number];
@@ -67,8 +66,8 @@ export async function recordAccountUpdate(
     new PutCommand({
       TableName: tableName,
       Item: {
-        ...updateKey(token),
-        ...keys.dayIndex('SANDBOXAU', at, updateId),
+        ...sandboxKeys.accountUpdate(token),
+        ...sandboxKeys.accountUpdateDay(updateId, at),
         entity: 'sandbox-account-update',
         update,
       },
@@ -83,7 +82,7 @@ export async function listAccountUpdates(
   since: string,
   until: string,
 ): Promise<AccountUpdate[]> {
-  const items = await queryDays(db, tableName, 'SANDBOXAU', { since, until });
+  const items = await queryDays(db, tableName, ACCOUNT_UPDATE_DAYS, { since, until });
   return items
     .map((item) => item.update as AccountUpdate)
     .filter((update) => update.at >= since && update.at < until);

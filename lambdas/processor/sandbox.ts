@@ -1,17 +1,17 @@
 /**
  * The deterministic sandbox processor (docs/product.md#sandbox-processor). Outcomes follow the
  * test-card table. Like a real acquirer it keeps its own ledger, keyed by idempotency key, in
- * the service table (`SANDBOX#<key>` items): a repeated key replays the recorded result and
- * charges nothing (the ledger's `calls` counter shows the replay). The card number never
- * reaches the ledger: tokenization turns it into the card's behaviour profile plus a random id.
- * Each entry is also on a day index (GSI1 `SANDBOX#DAY#<yyyy-mm-dd>` / `<time>#<kind>#<key>`),
- * from which `listActivity` answers as an acquirer's activity report would.
+ * the service table (`SANDBOX#<kind>#<key>` items, its own keys: sandbox-keys.ts): a repeated key
+ * replays the recorded result and charges nothing (the ledger's `calls` counter shows the
+ * replay). The card number never reaches the ledger: tokenization turns it into the card's
+ * behaviour profile plus a random id. Each entry is also on a day index (GSI1
+ * `SANDBOX#DAY#<yyyy-mm-dd>#<shard>` / `<time>#<kind>#<key>`, store/day-index.ts), from which
+ * `listActivity` answers as an acquirer's activity report would.
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DECLINE_CODES } from '#domain/declines';
-import { queryDays } from '#shared/day-index';
-import { keys } from '#shared/keys';
+import { queryDays } from '#store/day-index';
 import { listAccountUpdates, recordAccountUpdate } from './sandbox-account-updates';
 import type {
   AccountUpdate,
@@ -27,8 +27,9 @@ import type {
   Vaulted,
 } from './processor';
 import { BadRequestError } from '#shared/errors';
-import { sleep } from '#shared/concurrency';
+import { clock, sleep } from '#shared/clock';
 import { nextCutoff, type SettlementSchedule } from './cut-offs';
+import { LEDGER_DAYS, sandboxKeys, type LedgerKind } from './sandbox-keys';
 
 /**
  * Test cards: number → behaviour profile (a decline code, `p5000` partial up to 50.00). Every one
@@ -95,9 +96,7 @@ export function sandboxProfile(request: NumberedAccount): string {
   return SANDBOX_CARDS[request.number] ?? 'ok';
 }
 
-export { nextCutoff, type SettlementSchedule } from './cut-offs';
-
-type LedgerKind = 'SALE' | 'VOID' | 'REFUND';
+export { nextCutoff } from './cut-offs';
 
 /** What a ledger entry keeps of its request besides the key: what the activity report shows. */
 interface LedgerRequest {
@@ -109,8 +108,8 @@ interface LedgerRequest {
 /** A ledger item's attributes: its keys, its day-index entry, the request and the result. */
 function ledgerItem(kind: LedgerKind, key: string, request: LedgerRequest, result: object, at: string) {
   return {
-    ...keys.sandboxLedger(kind, key),
-    ...keys.dayIndex('SANDBOX', at, `${kind}#${key}`),
+    ...sandboxKeys.ledger(kind, key),
+    ...sandboxKeys.ledgerDay(kind, key, at),
     entity: 'sandbox-ledger',
     kind,
     idempotencyKey: key,
@@ -145,7 +144,7 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 
   /** The account updates recorded for test cards vaulted in the window (sandbox-account-updates.ts). */
-  accountUpdates(since: string, until: string = new Date().toISOString()): Promise<AccountUpdate[]> {
+  accountUpdates(since: string, until: string = clock.now().toISOString()): Promise<AccountUpdate[]> {
     return listAccountUpdates(this.db, this.tableName, since, until);
   }
 
@@ -154,7 +153,7 @@ export class SandboxProcessor implements PaymentProcessor {
    * card): the first key to claim the token's mark is; a repeat of that key still is.
    */
   private async firstSaleOf(token: string, key: string): Promise<boolean> {
-    const Key = { pk: `SANDBOX#FIRST#${token}`, sk: 'LEDGER' };
+    const Key = sandboxKeys.firstSale(token);
     try {
       await this.db.send(
         new PutCommand({
@@ -178,7 +177,7 @@ export class SandboxProcessor implements PaymentProcessor {
   /** The test clock: the sandbox settles by time alone, so settling now is answering now. */
   async settleNow(): Promise<{ settledAt: string }> {
     await this.answerLater();
-    return { settledAt: new Date().toISOString() };
+    return { settledAt: clock.now().toISOString() };
   }
 
   /**
@@ -189,7 +188,7 @@ export class SandboxProcessor implements PaymentProcessor {
     const { Item } = await this.db.send(
       new GetCommand({
         TableName: this.tableName,
-        Key: keys.sandboxLedger(kind, idempotencyKey),
+        Key: sandboxKeys.ledger(kind, idempotencyKey),
         ConsistentRead: true,
       }),
     );
@@ -203,13 +202,13 @@ export class SandboxProcessor implements PaymentProcessor {
     request: LedgerRequest,
     decide: () => T | Promise<T>,
   ): Promise<T> {
-    const Key = keys.sandboxLedger(kind, key);
+    const Key = sandboxKeys.ledger(kind, key);
     const result = await decide();
     try {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...ledgerItem(kind, key, request, result, new Date().toISOString()), calls: 1 },
+          Item: { ...ledgerItem(kind, key, request, result, clock.now().toISOString()), calls: 1 },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
@@ -236,7 +235,7 @@ export class SandboxProcessor implements PaymentProcessor {
     const { merchantId, amountCents } = request;
     return this.once('SALE', request.idempotencyKey, { merchantId, amountCents }, async () => {
       const profile = request.token.split('.')[1] ?? 'ok';
-      const base = { processorTransactionId: `sbx_${randomUUID()}`, processedAt: new Date().toISOString() };
+      const base = { processorTransactionId: `sbx_${randomUUID()}`, processedAt: clock.now().toISOString() };
       const approve = (cents: number, code = '00', message = 'Approved'): SaleResult => ({
         ...base,
         approved: true,
@@ -279,7 +278,7 @@ export class SandboxProcessor implements PaymentProcessor {
       responseCode: '96',
       responseMessage: 'Reversed: the processor did not answer in time',
       approvedCents: 0,
-      processedAt: new Date().toISOString(),
+      processedAt: clock.now().toISOString(),
     };
     // Whether or not the sale got here, afterwards it has moved no money: the ledger entry (new or
     // existing) now holds the reversed answer, which a repeated key gets from then on.
@@ -310,7 +309,7 @@ export class SandboxProcessor implements PaymentProcessor {
       processorTransactionId: `sbx_${randomUUID()}`,
       responseCode: '00',
       responseMessage: kind === 'VOID' ? 'Voided' : 'Refund accepted',
-      processedAt: new Date().toISOString(),
+      processedAt: clock.now().toISOString(),
     }));
   }
 
@@ -323,9 +322,9 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 
   /** The ledger's entries by time, from the day index (every partition of each day of the window). */
-  async listActivity(since: string, until: string = new Date().toISOString()): Promise<ProcessorActivity[]> {
+  async listActivity(since: string, until: string = clock.now().toISOString()): Promise<ProcessorActivity[]> {
     // Sort keys are `<time>#…`: BETWEEN takes `since` itself and stops before `until`.
-    const items = await queryDays(this.db, this.tableName, 'SANDBOX', { since, until });
+    const items = await queryDays(this.db, this.tableName, LEDGER_DAYS, { since, until });
     return items.map(activityOf);
   }
 }

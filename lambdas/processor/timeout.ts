@@ -4,6 +4,7 @@
  * the caller's timeout reversal (or retry with the same key) runs, instead of the function being
  * killed half-way with nothing recorded. docs/decisions.md "Processor timeout".
  */
+import { withTimeout } from '#shared/clock';
 import { ProcessorUnavailableError, type PaymentProcessor } from './processor';
 
 /**
@@ -12,16 +13,10 @@ import { ProcessorUnavailableError, type PaymentProcessor } from './processor';
  */
 export const PROCESSOR_TIMEOUT_MS = 3_000;
 
-function bounded<T>(call: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new ProcessorUnavailableError(`processor ${what} gave no answer within ${ms} ms`)),
-      ms,
-    );
+const bounded = <T>(call: Promise<T>, ms: number, what: string): Promise<T> =>
+  withTimeout(call, ms, () => {
+    throw new ProcessorUnavailableError(`processor ${what} gave no answer within ${ms} ms`);
   });
-  return Promise.race([call, timeout]).finally(() => clearTimeout(timer));
-}
 
 /** The adapter with every network call bounded by `ms` (settlementTime is local arithmetic). */
 export function withProcessorTimeout(inner: PaymentProcessor, ms: number): PaymentProcessor {

@@ -8,13 +8,14 @@
 import { RETURN_RATES_JOB } from '#contract/return-rates';
 import { runReturnRatesJob, type ReturnRatesJobReport } from '#core/return-rates';
 import { attentionMetricLine } from '#domain/return-rates';
+import { clock } from '#shared/clock';
 import { config } from '#shared/config';
 import { emitMetricLine } from '#shared/metrics';
 import { taskHandler } from '#shared/task';
 
 export const handler = taskHandler(async (): Promise<ReturnRatesJobReport> => {
-  const now = new Date();
-  const report = await runReturnRatesJob(now, Date.now() + RETURN_RATES_JOB.budgetSeconds * 1000);
+  const now = clock.now();
+  const report = await runReturnRatesJob(now, clock.nowMs() + RETURN_RATES_JOB.budgetSeconds * 1000);
   emitMetricLine(attentionMetricLine(report.atAttention, config().stage, now));
   return report;
 });

@@ -11,6 +11,7 @@ import type { ScheduledEvent } from 'aws-lambda';
 import { SERIES_JOB } from '#contract/series';
 import { createDueOccurrences, type CreationReport } from '#core/series';
 import { taskHandler } from '#shared/task';
+import { clock } from '#shared/clock';
 
 export const handler = taskHandler(async (event: Pick<ScheduledEvent, 'time'>): Promise<CreationReport> => {
   const time = new Date(event.time);
@@ -18,6 +19,6 @@ export const handler = taskHandler(async (event: Pick<ScheduledEvent, 'time'>): 
     throw new Error(`scheduled event without a valid time: ${String(event.time)}`);
   return createDueOccurrences({
     horizon: new Date(time.getTime() + SERIES_JOB.horizonHours * 3_600_000),
-    deadline: Date.now() + SERIES_JOB.budgetSeconds * 1000,
+    deadline: clock.nowMs() + SERIES_JOB.budgetSeconds * 1000,
   });
 });

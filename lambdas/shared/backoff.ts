@@ -1,10 +1,12 @@
 /**
  * The one bounded backoff: waits that grow by a factor from a first one, up to a cap, optionally
- * spread out by jitter; and the retry loop that sleeps them between the tries of a call, bounded
- * by a number of tries or a deadline. (The TypeScript client keeps its own, client/transport.ts:
- * it imports nothing of the service.)
+ * spread out by jitter; and the one retry loop, which sleeps them (on the one clock) between the
+ * tries of a call, bounded by a number of tries or a deadline. Transient AWS errors, a sale's
+ * unanswered processor call and optimistic concurrency's lost races (optimistic-concurrency.ts)
+ * all retry through it. (The TypeScript client keeps its own, client/transport.ts: it imports
+ * nothing of the service.)
  */
-import { sleep } from './concurrency';
+import { clock, sleep } from './clock';
 
 export interface BackoffDelays {
   /** The wait after the first failure. */
@@ -13,8 +15,11 @@ export interface BackoffDelays {
   factor?: number;
   /** No wait is longer (default: no cap). */
   maxMs?: number;
-  /** `half`: each wait is drawn between half of it and all of it, so that retries spread out. */
-  jitter?: 'half';
+  /**
+   * Spreads retries out: `half` draws each wait between half of it and all of it; `full` between
+   * none of it and all of it (racers on one item, each as likely to go first).
+   */
+  jitter?: 'half' | 'full';
 }
 
 /** The wait after the `failure`-th failure (1 for the first). */
@@ -24,10 +29,11 @@ export function backoffDelay(
   random: () => number = Math.random,
 ): number {
   const full = Math.min(maxMs, firstMs * factor ** (failure - 1));
-  return jitter === 'half' ? full / 2 + (random() * full) / 2 : full;
+  if (jitter === 'half') return full / 2 + (random() * full) / 2;
+  return jitter === 'full' ? random() * full : full;
 }
 
-export interface BackoffOptions extends BackoffDelays {
+interface BackoffOptions extends BackoffDelays {
   /** Tries in all, the first included. */
   attempts: number;
   /** No try starts after this time (milliseconds since the epoch). */
@@ -52,7 +58,7 @@ export async function withBackoff<T>(
     } catch (error) {
       failures++;
       const spent =
-        failures >= options.attempts || (options.deadline !== undefined && Date.now() > options.deadline);
+        failures >= options.attempts || (options.deadline !== undefined && clock.nowMs() > options.deadline);
       if (spent || !(options.retryable?.(error) ?? true)) throw error;
       options.onRetry?.(error, failures);
       await sleep(backoffDelay(failures, options));

@@ -23,7 +23,7 @@
 import type { ErrorObject } from 'ajv';
 
 /** What a redacted card number reads as (error messages, log records). */
-export const CARD_NUMBER_MASK = '[card number]';
+const CARD_NUMBER_MASK = '[card number]';
 
 const MIN_DIGITS = 13;
 const MAX_DIGITS = 19;

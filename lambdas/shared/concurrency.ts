@@ -28,5 +28,3 @@ export async function mapLimit<T, R>(
   if (failure) throw failure.error;
   return results;
 }
-
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

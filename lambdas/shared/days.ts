@@ -1,4 +1,4 @@
-/** UTC days, the buckets of the day indexes (keys.dayIndex). */
+/** UTC days, the buckets of the day indexes (store/day-index.ts). */
 
 /** The UTC days (`yyyy-mm-dd`) from `since` to `until`, both included. */
 export function daysBetween(since: string, until: string): string[] {

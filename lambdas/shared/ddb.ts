@@ -3,7 +3,7 @@
  * through the standard AWS_ENDPOINT_URL_DYNAMODB variable; there is no "if local" here.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { tracer } from './tracer';
 
 let client: DynamoDBDocumentClient | undefined;
@@ -62,20 +62,4 @@ export function cancellationCodes(error: unknown): string[] | undefined {
   if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
   const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
   return reasons.map((r) => r.Code ?? 'None');
-}
-
-/** Every item a Query matches, page after page; with `max`, it stops once it has that many. */
-export async function queryAll(
-  db: DynamoDBDocumentClient,
-  input: QueryCommandInput,
-  max = Number.POSITIVE_INFINITY,
-): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const out = await db.send(new QueryCommand({ ...input, ExclusiveStartKey }));
-    items.push(...(out.Items ?? []));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey && items.length < max);
-  return items.slice(0, max);
 }

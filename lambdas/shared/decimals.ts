@@ -9,7 +9,7 @@
  * `0.30000000000000004` has 17, `19.99` has 2, `1e-7` has 7. One rule for every number
  * (docs/decisions.md "Decimals"): a request's number is taken as written, never rounded.
  */
-export function decimalsOf(value: number): number {
+function decimalsOf(value: number): number {
   const [mantissa = '', exponent = '0'] = String(Math.abs(value)).split('e');
   const fraction = mantissa.split('.')[1] ?? '';
   return Math.max(0, fraction.length - Number(exponent));

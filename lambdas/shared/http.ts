@@ -28,6 +28,7 @@ import {
   type KeySource,
 } from './http-request';
 import type { RouteCheck } from './route-check';
+import { clock } from './clock';
 
 export { MAX_BODY_BYTES, type KeySource } from './http-request';
 
@@ -41,17 +42,17 @@ type SchemaValue<S> = S extends readonly unknown[] ? unknown : S extends JSONSch
 type RouteOf<C> = C extends RouteCheck<infer R> ? R : never;
 
 /** The validated body of route `R`: undefined without a body schema, or when an optional body is absent. */
-export type BodyOf<R extends Route> = R extends { body: { schema: infer S } }
+type BodyOf<R extends Route> = R extends { body: { schema: infer S } }
   ? SchemaValue<S> | (R extends { body: { optional: true } } ? undefined : never)
   : undefined;
 
 /** The validated query of route `R`; without a query schema the raw parameters. */
-export type QueryOf<R extends Route> = R extends { query: { schema: infer S } }
+type QueryOf<R extends Route> = R extends { query: { schema: infer S } }
   ? SchemaValue<S>
   : Readonly<Record<string, string>>;
 
 /** The merchant a request acts for, as `authorize` found it. */
-export interface AuthorizedMerchant {
+interface AuthorizedMerchant {
   /** The 11-digit MID records hold. */
   readonly merchantId: string;
 }
@@ -60,16 +61,12 @@ export interface AuthorizedMerchant {
  * The merchant this client may act for under the path's MID (8 or 11 digits); throws (403) for
  * an unknown merchant or one not granted to the client.
  */
-export type Authorize<M extends AuthorizedMerchant> = (
-  clientId: string,
-  mid: string,
-  nowMs: number,
-) => Promise<M>;
+type Authorize<M extends AuthorizedMerchant> = (clientId: string, mid: string, nowMs: number) => Promise<M>;
 
 /** Where a request named its idempotency key: the `Idempotency-Key` header or the body's `idempotencyKey`. */
 
 /** The answer an idempotency record keeps and replays. */
-export interface KeptAnswer {
+interface KeptAnswer {
   status: number;
   body: unknown;
 }
@@ -80,7 +77,7 @@ export interface KeptAnswer {
  * request (`resumed` when a retry resumes a request that died half-way). Throws 422 or 409 for a
  * key of another request, 409 while the first runs; a replay comes back with `replayed`.
  */
-export type RunIdempotent = (
+type RunIdempotent = (
   ref: { merchantId: string; scope: string; key: string },
   request: unknown,
   newResourceId: string,
@@ -90,7 +87,7 @@ export type RunIdempotent = (
 ) => Promise<KeptAnswer & { replayed?: true }>;
 
 /** A keyed request as its handler sees it. */
-export interface RequestKey {
+interface RequestKey {
   readonly key: string;
   readonly source: KeySource;
   /** The id of what the request creates: the same on every retry with the key. */
@@ -99,7 +96,7 @@ export interface RequestKey {
   readonly resumed: boolean;
 }
 
-export interface ApiRequest<R extends Route, M extends AuthorizedMerchant> {
+interface ApiRequest<R extends Route, M extends AuthorizedMerchant> {
   readonly event: APIGatewayProxyEvent;
   readonly clientId: string;
   readonly merchant: M;
@@ -112,7 +109,7 @@ export interface ApiRequest<R extends Route, M extends AuthorizedMerchant> {
   readonly idempotency?: RequestKey;
 }
 
-export interface ApiResult {
+interface ApiResult {
   status: number;
   body?: unknown;
   /** Headers besides the content type (with `text`: the content type too). */
@@ -134,12 +131,12 @@ export interface ApiResult {
  * does not fit a record (a group of 10,000 payments) or must not be kept in the clear (a webhook
  * secret). Without it the record keeps the answer itself.
  */
-export interface KeptAs<Req> {
+interface KeptAs<Req> {
   record(result: ApiResult, request: Req): unknown;
   replay(kept: unknown, request: Req): Promise<ApiResult>;
 }
 
-export interface RouteOptions<Req = never> {
+interface RouteOptions<Req = never> {
   /**
    * Runs on the parsed JSON body before the route's schema, for refusals the schema cannot word
    * (e.g. `deleted cannot be set by PUT`).
@@ -163,7 +160,7 @@ const json = (
 const fillScope = (scope: string, params: Record<string, string>): string =>
   scope.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? '');
 
-export const errorBody = (status: number, message: string, errors?: readonly Problem[]) => ({
+const errorBody = (status: number, message: string, errors?: readonly Problem[]) => ({
   message,
   responseCode: status,
   ...(errors && { errors }),
@@ -306,7 +303,7 @@ function merchantHandler<R extends Route, M extends AuthorizedMerchant>(
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use({ onError: (request) => void (request.response = errorResponse(request.error)) })
     .handler(async (event) => {
-      const now = new Date();
+      const now = clock.now();
       const clientId = clientOf(event);
       const params = parsePathParams(event);
       logger.appendKeys({ clientId, mid: params.MID, paymentGroupId: params.GroupID });
@@ -325,7 +322,7 @@ function merchantHandler<R extends Route, M extends AuthorizedMerchant>(
         method: event.httpMethod,
         resource: event.resource,
         status: result.status,
-        ms: Date.now() - now.getTime(),
+        ms: clock.nowMs() - now.getTime(),
       });
       if (result.text !== undefined)
         return {

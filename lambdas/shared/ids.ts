@@ -24,22 +24,7 @@ export const occurrenceGroupId = (seriesId: string, occurrence: number): string 
 /**
  * The sale id of a scheduled payment's attempt: the first is `transactionIdOf(paymentId)` (as it
  * always was), a retry's is derived from the payment and its number, so each attempt is its own
- * sale that a retried step finds again.
+ * sale that a retried step finds again. (Its processor key: domain/processor-keys.ts.)
  */
 export const attemptTransactionId = (paymentId: string, attempt: number): string =>
   attempt <= 1 ? transactionIdOf(paymentId) : v5(`${paymentId}:${attempt}`, PAYMENT_TRANSACTION_NAMESPACE);
-
-/**
- * The processor idempotency key of a scheduled payment's attempt: `payment:<paymentId>` for the
- * first, `payment:<paymentId>:<attempt>` for each retry, so that no attempt is charged twice and
- * each retry is a new charge.
- */
-export const attemptProcessorKey = (paymentId: string, attempt: number): string =>
-  attempt <= 1 ? `payment:${paymentId}` : `payment:${paymentId}:${attempt}`;
-
-/** The paymentId and attempt a scheduled payment's processor key names (undefined for others). */
-export function attemptOfKey(key: string): { paymentId: string; attempt: number } | undefined {
-  const match = /^payment:([^:]+)(?::(\d+))?$/.exec(key);
-  if (!match) return undefined;
-  return { paymentId: match[1]!, attempt: match[2] === undefined ? 1 : Number(match[2]) };
-}

@@ -17,7 +17,7 @@ const SHORTEST_CARD_NUMBER = 1e12;
  * and again on what it makes of an Error): strings and long integers redacted, an object with a
  * key holding a card number copied with that key redacted.
  */
-export function withoutCardNumbers(_key: string, value: unknown): unknown {
+function withoutCardNumbers(_key: string, value: unknown): unknown {
   if (typeof value === 'string') return redactCardNumbers(value);
   if (typeof value === 'number' && Math.abs(value) >= SHORTEST_CARD_NUMBER && containsCardNumber(value))
     return redactCardNumbers(String(value));

@@ -15,13 +15,13 @@ import { tracer } from './tracer';
 export const MESSAGE_ID_HEADER = 'X-Scheduled-Payments-Message-Id';
 
 /** An e-mail as sent: its subject and its two bodies (domain/notifications.ts renders them). */
-export interface Email {
+interface Email {
   subject: string;
   text: string;
   html: string;
 }
 
-export interface Mailer {
+interface Mailer {
   /** Sends `email` to `to`; `messageId` is the outbox item's id, the same on every attempt. */
   send(to: string, email: Email, messageId: string): Promise<{ messageId: string }>;
 }

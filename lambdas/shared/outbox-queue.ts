@@ -21,7 +21,7 @@ export interface OutboxMessage {
 
 export type QueuedMessage = Queued<OutboxMessage>;
 
-export type OutboxQueue = MessageQueue<OutboxMessage>;
+type OutboxQueue = MessageQueue<OutboxMessage>;
 
 let queue: OutboxQueue | undefined;
 

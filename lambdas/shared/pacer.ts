@@ -5,14 +5,14 @@
  * 143 ms each). A throttle means SES's budget of this second is spent: the pacer then holds its
  * next slot back for a while, so the other e-mails of the batch do not run into it too.
  */
-import { sleep } from '#shared/concurrency';
+import { clock, sleep } from '#shared/clock';
 
 export class Pacer {
   private next = 0;
 
   constructor(
     private readonly intervalMs: number,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = clock.nowMs,
   ) {}
 
   static of(ratePerSecond: number, concurrency: number): Pacer {

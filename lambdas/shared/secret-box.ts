@@ -17,10 +17,11 @@ import { readFileSync } from 'node:fs';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { needed } from './config';
 import { tracer } from './tracer';
+import { clock } from './clock';
 
-export type SecretContext = Record<string, string>;
+type SecretContext = Record<string, string>;
 
-export interface SecretBox {
+interface SecretBox {
   seal(plain: string, context: SecretContext): Promise<string>;
   open(sealed: string, context: SecretContext): Promise<string>;
 }
@@ -87,7 +88,7 @@ export class FileSecretBox implements SecretBox {
 }
 
 /** The box WEBHOOK_SECRET_KEY names. */
-export function secretBoxOf(setting: string): SecretBox {
+function secretBoxOf(setting: string): SecretBox {
   if (setting.startsWith('kms:')) return new KmsSecretBox(setting.slice(4));
   if (setting.startsWith('file:')) return new FileSecretBox(setting.slice(5));
   throw new Error('WEBHOOK_SECRET_KEY must be kms:<key id> or file:<path>');
@@ -105,10 +106,10 @@ class CachingBox implements SecretBox {
   async open(sealed: string, context: SecretContext): Promise<string> {
     const key = `${JSON.stringify(context)}|${sealed}`;
     const hit = this.opened.get(key);
-    if (hit && hit.until > Date.now()) return hit.plain;
+    if (hit && hit.until > clock.nowMs()) return hit.plain;
     const plain = await this.inner.open(sealed, context);
     if (this.opened.size > 1000) this.opened.clear();
-    this.opened.set(key, { plain, until: Date.now() + OPENED_TTL_MS });
+    this.opened.set(key, { plain, until: clock.nowMs() + OPENED_TTL_MS });
     return plain;
   }
 }
@@ -116,8 +117,3 @@ class CachingBox implements SecretBox {
 let box: SecretBox | undefined;
 
 export const secretBox = (): SecretBox => (box ??= new CachingBox(secretBoxOf(needed('webhookSecretKey'))));
-
-/** Test hook: use this box. */
-export const useSecretBox = (b: SecretBox | undefined): void => {
-  box = b;
-};

@@ -30,7 +30,7 @@ export function fieldName(instancePath: string, child?: string): string {
  * The field a problem is about, by path: the missing or unknown property itself, the key of a
  * propertyNames problem, else the value's path.
  */
-export function fieldOf(error: ErrorObject, root: string): string {
+function fieldOf(error: ErrorObject, root: string): string {
   const params = error.params as { missingProperty?: string; additionalProperty?: string };
   const child = params.missingProperty ?? params.additionalProperty ?? error.propertyName;
   return fieldName(error.instancePath, child) || root;
@@ -104,7 +104,7 @@ export class ValidationError extends BadRequestError {
  * alternative itself last: the alternative says what is allowed, so it stands for its branches.
  * A propertyNames failure is reported by its inner error (which names the key).
  */
-export function problemsOf(errors: readonly ErrorObject[], root: string): Problem[] {
+function problemsOf(errors: readonly ErrorObject[], root: string): Problem[] {
   const alternatives = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
   const inBranch = (e: ErrorObject) =>
     alternatives.some((a) => a !== e && e.schemaPath.startsWith(`${a.schemaPath}/`));

@@ -1,12 +1,15 @@
 /**
  * One webhook attempt over HTTP(S): a POST to the URL's host connected to the address given (the
  * one the caller checked: a custom `lookup` pins it, while SNI and Host still name the host), the
- * whole exchange bounded by a timeout, no redirect followed (a 3xx is just a status), and at most
- * a few KiB of the response body read, then thrown away. It never throws: a failure is an answer.
+ * exchange up to the status bounded by a timeout and the body's drain by another (both the one
+ * `withTimeout`), no redirect followed (a 3xx is just a status), and at most a few KiB of the
+ * response body read, then thrown away. It never throws: a failure is an answer.
  */
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { finished } from 'node:stream/promises';
+import { withTimeout } from './clock';
 
 export interface WebhookPost {
   url: URL;
@@ -53,15 +56,9 @@ export function postWebhook(post: WebhookPost): Promise<WebhookAnswer> {
   };
   const transport = url.protocol === 'https:' ? https : http;
   const body = Buffer.from(post.body, 'utf8');
-  return new Promise<WebhookAnswer>((resolve) => {
-    let settled = false;
-    const done = (answer: WebhookAnswer) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(answer);
-    };
-    const req = transport.request(
+  let req: http.ClientRequest | undefined;
+  const exchange = new Promise<WebhookAnswer>((resolve) => {
+    req = transport.request(
       {
         method: 'POST',
         protocol: url.protocol,
@@ -79,22 +76,30 @@ export function postWebhook(post: WebhookPost): Promise<WebhookAnswer> {
       (res) => {
         // The status decides; the body is read up to the limit (so that a kept-alive connection
         // can serve the next attempt), else the connection is closed.
-        done({ status: res.statusCode ?? 0 });
+        resolve({ status: res.statusCode ?? 0 });
         let read = 0;
-        const drain = setTimeout(() => res.destroy(), DRAIN_MS);
         res.on('data', (chunk: Buffer) => {
           read += chunk.length;
           if (read > post.maxResponseBytes) res.destroy();
         });
-        res.on('close', () => clearTimeout(drain));
-        res.on('error', () => clearTimeout(drain));
+        void withTimeout(
+          finished(res).then(
+            () => true,
+            () => true,
+          ),
+          DRAIN_MS,
+          () => {
+            res.destroy();
+            return false;
+          },
+        );
       },
     );
-    const timer = setTimeout(() => {
-      done({ error: 'timeout' });
-      req.destroy();
-    }, post.timeoutMs);
-    req.on('error', (error: NodeJS.ErrnoException) => done({ error: reasonOf(error) }));
+    req.on('error', (error: NodeJS.ErrnoException) => resolve({ error: reasonOf(error) }));
     req.end(body);
+  });
+  return withTimeout(exchange, post.timeoutMs, () => {
+    req?.destroy();
+    return { error: 'timeout' };
   });
 }

@@ -12,7 +12,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ServiceEvent } from '#domain/events';
 import type { OutboxItem } from '#domain/notifications';
 import type { SavedMethod } from '#domain/payors';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
+import { READ_LIMITS } from './read-limits';
 import { conditionOutcome, containerStore, epoch, isConditionFailure } from './items';
 import { eventPut } from './events';
 import { outboxPut } from './outbox';
@@ -28,7 +29,7 @@ const CURSOR_KEY = { pk: 'ACCOUNTUPDATER', sk: 'CURSOR' };
 const MARK_TTL_SECONDS = 90 * 86_400;
 
 /** `applied-before`: this update's mark exists; `changed`: the method was written since read (or went). */
-export type ApplyOutcome = 'ok' | 'applied-before' | 'changed';
+type ApplyOutcome = 'ok' | 'applied-before' | 'changed';
 
 export class AccountUpdateStore {
   constructor(
@@ -47,7 +48,7 @@ export class AccountUpdateStore {
         KeyConditionExpression: 'gsi2pk = :p',
         ExpressionAttributeValues: { ':p': keys.vaultToken(token) },
         ProjectionExpression: 'payorId, savedPaymentMethodId, merchantId',
-        Limit: 10,
+        Limit: READ_LIMITS.methodsOfToken,
       }),
     );
     return (out.Items ?? []).map((i) => ({

@@ -12,8 +12,9 @@
 import { DeleteCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CardUse } from '#domain/retries';
 import type { Transaction } from '#domain/transactions';
-import { keys } from '#shared/keys';
-import { containerStore, epoch, isConditionFailure, queryAll, type Item } from './items';
+import { keys } from './keys';
+import { containerStore, epoch, isConditionFailure, type Item } from './items';
+import { readAll } from './paging';
 
 /** Kept this long after the attempt began: Nacha's 180-day window and a day. */
 const HISTORY_TTL_SECONDS = 181 * 24 * 3600;
@@ -51,7 +52,7 @@ export function saleUseItem(txn: Transaction): Item | undefined {
   });
 }
 
-export interface CardHistory {
+interface CardHistory {
   /**
    * The card's attempts that began after `since`, and the last one before it (which tells whether
    * the first after it was a reattempt), in time order; read consistently.
@@ -63,7 +64,7 @@ export interface CardHistory {
   release(entry: CardUseEntry): Promise<void>;
 }
 
-export class DynamoCardHistory implements CardHistory {
+class DynamoCardHistory implements CardHistory {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -82,7 +83,7 @@ export class DynamoCardHistory implements CardHistory {
           ConsistentRead: true,
         }),
       ),
-      queryAll(this.db, {
+      readAll(this.db, {
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk AND sk >= :since',
         ExpressionAttributeValues: { ':pk': pk, ':since': since },

@@ -15,7 +15,7 @@
  */
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { executionName } from '#contract/processing';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { nextSequence } from '#domain/events';
 import { currentSlot, groupEvent, slotOf, type Group } from '#domain/groups';
 import type { ProcessingSummary } from '#domain/processing';
@@ -25,7 +25,7 @@ import { containerStore, isConditionFailure, strip } from './items';
 /** Lost races (a change announced between read and write) before a claim gives up. */
 const CLAIM_ATTEMPTS = 5;
 
-export type ClaimOutcome = { claimed: true; executionName: string } | { claimed: false; group?: Group };
+type ClaimOutcome = { claimed: true; executionName: string } | { claimed: false; group?: Group };
 
 /** What a starter saw of the group: its slot and its last attempt. */
 export type ClaimTarget = Pick<
@@ -36,7 +36,7 @@ export type ClaimTarget = Pick<
 /** A group as processing sees it, read consistently; `due` while it is in the due index. */
 export type ClaimedGroup = Group & { due: boolean };
 
-export interface ClaimStore {
+interface ClaimStore {
   /**
    * Claims a pending group for processing if it is still scheduled at the slot the starter saw
    * (a reschedule answered 200 wins over a tick that read the group before it). When refused:

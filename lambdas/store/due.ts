@@ -4,9 +4,10 @@
  * every group of an hour. Eventually consistent: claims check what the tick saw (see claims.ts).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import type { Group } from '#domain/groups';
-import { containerStore, queryAll, strip } from './items';
+import { containerStore, strip } from './items';
+import { readAll } from './paging';
 
 export type DueGroup = Pick<
   Group,
@@ -24,7 +25,7 @@ export type DueGroup = Pick<
   | 'retrySlot'
 >;
 
-export interface DueIndex {
+interface DueIndex {
   /** Groups due by `slot`: that hour and every earlier one (missed ticks are caught up). */
   dueGroups(slot: string): Promise<DueGroup[]>;
 }
@@ -39,7 +40,7 @@ export class DynamoDueIndex implements DueIndex {
   async dueGroups(slot: string): Promise<DueGroup[]> {
     const pages = await Promise.all(
       keys.dueShards().map((shard) =>
-        queryAll(this.db, {
+        readAll(this.db, {
           TableName: this.tableName,
           IndexName: 'gsi2',
           KeyConditionExpression: 'gsi2pk = :s AND gsi2sk < :end',

@@ -7,7 +7,7 @@
  * duplicates.
  */
 import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { containerStore, epoch, isConditionFailure, RECORD_TTL_SECONDS } from './items';
 
 /** What makes two sales duplicates of each other (within the window). */
@@ -24,7 +24,7 @@ export interface DuplicateKey {
   paymentId?: string;
 }
 
-export interface DuplicateGuards {
+interface DuplicateGuards {
   /** Claims the duplicate guard; the earlier transaction's id when this sale is a duplicate. */
   guardDuplicate(
     key: DuplicateKey,
@@ -38,7 +38,7 @@ export interface DuplicateGuards {
 
 const guardKey = (k: DuplicateKey) => keys.duplicateGuard(k.merchantId, k.methodId, k.amountCents, k.orderId);
 
-export class DynamoDuplicateGuards implements DuplicateGuards {
+class DynamoDuplicateGuards implements DuplicateGuards {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,

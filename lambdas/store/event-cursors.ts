@@ -6,19 +6,19 @@
  */
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ServiceEvent } from '#domain/events';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { containerStore, strip } from './items';
 
 /** How long an event cursor outlives its object's last event: far longer than any retry. */
 const CURSOR_TTL_SECONDS = 400 * 86_400;
 
-export interface EventRange {
+interface EventRange {
   events: ServiceEvent[];
   /** The GSI1 sort key of the last event read, absent when the range ended. */
   after?: string;
 }
 
-export class DynamoEventCursorStore {
+class DynamoEventCursorStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,

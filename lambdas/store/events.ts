@@ -6,16 +6,13 @@
  * `<createdAt>#<eventId>`), and expire by TTL after EVENT_RETENTION_DAYS. The table's stream
  * hands each new event to the webhook fan-out.
  */
-import {
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EventType } from '#contract/events';
 import { eventExpiry, type ServiceEvent } from '#domain/events';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { conditionOutcome, containerStore, strip, type Item } from './items';
+import { queryPages } from './paging';
+import { READ_LIMITS } from './read-limits';
 
 export const eventItem = (event: ServiceEvent): Item => ({
   ...keys.event(event.id),
@@ -58,7 +55,7 @@ export function sequenced(
 }
 
 /** An object's change (an Update of its item) that one event announces. */
-export interface AnnouncedUpdate {
+interface AnnouncedUpdate {
   Key: Record<string, string>;
   /** The SET clause's assignments, without `SET` (the event count is added). */
   set: string;
@@ -116,20 +113,20 @@ export async function writeAnnounced(
   }
 }
 
-export interface EventFilter {
+interface EventFilter {
   type?: EventType;
   objectId?: string;
   /** Only events created at or after this time (ISO-8601). */
   since?: string;
 }
 
-export interface EventPage {
+interface EventPage {
   events: ServiceEvent[];
   /** The GSI1 key to continue after, absent on the last page. */
   next?: Record<string, unknown>;
 }
 
-export interface EventStore {
+interface EventStore {
   /** The event if it exists and is the merchant's. */
   get(eventId: string, merchantId: string): Promise<ServiceEvent | undefined>;
   /** Up to `limit` of the merchant's events, newest first, after `start` (a page's `next`). */
@@ -141,10 +138,7 @@ export interface EventStore {
   ): Promise<EventPage>;
 }
 
-/** Reads at most this many items per Query while filling a filtered page. */
-const READ_LIMIT = 500;
-
-export class DynamoEventStore implements EventStore {
+class DynamoEventStore implements EventStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -181,43 +175,40 @@ export class DynamoEventStore implements EventStore {
       values[':o'] = filter.objectId;
     }
     const events: ServiceEvent[] = [];
-    let ExclusiveStartKey = start;
+    const request = () => ({
+      TableName: this.tableName,
+      IndexName: 'gsi1',
+      KeyConditionExpression: keyCondition,
+      ...(filters.length > 0 && { FilterExpression: filters.join(' AND ') }),
+      ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
+      ExpressionAttributeValues: values,
+      ScanIndexForward: false,
+      Limit: filters.length > 0 ? READ_LIMITS.filteredPage : limit - events.length,
+    });
     // A filter can leave reads empty: read on until the page is full or the range ends.
-    do {
-      const out = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: 'gsi1',
-          KeyConditionExpression: keyCondition,
-          ...(filters.length > 0 && { FilterExpression: filters.join(' AND ') }),
-          ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
-          ExpressionAttributeValues: values,
-          ScanIndexForward: false,
-          Limit: filters.length > 0 ? READ_LIMIT : limit - events.length,
-          ExclusiveStartKey,
-        }),
-      );
+    for await (const out of queryPages(this.db, request, start)) {
       for (const item of out.Items ?? []) {
         if (events.length === limit) break;
         events.push(strip<ServiceEvent>(item));
       }
-      ExclusiveStartKey = out.LastEvaluatedKey;
       if (events.length === limit && (out.Items?.length ?? 0) > 0) {
         // Full: continue after the last event taken (not after the read, which may reach further).
         const last = events[events.length - 1]!;
         return { events, next: lastKey(last) };
       }
-    } while (ExclusiveStartKey);
+    }
     return { events };
   }
 }
 
 /** The GSI1 position of an event (a page token continues after it). */
-const lastKey = (e: ServiceEvent) => ({
-  ...keys.event(e.id),
-  gsi1pk: keys.merchantEvents(e.merchantId),
-  gsi1sk: `${e.createdAt}#${e.id}`,
+export const eventPosition = (merchantId: string, createdAt: string, eventId: string) => ({
+  ...keys.event(eventId),
+  gsi1pk: keys.merchantEvents(merchantId),
+  gsi1sk: `${createdAt}#${eventId}`,
 });
+
+const lastKey = (e: ServiceEvent) => eventPosition(e.merchantId, e.createdAt, e.id);
 
 /** The container's store, on the configured table (made on first use). */
 export const eventStore: () => EventStore = /* @__PURE__ */ containerStore(DynamoEventStore);

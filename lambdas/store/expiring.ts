@@ -5,13 +5,11 @@
  * order of expiry (earliest first), and the expiries of a page's methods one BatchGet away.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { batchGet, type Item } from './items';
+import { queryPages } from './paging';
 import { expiryMonthOf } from './payor-items';
-
-/** Index entries read at once while collecting payors. */
-const READ_LIMIT = 200;
+import { READ_LIMITS } from './read-limits';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const SORT_KEY = new RegExp(`^\\d{4}-(0[1-9]|1[0-2])#(${UUID})#(${UUID})$`);
@@ -27,7 +25,7 @@ function entryKey(merchantId: string, sortKey: string): Item | undefined {
   };
 }
 
-export interface ExpiringPayors {
+interface ExpiringPayors {
   /** Distinct payor ids, in order of their earliest expiring card. */
   payorIds: string[];
   /** Where the next page starts (the last entry taken), when more entries follow. */
@@ -47,26 +45,27 @@ export async function payorsExpiringBefore(
   after: string | undefined,
   max: number,
 ): Promise<ExpiringPayors | 'invalid'> {
-  let ExclusiveStartKey: Item | undefined;
+  let start: Item | undefined;
   if (after !== undefined) {
-    ExclusiveStartKey = entryKey(merchantId, after);
-    if (!ExclusiveStartKey || after >= month) return 'invalid';
+    start = entryKey(merchantId, after);
+    if (!start || after >= month) return 'invalid';
   }
   const payorIds: string[] = [];
   const seen = new Set<string>();
   let last: string | undefined;
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :p AND gsi1sk < :m',
-        ExpressionAttributeValues: { ':p': keys.merchantExpiries(merchantId), ':m': month },
-        ProjectionExpression: 'gsi1sk, payorId',
-        Limit: READ_LIMIT,
-        ExclusiveStartKey,
-      }),
-    );
+  const pages = queryPages(
+    db,
+    {
+      TableName: tableName,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :p AND gsi1sk < :m',
+      ExpressionAttributeValues: { ':p': keys.merchantExpiries(merchantId), ':m': month },
+      ProjectionExpression: 'gsi1sk, payorId',
+      Limit: READ_LIMITS.expiringEntries,
+    },
+    start,
+  );
+  for await (const out of pages) {
     for (const item of out.Items ?? []) {
       const payorId = item.payorId as string;
       if (!seen.has(payorId)) {
@@ -77,8 +76,7 @@ export async function payorsExpiringBefore(
       }
       last = item.gsi1sk as string;
     }
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  }
   return { payorIds };
 }
 

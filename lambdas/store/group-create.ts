@@ -20,7 +20,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ServiceEvent } from '#domain/events';
 import type { Group, Payment } from '#domain/groups';
 import type { OutboxItem } from '#domain/notifications';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { eventPut } from './events';
 import type { Item } from './items';
 import { distinctProfiles, MethodUnavailableError, unavailableMethods, useItem } from './method-uses';

@@ -6,8 +6,8 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { cancellationCodes } from '#shared/ddb';
-import { keys } from '#shared/keys';
-import { withOptimisticRetry } from '#shared/retry';
+import { keys } from './keys';
+import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import type { ServiceEvent } from '#domain/events';
 import { parseProfileId } from '#domain/payors';
 import type { OutboxItem } from '#domain/notifications';
@@ -21,12 +21,13 @@ import {
   type VoidOrRefundSummary,
 } from '#domain/groups';
 import { CREATING, createWrittenAhead, discardCreate, sweepAbandonedCreates } from './group-create';
-import { containerStore, isConditionFailure, type Item, queryAll, strip } from './items';
+import { containerStore, isConditionFailure, type Item, strip } from './items';
 import { announcedUpdate, eventPut, writeAnnounced } from './events';
 import { distinctProfiles, methodUsable, MethodUnavailableError, usePut } from './method-uses';
 import { outboxPut } from './outbox';
-import { readPage, type Page } from './paging';
+import { readAll, readPage, type Page } from './paging';
 import { paymentItem } from './payments';
+import { clock } from '#shared/clock';
 
 /** A 503 after too many lost races names the group. */
 const GROUP = { resource: 'this group' };
@@ -105,7 +106,7 @@ export interface GroupStore {
  * decided on the group as it is, never on a replica's older copy; a group still being created
  * (group-create.ts) does not exist yet.
  */
-export async function readGroup(
+async function readGroup(
   db: DynamoDBDocumentClient,
   tableName: string,
   groupId: string,
@@ -301,7 +302,7 @@ export class DynamoGroupStore implements GroupStore {
             values: { ':s': summary, ':g': expected },
           },
           group.eventSeq,
-          groupEvent('group.void_or_refund_completed', done, new Date()),
+          groupEvent('group.void_or_refund_completed', done, clock.now()),
         ),
       );
       return written || undefined;
@@ -368,7 +369,7 @@ export class DynamoGroupStore implements GroupStore {
   }
 
   async listGroups(merchantId: string, filter: GroupFilter): Promise<Group[]> {
-    const items = await queryAll(this.db, this.groupQuery(merchantId, filter));
+    const items = await readAll(this.db, this.groupQuery(merchantId, filter));
     return items.map((i) => strip<Group>(i));
   }
 

@@ -20,14 +20,14 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { idempotencyKeyDigest } from '#shared/keyed-hash';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { containerStore, epoch, isConditionFailure, RECORD_TTL_SECONDS } from './items';
 
 /** A claimed-but-unfinished request may be resumed by a retry after this long. */
-export const IDEMPOTENCY_LEASE_MS = 30_000;
+const IDEMPOTENCY_LEASE_MS = 30_000;
 
 /** Answers longer than this (as JSON) are kept gzipped: an item holds at most 400 KB. */
-export const COMPRESS_ABOVE_BYTES = 32 * 1024;
+const COMPRESS_ABOVE_BYTES = 32 * 1024;
 
 export interface StoredResponse {
   status: number;
@@ -58,7 +58,7 @@ export interface IdempotencyStore {
 
 type Key = { pk: string; sk: string };
 
-export class DynamoIdempotencyStore implements IdempotencyStore {
+class DynamoIdempotencyStore implements IdempotencyStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,

@@ -1,6 +1,6 @@
 /**
- * Helpers shared by the stores: stripping key attributes, paging through a Query, batch reads and
- * writes.
+ * Helpers shared by the stores: stripping key attributes, batch reads and writes (paging is
+ * paging.ts).
  */
 import {
   BatchGetCommand,
@@ -12,6 +12,7 @@ import {
 import { withBackoff, type BackoffDelays } from '#shared/backoff';
 import { config } from '#shared/config';
 import { cancellationCodes, ddb, isConflict } from '#shared/ddb';
+import { clock } from '#shared/clock';
 
 export type Item = Record<string, unknown>;
 
@@ -35,9 +36,6 @@ export function strip<T>(item: Item): T {
   }
   return copy as T;
 }
-
-/** Every item a Query matches, page after page (shared/ddb.ts: the day index reads with it too). */
-export { queryAll } from '#shared/ddb';
 
 /** Idempotency records and duplicate guards outlive their use by a day (TTL). */
 export const RECORD_TTL_SECONDS = 24 * 3600;
@@ -118,7 +116,7 @@ export async function batchWriteAll(
   requests: Item[],
   budgetMs = BATCH_WRITE_BUDGET_MS,
 ): Promise<void> {
-  const deadline = Date.now() + budgetMs;
+  const deadline = clock.nowMs() + budgetMs;
   const chunks: Item[][] = [];
   for (let i = 0; i < requests.length; i += BATCH_SIZE) chunks.push(requests.slice(i, i + BATCH_SIZE));
   let next = 0;

@@ -12,11 +12,12 @@
  *   as the registry writes them;
  * - a second run, or a run racing a registration, finds every merchant listed and changes nothing.
  */
-import { ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { keys } from './keys';
 import { isConditionFailure } from './items';
+import { scanPages } from './paging';
 
-export interface MerchantListBackfill {
+interface MerchantListBackfill {
   /** 11-digit registry items that were not listed and now are. */
   added: string[];
   /** 11-digit registry items listed already (registered since, or by an earlier run). */
@@ -28,17 +29,13 @@ export async function backfillMerchantList(
   tableName: string,
 ): Promise<MerchantListBackfill> {
   const result: MerchantListBackfill = { added: [], alreadyListed: 0 };
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: 'entity = :merchant AND sk = :sk',
-        ExpressionAttributeValues: { ':merchant': 'merchant', ':sk': keys.merchant('').sk },
-        ProjectionExpression: 'pk, merchantId, gsi1pk',
-        ExclusiveStartKey,
-      }),
-    );
+  const pages = scanPages(db, {
+    TableName: tableName,
+    FilterExpression: 'entity = :merchant AND sk = :sk',
+    ExpressionAttributeValues: { ':merchant': 'merchant', ':sk': keys.merchant('').sk },
+    ProjectionExpression: 'pk, merchantId, gsi1pk',
+  });
+  for await (const page of pages) {
     for (const item of page.Items ?? []) {
       const merchantId = String(item.merchantId);
       // The 8-digit form's item names the 11-digit merchant too: only the 11-digit item is listed.
@@ -50,8 +47,7 @@ export async function backfillMerchantList(
       if (await list(db, tableName, merchantId)) result.added.push(merchantId);
       else result.alreadyListed++;
     }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  }
   return result;
 }
 

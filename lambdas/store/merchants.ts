@@ -14,7 +14,9 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
+import { readAll } from './paging';
+import { clock } from '#shared/clock';
 
 export interface Merchant {
   /** The 11-digit MID records hold. */
@@ -84,7 +86,7 @@ export class MerchantRegistry {
    * Grants a client a merchant (both MID forms), with its audit record, in one transaction that
    * also checks the merchant is still registered: all of it is written, or nothing.
    */
-  async grant(clientId: string, mid: string, actor: string, now = new Date()): Promise<Merchant> {
+  async grant(clientId: string, mid: string, actor: string, now = clock.now()): Promise<Merchant> {
     const merchant = await this.find(mid);
     if (!merchant) throw new Error(`merchant ${mid} is not registered`);
     await this.db.send(
@@ -111,7 +113,7 @@ export class MerchantRegistry {
   }
 
   /** Revokes a client's grant of a merchant (both MID forms), with its audit record, in one transaction. */
-  async revoke(clientId: string, mid: string, actor: string, now = new Date()): Promise<void> {
+  async revoke(clientId: string, mid: string, actor: string, now = clock.now()): Promise<void> {
     const merchant = await this.find(mid);
     const all = merchant ? forms(merchant) : [mid];
     await this.db.send(
@@ -143,29 +145,22 @@ export class MerchantRegistry {
   async auditTrail(since: string, until: string): Promise<AuditRecord[]> {
     const records: AuditRecord[] = [];
     for (const month of monthsBetween(since, until)) {
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await this.db.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-            ExpressionAttributeValues: { ':pk': keys.auditMonth(month), ':from': since, ':to': `${until}~` },
-            ConsistentRead: true,
-            ExclusiveStartKey,
-          }),
-        );
-        for (const i of page.Items ?? [])
-          records.push({
-            at: i.at,
-            actor: i.actor,
-            action: i.action,
-            clientId: i.clientId,
-            merchantId: i.merchantId,
-            mid: i.mid,
-            auditId: i.auditId,
-          });
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey !== undefined);
+      const items = await readAll(this.db, {
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': keys.auditMonth(month), ':from': since, ':to': `${until}~` },
+        ConsistentRead: true,
+      });
+      for (const i of items)
+        records.push({
+          at: i.at,
+          actor: i.actor,
+          action: i.action,
+          clientId: i.clientId,
+          merchantId: i.merchantId,
+          mid: i.mid,
+          auditId: i.auditId,
+        } as AuditRecord);
     }
     return records;
   }

@@ -20,12 +20,14 @@ import { nextSequence } from '#domain/events';
 import { paymentEvent, type Payment } from '#domain/groups';
 import type { DeletionMark, Payor, SavedMethod } from '#domain/payors';
 import type { SeriesPayment } from '#domain/series';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { announcedUpdate, eventPut } from './events';
-import { conditionOutcome, containerStore, queryAll, strip } from './items';
+import { conditionOutcome, containerStore, strip } from './items';
+import { readAll } from './paging';
 import { seriesUseDelete, seriesUsePut } from './method-series-uses';
 import { methodUsable, useDelete, usePut } from './method-uses';
 import { atRevision, type PayorWithMethods } from './payors';
+import { clock } from '#shared/clock';
 
 /**
  * How long after its start the sweeper takes a deletion over: longer than the API function that
@@ -40,7 +42,7 @@ export const DELETION_SWEEP_AFTER_SECONDS = 60;
 export const MOVE_BATCH = 16;
 
 /** A payment of a series to move, as listed (store/method-series-uses.ts). */
-export interface SeriesPaymentMove {
+interface SeriesPaymentMove {
   seriesId: string;
   merchantId: string;
   payment: SeriesPayment;
@@ -64,8 +66,8 @@ const recordKey = (record: Pick<DeletionRecord, 'payorId' | 'mark' | 'methodIds'
 /** The condition that a method still carries this deletion's mark. */
 const MARKED = 'deletion.#token = :token';
 
-export type BeginOutcome = 'ok' | 'changed';
-export type FinishOutcome = 'ok' | 'changed';
+type BeginOutcome = 'ok' | 'changed';
+type FinishOutcome = 'ok' | 'changed';
 
 export class MethodDeletionStore {
   constructor(
@@ -134,7 +136,7 @@ export class MethodDeletionStore {
 
   /** Records older than their due time (ISO-8601 `now`), oldest first: the sweeper's work. */
   async stale(now: string, limit: number): Promise<DeletionRecord[]> {
-    const items = await queryAll(
+    const items = await readAll(
       this.db,
       {
         TableName: this.tableName,
@@ -300,7 +302,7 @@ export class MethodDeletionStore {
             ':plus': 1,
             ':one': 1,
             ':m': methodId,
-            ':now': new Date().toISOString(),
+            ':now': clock.now().toISOString(),
             ...(isDefault && { ':r': replacementDefault }),
           },
         },

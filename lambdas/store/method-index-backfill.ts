@@ -12,12 +12,13 @@
  *   (its revision stays: no change a merchant sees);
  * - a second run finds every method indexed and changes nothing.
  */
-import { ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SavedMethod } from '#domain/payors';
 import { isConditionFailure } from './items';
+import { scanPages } from './paging';
 import { methodItem } from './payor-items';
 
-export interface MethodIndexBackfill {
+interface MethodIndexBackfill {
   /** Methods that were on no index and now are. */
   indexed: number;
   /** Methods on the indexes already (written since, or by an earlier run). */
@@ -29,26 +30,21 @@ export async function backfillMethodIndexes(
   tableName: string,
 ): Promise<MethodIndexBackfill> {
   const result: MethodIndexBackfill = { indexed: 0, alreadyIndexed: 0 };
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: 'entity = :method',
-        ExpressionAttributeValues: { ':method': 'method' },
-        ProjectionExpression:
-          'pk, sk, payorId, savedPaymentMethodId, merchantId, processorToken, expiryMonth, expiryYear, gsi2pk',
-        ExclusiveStartKey,
-      }),
-    );
+  const pages = scanPages(db, {
+    TableName: tableName,
+    FilterExpression: 'entity = :method',
+    ExpressionAttributeValues: { ':method': 'method' },
+    ProjectionExpression:
+      'pk, sk, payorId, savedPaymentMethodId, merchantId, processorToken, expiryMonth, expiryYear, gsi2pk',
+  });
+  for await (const page of pages) {
     for (const item of page.Items ?? []) {
       if (item.gsi2pk !== undefined) result.alreadyIndexed++;
       else if (await index(db, tableName, item as unknown as SavedMethod & { pk: string; sk: string }))
         result.indexed++;
       else result.alreadyIndexed++;
     }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  }
   return result;
 }
 

@@ -11,7 +11,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { parseProfileId } from '#domain/payors';
 import type { SeriesPayment } from '#domain/series';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { batchGet, type Item, strip } from './items';
 
 /** What a series use names: the series and its payment's position and method. */

@@ -17,14 +17,15 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { parseProfileId } from '#domain/payors';
-import { keys } from '#shared/keys';
-import { batchWriteAll, queryAll } from './items';
+import { keys } from './keys';
+import { batchWriteAll } from './items';
+import { readAll } from './paging';
 import { distinctProfiles, unavailableMethods, useItem } from './method-uses';
 
 /** How long the writes of one group's uses may take before the run fails (and is run again). */
 const BACKFILL_GROUP_BUDGET_MS = 10 * 60_000;
 
-export interface MethodUsesBackfill {
+interface MethodUsesBackfill {
   /** Groups read (pending or processing). */
   groups: number;
   /** Uses written (one per unanswered, not deleted payment of those groups). */
@@ -39,7 +40,7 @@ export async function backfillMethodUses(
 ): Promise<MethodUsesBackfill> {
   const result: MethodUsesBackfill = { groups: 0, written: 0, atRisk: [] };
   for (const shard of keys.dueShards()) {
-    const groups = await queryAll(db, {
+    const groups = await readAll(db, {
       TableName: tableName,
       IndexName: 'gsi2',
       KeyConditionExpression: 'gsi2pk = :shard',
@@ -49,7 +50,7 @@ export async function backfillMethodUses(
       if (group.status !== 'pending' && group.status !== 'processing') continue;
       result.groups++;
       const groupId = String(group.paymentGroupId);
-      const payments = await queryAll(db, {
+      const payments = await readAll(db, {
         TableName: tableName,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :payment)',
         ExpressionAttributeValues: { ':pk': keys.group(groupId).pk, ':payment': keys.paymentPrefix },

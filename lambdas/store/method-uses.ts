@@ -14,12 +14,13 @@
  * (`methodUsable`); a deletion writes its mark first and lists the uses after, both strongly
  * consistent. A payment that takes the method is therefore either listed or refused.
  */
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Payment } from '#domain/groups';
 import { parseProfileId } from '#domain/payors';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { batchGet, batchWriteAll, type Item, strip } from './items';
 import { isSeriesUse, pendingSeriesUses, type PendingSeriesUse } from './method-series-uses';
+import { queryPages } from './paging';
 
 /** What a use names: the payment and the method of its profileId. */
 type Use = Pick<Payment, 'paymentGroupId' | 'paymentId' | 'profileId'>;
@@ -51,7 +52,7 @@ export const useDelete = (tableName: string, use: Use) => ({
 });
 
 /** The condition that a method exists and no deletion of it has begun (the fence). */
-export const USABLE_METHOD = 'attribute_exists(pk) AND attribute_not_exists(deletion)';
+const USABLE_METHOD = 'attribute_exists(pk) AND attribute_not_exists(deletion)';
 
 /** The transaction item of the fence: the method a payment takes is there and not being deleted. */
 export function methodUsable(tableName: string, profileId: string) {
@@ -142,21 +143,18 @@ export async function pendingUses(
   max: number,
 ): Promise<PendingUses> {
   const items: Item[] = [];
-  let ExclusiveStartKey: Item | undefined;
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.methodUses(methodId) },
-        ConsistentRead: true,
-        Limit: max + 1 - items.length,
-        ExclusiveStartKey,
-      }),
-    );
+  // Up to one more than `max`: whether more uses follow (the read is then not complete).
+  const pages = queryPages(db, () => ({
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.methodUses(methodId) },
+    ConsistentRead: true,
+    Limit: max + 1 - items.length,
+  }));
+  for await (const out of pages) {
     items.push(...(out.Items ?? []));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey && items.length <= max);
+    if (items.length > max) break;
+  }
   const complete = items.length <= max;
   const series = await pendingSeriesUses(db, tableName, methodId, items.slice(0, max).filter(isSeriesUse));
   const read = items.slice(0, max).filter((u) => !isSeriesUse(u));

@@ -9,7 +9,7 @@
  */
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { MAX_METHODS_PER_PAYOR } from '#contract/limits';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import type { ServiceEvent } from '#domain/events';
 import type { SavedMethod } from '#domain/payors';
 import { batchGet, conditionOutcome, containerStore, strip } from './items';

@@ -13,18 +13,19 @@ import {
   DeleteCommand,
   GetCommand,
   PutCommand,
-  ScanCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import type { OutboxItem, OutboxStatus } from '#domain/notifications';
 import { containerStore, isConditionFailure, strip } from './items';
+import { scanPages } from './paging';
+import { clock } from '#shared/clock';
 
 /** A claim not finished within this time (the notifier crashed mid-send) may be taken again. */
-export const CLAIM_LEASE_MS = 30_000;
+const CLAIM_LEASE_MS = 30_000;
 
-export type ReleaseOutcome = 'attempt' | 'throttled' | 'not-ready';
+type ReleaseOutcome = 'attempt' | 'throttled' | 'not-ready';
 const COUNTER: Record<ReleaseOutcome, string> = {
   attempt: 'attempts',
   throttled: 'throttles',
@@ -162,20 +163,13 @@ export async function listOutbox(
   status: OutboxStatus,
 ): Promise<OutboxItem[]> {
   const items: OutboxItem[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: 'entity = :outbox AND #status = :s',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':outbox': 'outbox', ':s': status },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []).map((i) => strip<OutboxItem>(i)));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const pages = scanPages(db, {
+    TableName: tableName,
+    FilterExpression: 'entity = :outbox AND #status = :s',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':outbox': 'outbox', ':s': status },
+  });
+  for await (const page of pages) items.push(...(page.Items ?? []).map((i) => strip<OutboxItem>(i)));
   return items.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
@@ -207,7 +201,7 @@ export async function requeue(
     }),
   );
   const { lastError: _e, throttles: _t, ...rest } = item;
-  const fresh: OutboxItem = { ...rest, status: 'pending', attempts: 0, createdAt: new Date().toISOString() };
+  const fresh: OutboxItem = { ...rest, status: 'pending', attempts: 0, createdAt: clock.now().toISOString() };
   await db.send(new PutCommand(outboxPut(tableName, fresh).Put));
   return fresh;
 }

@@ -1,24 +1,108 @@
 /**
- * Paging through a Query: numbered pages with a total (the list endpoints), cursor pages
- * (the processing steps) and the opaque page tokens of the payment list. Generic over the query, so every list and the bench page alike.
+ * Paging: every read of the table that may span more than one request goes through here (the one
+ * loop over LastEvaluatedKey is `pagesOf`; no other file writes an ExclusiveStartKey loop), and
+ * takes its limits from read-limits.ts.
+ *
+ * - `readAll`: every item a Query matches (or the first `max`);
+ * - `queryPages` / `scanPages`: page after page, for a reader that stops early, sizes each request
+ *   to what it still needs, or works through a page before reading the next;
+ * - `queryOnce`: one request from a position, for a reader that keeps its own cursor;
+ * - `readPage`: one numbered page of a query and the total count (the list endpoints);
+ * - `readAfter`: up to `limit` items of a partition after a cursor (the processing steps);
+ * - `encodePageToken` / `decodePageToken`: the opaque page tokens of the lists.
  */
 import { createHash } from 'node:crypto';
-import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  QueryCommand,
+  ScanCommand,
+  type DynamoDBDocumentClient,
+  type QueryCommandInput,
+  type QueryCommandOutput,
+  type ScanCommandInput,
+  type ScanCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
 import type { Item } from './items';
+import { READ_LIMITS } from './read-limits';
 
 export interface Page {
   pageNumber: number;
   pageSize: number;
 }
 
-/** Smallest Limit of a page read: tiny pages would cost a round trip per item. */
-const MIN_READ = 25;
+/** A read's position: the key it stopped at (LastEvaluatedKey), where the next read starts. */
+type StartKey = Record<string, unknown>;
+
 /**
- * Largest Limit of one read: a page far past the end (pageNumber × pageSize in the billions) must
- * not ask DynamoDB for a Limit it refuses (it takes a 32-bit integer); DynamoDB returns at most
- * 1 MB per read anyway.
+ * Every page of a read (a Query or a Scan), in order: the one loop over LastEvaluatedKey.
+ * `read` makes one request starting at `start` (its ExclusiveStartKey; undefined: the first); the
+ * pages end after the read's last one, or when the caller leaves the loop.
  */
-export const MAX_READ = 10_000;
+async function* pagesOf<P extends { LastEvaluatedKey?: StartKey }>(
+  read: (start: StartKey | undefined) => Promise<P>,
+  start?: StartKey,
+): AsyncGenerator<P> {
+  let next = start;
+  do {
+    const page = await read(next);
+    yield page;
+    next = page.LastEvaluatedKey;
+  } while (next);
+}
+
+/**
+ * The pages of a Query, from `start` (a LastEvaluatedKey, or a position the caller made) on.
+ * `input` is a function when each request depends on what was read so far (its Limit, the rest a
+ * page still needs): it is called right before each request. Leave the loop to stop.
+ */
+export function queryPages(
+  db: DynamoDBDocumentClient,
+  input: QueryCommandInput | (() => QueryCommandInput),
+  start?: Item,
+): AsyncGenerator<QueryCommandOutput> {
+  const next = typeof input === 'function' ? input : () => input;
+  return pagesOf((from) => queryOnce(db, next(), from), start);
+}
+
+/**
+ * One request of a Query from `start`: a page for a reader that keeps its own position (a cursor
+ * it continues from on its next call) rather than reading on.
+ */
+export const queryOnce = (
+  db: DynamoDBDocumentClient,
+  input: QueryCommandInput,
+  start?: StartKey,
+): Promise<QueryCommandOutput> =>
+  db.send(new QueryCommand({ ...input, ...(start && { ExclusiveStartKey: start }) }));
+
+/**
+ * The pages of a Scan: the operator's tools and backfills only (they look for items no index
+ * lists); a function reads by key.
+ */
+export function scanPages(
+  db: DynamoDBDocumentClient,
+  input: ScanCommandInput,
+): AsyncGenerator<ScanCommandOutput> {
+  return pagesOf((start) =>
+    db.send(new ScanCommand({ ...input, ...(start && { ExclusiveStartKey: start }) })),
+  );
+}
+
+/**
+ * Every item a Query matches, page after page; with `max`, it stops once it has that many (each
+ * request still asks for the input's own Limit, if any).
+ */
+export async function readAll(
+  db: DynamoDBDocumentClient,
+  input: QueryCommandInput,
+  max = Number.POSITIVE_INFINITY,
+): Promise<Item[]> {
+  const items: Item[] = [];
+  for await (const page of queryPages(db, input)) {
+    items.push(...(page.Items ?? []));
+    if (items.length >= max) break;
+  }
+  return items.slice(0, max);
+}
 
 /**
  * One numbered page of a query's items and the total count. Items are read up to the end of
@@ -33,16 +117,18 @@ export async function readPage(
   const end = start + page.pageSize;
   const items: Item[] = [];
   let seen = 0;
-  let ExclusiveStartKey: Item | undefined;
-  do {
-    const counting = seen >= end;
-    const out = await db.send(
-      new QueryCommand({
-        ...input,
-        ExclusiveStartKey,
-        ...(counting ? { Select: 'COUNT' } : { Limit: Math.min(Math.max(end - seen, MIN_READ), MAX_READ) }),
-      }),
-    );
+  // Past the page's end the rest is only counted: `seen` decides each next request.
+  let counting = false;
+  const request = (): QueryCommandInput => {
+    counting = seen >= end;
+    return {
+      ...input,
+      ...(counting
+        ? { Select: 'COUNT' }
+        : { Limit: Math.min(Math.max(end - seen, READ_LIMITS.pageMin), READ_LIMITS.pageMax) }),
+    };
+  };
+  for await (const out of queryPages(db, request)) {
     if (!counting) {
       for (const item of out.Items ?? []) {
         if (seen >= start && seen < end) items.push(item);
@@ -51,14 +137,14 @@ export async function readPage(
     } else {
       seen += out.Count ?? 0;
     }
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  }
   return { items, total: seen };
 }
 
 /**
  * Up to `limit` items of a partition after the cursor (a sort key; null: from the first item
- * with `prefix`), and the cursor to continue from (null at the end).
+ * with `prefix`), and the cursor to continue from (null at the end). One request: the caller
+ * continues from the cursor.
  */
 export async function readAfter(
   db: DynamoDBDocumentClient,
@@ -68,21 +154,19 @@ export async function readAfter(
   cursor: string | null,
   limit: number,
 ): Promise<{ items: Item[]; cursor: string | null }> {
-  const out = await db.send(
-    new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: cursor ? 'pk = :pk AND sk > :c' : 'pk = :pk AND begins_with(sk, :c)',
-      ExpressionAttributeValues: { ':pk': pk, ':c': cursor ?? prefix },
-      Limit: limit,
-      ConsistentRead: true,
-    }),
-  );
+  const out = await queryOnce(db, {
+    TableName: tableName,
+    KeyConditionExpression: cursor ? 'pk = :pk AND sk > :c' : 'pk = :pk AND begins_with(sk, :c)',
+    ExpressionAttributeValues: { ':pk': pk, ':c': cursor ?? prefix },
+    Limit: limit,
+    ConsistentRead: true,
+  });
   const last = out.LastEvaluatedKey?.sk as string | undefined;
   return { items: out.Items ?? [], cursor: last ?? null };
 }
 
 /** Where a token page starts: after `after` (a sort-key id), `offset` items in, of `total`. */
-export interface PageCursor {
+interface PageCursor {
   after: string;
   offset: number;
   total: number;

@@ -10,12 +10,17 @@
  * key, the last has no end, and each range starts exactly after the key the previous one ends on
  * (inclusive), so no payment is in two ranges and none in none.
  */
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Payment } from '#domain/groups';
-import { keys } from '#shared/keys';
-import { containerStore, type Item, strip } from './items';
+import { keys } from './keys';
+import { containerStore, strip } from './items';
+import { queryOnce, queryPages } from './paging';
 
-export interface PaymentRangeStore {
+/** The cursor of a range after `paymentId`: the batch that follows starts with the payment after it. */
+export const cursorAfter = (groupId: string, paymentId: string): string =>
+  keys.payment(groupId, paymentId).sk;
+
+interface PaymentRangeStore {
   /**
    * The sort keys that cut the group's payments (deleted included) into ranges of `size`: the
    * key of every `size`-th payment, at most `cuts` of them, fewer when the group is smaller.
@@ -47,25 +52,24 @@ export class DynamoPaymentRangeStore implements PaymentRangeStore {
    */
   async cutPoints(groupId: string, size: number, cuts: number): Promise<string[]> {
     const found: string[] = [];
-    let start: Item | undefined;
+    if (cuts <= 0) return found;
     let counted = 0;
-    while (found.length < cuts) {
-      const out = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-          ExpressionAttributeValues: { ':pk': keys.group(groupId).pk, ':p': keys.paymentPrefix },
-          Select: 'COUNT',
-          Limit: size - counted,
-          ExclusiveStartKey: start,
-        }),
-      );
-      start = out.LastEvaluatedKey;
-      if (!start) break; // the end of the payments: the last range takes the rest
+    const pages = queryPages(this.db, () => ({
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': keys.group(groupId).pk, ':p': keys.paymentPrefix },
+      Select: 'COUNT',
+      Limit: size - counted,
+    }));
+    // The pages end with the payments: the last range takes the rest.
+    for await (const out of pages) {
+      const stop = out.LastEvaluatedKey;
+      if (!stop) break;
       counted += out.Count ?? 0;
       if (counted >= size) {
-        found.push(String(start.sk));
+        found.push(String(stop.sk));
         counted = 0;
+        if (found.length === cuts) break;
       }
     }
     return found;
@@ -78,17 +82,18 @@ export class DynamoPaymentRangeStore implements PaymentRangeStore {
     limit: number,
   ): Promise<{ payments: Payment[]; cursor: string | null }> {
     const { pk } = keys.group(groupId);
-    const out = await this.db.send(
-      new QueryCommand({
+    const out = await queryOnce(
+      this.db,
+      {
         TableName: this.tableName,
         KeyConditionExpression: upTo
           ? 'pk = :pk AND sk BETWEEN :p AND :upTo'
           : 'pk = :pk AND begins_with(sk, :p)',
         ExpressionAttributeValues: { ':pk': pk, ':p': keys.paymentPrefix, ...(upTo && { ':upTo': upTo }) },
-        ...(cursor && { ExclusiveStartKey: { pk, sk: cursor } }),
         Limit: limit,
         ConsistentRead: true,
-      }),
+      },
+      cursor ? { pk, sk: cursor } : undefined,
     );
     const last = out.LastEvaluatedKey?.sk as string | undefined;
     const payments = (out.Items ?? []).filter((i) => i.entity === 'payment').map((i) => strip<Payment>(i));

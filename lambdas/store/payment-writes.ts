@@ -10,7 +10,7 @@ import type { OutboxItem } from '#domain/notifications';
 import type { AuthResponse } from '#domain/processing';
 import type { PaymentRetry } from '#domain/retries';
 import { MAX_PAYMENTS_PER_GROUP } from '#contract/limits';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { announcedUpdate } from './events';
 import { outboxPut } from './outbox';
 
@@ -64,7 +64,7 @@ export interface AnswerRecord {
 export type RetryWriteOutcome = 'ok' | 'changed';
 
 /** The events an answer announces: the answer's, then `payment.retry_scheduled` when it schedules one. */
-export function answerEvents(answered: Payment, seen: number | undefined, now: Date): ServiceEvent[] {
+function answerEvents(answered: Payment, seen: number | undefined, now: Date): ServiceEvent[] {
   const first = (seen ?? 0) + 1;
   const events = [
     paymentEvent(answerEventType(answered.authResponse!), { ...answered, eventSeq: first }, now),

@@ -5,7 +5,7 @@
  */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { nextSequence } from '#domain/events';
 import { attemptOf, paymentEvent, type Payment } from '#domain/groups';
 import { parseProfileId } from '#domain/payors';
@@ -13,7 +13,7 @@ import type { AuthResponse } from '#domain/processing';
 import type { PaymentRetry } from '#domain/retries';
 import type { OutboxItem } from '#domain/notifications';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
-import { batchGet, conditionOutcome, containerStore, type Item, queryAll, strip, updateIf } from './items';
+import { batchGet, conditionOutcome, containerStore, type Item, strip, updateIf } from './items';
 import { announcedUpdate, eventPut, sequenced, writeAnnounced } from './events';
 import {
   firstAnswerWrites,
@@ -27,7 +27,7 @@ import {
 } from './payment-writes';
 import { methodUsable, useDelete, usePut } from './method-uses';
 import { outboxPut } from './outbox';
-import { readAfter, readPage, type Page } from './paging';
+import { readAll, readAfter, readPage, type Page } from './paging';
 
 export const paymentItem = (payment: Payment): Item => ({
   ...keys.payment(payment.paymentGroupId, payment.paymentId),
@@ -141,7 +141,7 @@ export class DynamoPaymentStore implements PaymentStore {
 
   /** Creation order: payment ids are UUIDv7. */
   async listPayments(groupId: string): Promise<Payment[]> {
-    const items = await queryAll(this.db, {
+    const items = await readAll(this.db, {
       TableName: this.tableName,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
       ExpressionAttributeValues: { ':pk': keys.group(groupId).pk, ':p': keys.paymentPrefix },

@@ -3,7 +3,7 @@
  * `CUSTOMER#mid#id` item that keeps customerAccountId unique per merchant. Shared by the payor
  * and method stores.
  */
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import type { Payor, SavedMethod } from '#domain/payors';
 import type { Item } from './items';
 

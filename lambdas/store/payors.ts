@@ -5,10 +5,11 @@
  * with attribute_not_exists in the same transaction as the payor (two racing creates: one wins).
  */
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import type { ServiceEvent } from '#domain/events';
 import { payorEvent, type Payor, type SavedMethod } from '#domain/payors';
-import { batchGet, conditionOutcome, containerStore, queryAll, strip } from './items';
+import { batchGet, conditionOutcome, containerStore, strip } from './items';
+import { readAll } from './paging';
 import { eventPut } from './events';
 import { customerPut, methodItem, payorItem } from './payor-items';
 
@@ -27,7 +28,7 @@ export async function readPayor(
   payorId: string,
   merchantId: string,
 ): Promise<PayorWithMethods | undefined> {
-  const items = await queryAll(db, {
+  const items = await readAll(db, {
     TableName: tableName,
     KeyConditionExpression: 'pk = :pk',
     ExpressionAttributeValues: { ':pk': keys.payor(payorId).pk },

@@ -7,11 +7,18 @@
  * concurrent writers on one hot item would conflict). The items expire an hour later (TTL).
  */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { containerStore, updateIf } from './items';
 
 /** Window items live this long after their second (TTL): long enough to read one in a test. */
-export const RATE_WINDOW_TTL_SECONDS = 3600;
+const RATE_WINDOW_TTL_SECONDS = 3600;
+
+/** The windows' names: a group's own, its merchant's, and the shards of the processor's rate. */
+export const rateWindowNames = {
+  group: (groupId: string) => `G#${groupId}`,
+  merchant: (merchantId: string) => `M#${merchantId}`,
+  shard: (shard: number) => String(shard),
+};
 
 export interface RateWindowStore {
   /**

@@ -5,11 +5,12 @@
  * processed group's payments).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { queryDays } from '#shared/day-index';
-import { keys, type DayKind } from '#shared/keys';
+import { queryDays } from './day-index';
+import { keys, type DayKind } from './keys';
 import type { Payment } from '#domain/groups';
 import type { Refund, Transaction } from '#domain/transactions';
-import { queryAll, strip } from './items';
+import { strip } from './items';
+import { readAll } from './paging';
 import { DynamoTransactionStore, type SaleWithRefunds } from './transactions';
 
 export class ReconciliationRecords {
@@ -44,7 +45,7 @@ export class ReconciliationRecords {
 
   /** Payments without an answer in processed groups scheduled from `since` to `until`. */
   async unansweredPayments(since: string, until: string): Promise<Payment[]> {
-    const merchants = await queryAll(this.db, {
+    const merchants = await readAll(this.db, {
       TableName: this.tableName,
       IndexName: 'gsi1',
       KeyConditionExpression: 'gsi1pk = :m',
@@ -53,7 +54,7 @@ export class ReconciliationRecords {
     const groups = (
       await Promise.all(
         merchants.map((m) =>
-          queryAll(this.db, {
+          readAll(this.db, {
             TableName: this.tableName,
             IndexName: 'gsi1',
             // Slots are `yyyy-mm-ddThh`: the hours of the window, both ends' hours included.
@@ -72,7 +73,7 @@ export class ReconciliationRecords {
     ).flat();
     const payments = await Promise.all(
       groups.map((g) =>
-        queryAll(this.db, {
+        readAll(this.db, {
           TableName: this.tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
           FilterExpression:

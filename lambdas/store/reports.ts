@@ -4,16 +4,18 @@
  * payment's large customAttributes or fees never reach the function; and its payors'
  * customerAccountIds, a page's at a time.
  */
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { REPORT_ATTRIBUTES, type ReportPayment } from '#domain/reports';
 import { mapLimit } from '#shared/concurrency';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { batchGet, containerStore } from './items';
+import { queryPages } from './paging';
+import { clock } from '#shared/clock';
 
 /** BatchGets of a page's payors in flight at once (100 payors each). */
 const PAYOR_READS_IN_FLIGHT = 4;
 
-export interface ReportStore {
+interface ReportStore {
   /**
    * Up to `limit` payments (deleted included) after the payment `afterId` (null: from the
    * first), in creation order, and whether more follow. Reads stop early, with fewer payments,
@@ -36,7 +38,7 @@ export interface ReportStore {
 const PROJECTION = REPORT_ATTRIBUTES.map((_, i) => `#a${i}`).join(', ');
 const NAMES = Object.fromEntries(REPORT_ATTRIBUTES.map((a, i) => [`#a${i}`, a]));
 
-export class DynamoReportStore implements ReportStore {
+class DynamoReportStore implements ReportStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -50,29 +52,31 @@ export class DynamoReportStore implements ReportStore {
   ): Promise<{ payments: ReportPayment[]; more: boolean }> {
     const { pk } = keys.group(groupId);
     const payments: ReportPayment[] = [];
-    let start: Record<string, unknown> | undefined =
-      afterId === null ? undefined : { pk, sk: keys.payment(groupId, afterId).sk };
-    do {
-      const out = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-          ExpressionAttributeValues: { ':pk': pk, ':p': keys.paymentPrefix },
-          ProjectionExpression: PROJECTION,
-          ExpressionAttributeNames: NAMES,
-          ExclusiveStartKey: start,
-          // One more than the page: whether another page follows, without an empty last page.
-          Limit: limit + 1 - payments.length,
-          ConsistentRead: true,
-        }),
-      );
+    const start = afterId === null ? undefined : { pk, sk: keys.payment(groupId, afterId).sk };
+    const pages = queryPages(
+      this.db,
+      () => ({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': pk, ':p': keys.paymentPrefix },
+        ProjectionExpression: PROJECTION,
+        ExpressionAttributeNames: NAMES,
+        // One more than the page: whether another page follows, without an empty last page.
+        Limit: limit + 1 - payments.length,
+        ConsistentRead: true,
+      }),
+      start,
+    );
+    let more = false;
+    for await (const out of pages) {
       payments.push(...((out.Items ?? []) as ReportPayment[]));
-      start = out.LastEvaluatedKey;
-    } while (start && payments.length <= limit && Date.now() < until);
+      more = out.LastEvaluatedKey !== undefined;
+      if (payments.length > limit || clock.nowMs() >= until) break;
+    }
     if (payments.length > limit) return { payments: payments.slice(0, limit), more: true };
     // Stopped by the clock: the rest is for the next page. (A page that ends exactly at the last
     // payment with its LastEvaluatedKey set is followed by an empty last page.)
-    return { payments, more: start !== undefined };
+    return { payments, more };
   }
 
   async customerAccounts(merchantId: string, payorIds: readonly string[]): Promise<Map<string, string>> {

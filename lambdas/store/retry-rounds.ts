@@ -13,10 +13,11 @@ import { nextSequence } from '#domain/events';
 import { currentSlot, groupEvent, type Group } from '#domain/groups';
 import type { ProcessingSummary } from '#domain/processing';
 import type { ServiceEvent } from '#domain/events';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { runEnd, type ClaimedGroup, claimStore } from './claims';
 import { announcedUpdate, writeAnnounced } from './events';
-import { containerStore, isConditionFailure, queryAll, strip } from './items';
+import { containerStore, isConditionFailure, strip } from './items';
+import { readAll } from './paging';
 
 /** Lost races (a change announced between read and write) before a round's completion gives up. */
 const COMPLETE_ATTEMPTS = 5;
@@ -24,9 +25,9 @@ const COMPLETE_ATTEMPTS = 5;
 /** What a starter saw of a group waiting for a retry round. */
 export type RoundTarget = Pick<Group, 'paymentGroupId' | 'retrySlot' | 'processingAttempt'>;
 
-export type RoundClaim = { claimed: true; executionName: string } | { claimed: false; group?: ClaimedGroup };
+type RoundClaim = { claimed: true; executionName: string } | { claimed: false; group?: ClaimedGroup };
 
-export interface RetryRoundStore {
+interface RetryRoundStore {
   /**
    * Claims the group's next retry round if it still waits at the slot the starter saw: the
    * round's execution name. `bound`: the latest slot whose due retries the round charges.
@@ -57,7 +58,7 @@ const ignoreConditionFailure = (error: unknown): void => {
   if (!isConditionFailure(error)) throw error;
 };
 
-export class DynamoRetryRoundStore implements RetryRoundStore {
+class DynamoRetryRoundStore implements RetryRoundStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -200,7 +201,7 @@ export class DynamoRetryRoundStore implements RetryRoundStore {
   }
 
   async withRetries(merchantId: string): Promise<Group[]> {
-    const items = await queryAll(this.db, {
+    const items = await readAll(this.db, {
       TableName: this.tableName,
       IndexName: 'gsi1',
       KeyConditionExpression: 'gsi1pk = :m',

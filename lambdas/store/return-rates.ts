@@ -36,12 +36,14 @@ import {
   type ReturnRates,
   type ReturnRateStatus,
 } from '#domain/return-rates';
-import { keys, shardOf } from '#shared/keys';
+import { shardOf } from '#shared/shards';
+import { keys } from './keys';
 import { eventPut, sequenced } from './events';
-import { conditionOutcome, containerStore, epoch, isConditionFailure, queryAll } from './items';
+import { conditionOutcome, containerStore, epoch, isConditionFailure } from './items';
+import { queryPages, readAll } from './paging';
 
 /** Counter items per merchant and day. */
-export const RETURN_RATE_SHARDS = 16;
+const RETURN_RATE_SHARDS = 16;
 
 const partition = (merchantId: string) => `RETURNRATES#${merchantId}`;
 const counterKey = (merchantId: string, day: string, transactionId: string) => ({
@@ -63,7 +65,7 @@ export const isBankDebit = (txn: { accountType?: AccountType }): boolean =>
   txn.accountType !== undefined && !isCard(txn.accountType);
 
 /** What a counter needs of a bank debit: its merchant, its id (the shard) and its date. */
-export interface CountedDebit {
+interface CountedDebit {
   merchantId: string;
   transactionId: string;
   /** When the debit was approved (the sale's `processedAt`): its UTC day is the counter's. */
@@ -131,14 +133,14 @@ export function returnCountItems(
 }
 
 /** The status last announced for a merchant (absent: `ok`, never announced). */
-export interface ReturnRateState {
+interface ReturnRateState {
   status: ReturnRateStatus;
   eventSeq?: number;
   changedAt?: string;
 }
 
 /** Where the job's daily pass stands: the day, and the last merchant done (absent: none yet). */
-export interface ReturnRateCursor {
+interface ReturnRateCursor {
   day: string;
   after?: string;
   done?: boolean;
@@ -154,7 +156,7 @@ const dayCounts = (item: Item): DayCounts => ({
   ),
 });
 
-export class ReturnRateStore {
+class ReturnRateStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -162,7 +164,7 @@ export class ReturnRateStore {
 
   /** The merchant's counters of the days from `since` to `until` (both included), every shard. */
   async days(merchantId: string, since: string, until: string): Promise<DayCounts[]> {
-    const items = await queryAll(this.db, {
+    const items = await readAll(this.db, {
       TableName: this.tableName,
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
       ExpressionAttributeValues: {
@@ -235,7 +237,7 @@ export class ReturnRateStore {
 
   /** Merchants whose counts a return moved since the job last looked (mark time by merchant). */
   async changed(limit: number): Promise<{ merchantId: string; at: string }[]> {
-    const items = await queryAll(
+    const items = await readAll(
       this.db,
       {
         TableName: this.tableName,
@@ -286,21 +288,14 @@ export class ReturnRateStore {
   /** How many merchants are at `alert` or `over` (as last recomputed). */
   async attentionCount(): Promise<number> {
     let total = 0;
-    let ExclusiveStartKey: Item | undefined;
-    do {
-      const out = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :a',
-          ExpressionAttributeValues: { ':a': ATTENTION },
-          Select: 'COUNT',
-          ExclusiveStartKey,
-        }),
-      );
+    for await (const out of queryPages(this.db, {
+      TableName: this.tableName,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :a',
+      ExpressionAttributeValues: { ':a': ATTENTION },
+      Select: 'COUNT',
+    }))
       total += out.Count ?? 0;
-      ExclusiveStartKey = out.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
     return total;
   }
 

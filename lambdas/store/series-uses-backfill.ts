@@ -17,15 +17,16 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { parseProfileId } from '#domain/payors';
 import type { SeriesPayment } from '#domain/series';
-import { keys } from '#shared/keys';
-import { batchWriteAll, queryAll } from './items';
+import { keys } from './keys';
+import { batchWriteAll } from './items';
+import { readAll } from './paging';
 import { seriesUseItem } from './method-series-uses';
 import { distinctProfiles, unavailableMethods } from './method-uses';
 
 /** How long the writes of one series' uses may take before the run fails (and is run again). */
 const BACKFILL_SERIES_BUDGET_MS = 10 * 60_000;
 
-export interface SeriesUsesBackfill {
+interface SeriesUsesBackfill {
   /** Series read (active or paused). */
   series: number;
   /** Uses written (one per payment of those series). */
@@ -39,7 +40,7 @@ export async function backfillSeriesMethodUses(
   tableName: string,
 ): Promise<SeriesUsesBackfill> {
   const result: SeriesUsesBackfill = { series: 0, written: 0, atRisk: [] };
-  const merchants = await queryAll(db, {
+  const merchants = await readAll(db, {
     TableName: tableName,
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :m',
@@ -47,7 +48,7 @@ export async function backfillSeriesMethodUses(
   });
   for (const merchant of merchants) {
     const merchantId = String(merchant.merchantId);
-    const series = await queryAll(db, {
+    const series = await readAll(db, {
       TableName: tableName,
       IndexName: 'gsi1',
       KeyConditionExpression: 'gsi1pk = :s',
@@ -63,7 +64,7 @@ export async function backfillSeriesMethodUses(
     for (const { seriesId } of series) {
       result.series++;
       const id = String(seriesId);
-      const payments = (await queryAll(db, {
+      const payments = (await readAll(db, {
         TableName: tableName,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :payment)',
         ExpressionAttributeValues: { ':pk': keys.series(id).pk, ':payment': keys.paymentPrefix },

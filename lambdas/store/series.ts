@@ -17,19 +17,19 @@ import type { ServiceEvent } from '#domain/events';
 import { dueAt, type Series, type SeriesPayment, type SeriesStatus } from '#domain/series';
 import { parseProfileId } from '#domain/payors';
 import { cancellationCodes } from '#shared/ddb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { eventPut } from './events';
-import { conditionOutcome, containerStore, queryAll, strip, type Item } from './items';
+import { conditionOutcome, containerStore, strip, type Item } from './items';
 import { seriesUseItem } from './method-series-uses';
 import { distinctProfiles, methodUsable, MethodUnavailableError, unavailableMethods } from './method-uses';
-import { readPage, type Page } from './paging';
+import { readAll, readPage, type Page } from './paging';
 import { CREATING, createWrittenAhead, discardCreate } from './write-ahead';
 
 /** One transaction holds at most 100 items: the series, its event, and its payments with their uses and methods. */
 const MAX_TRANSACTION_ITEMS = 100;
 
 /** The series item: the record, its list entry, and its due-index entry while it has work. */
-export function seriesItem(series: Series): Item {
+function seriesItem(series: Series): Item {
   const due = dueAt(series);
   return {
     ...keys.series(series.seriesId),
@@ -82,11 +82,11 @@ export function seriesWriteItems(
   ];
 }
 
-export interface SeriesFilter {
+interface SeriesFilter {
   status?: SeriesStatus;
 }
 
-export interface SeriesStore {
+interface SeriesStore {
   /** The series, read strongly consistent; one still being created does not exist yet. */
   get(seriesId: string): Promise<Series | undefined>;
   /**
@@ -177,7 +177,7 @@ export class DynamoSeriesStore implements SeriesStore {
   }
 
   async payments(seriesId: string): Promise<SeriesPayment[]> {
-    const items = await queryAll(this.db, {
+    const items = await readAll(this.db, {
       TableName: this.tableName,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :payment)',
       ExpressionAttributeValues: { ':pk': keys.series(seriesId).pk, ':payment': keys.paymentPrefix },
@@ -239,7 +239,7 @@ export class DynamoSeriesStore implements SeriesStore {
   }
 
   async list(merchantId: string, filter: SeriesFilter): Promise<Series[]> {
-    return (await queryAll(this.db, this.query(merchantId, filter))).map((i) => strip<Series>(i));
+    return (await readAll(this.db, this.query(merchantId, filter))).map((i) => strip<Series>(i));
   }
 
   async page(
@@ -252,7 +252,7 @@ export class DynamoSeriesStore implements SeriesStore {
   }
 
   async due(before: string, limit: number): Promise<string[]> {
-    const items = await queryAll(
+    const items = await readAll(
       this.db,
       {
         TableName: this.tableName,

@@ -5,7 +5,7 @@
  */
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { RetryPolicy } from '#domain/retries';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { containerStore } from './items';
 
 export interface MerchantSettings {
@@ -13,14 +13,14 @@ export interface MerchantSettings {
   lastUpdated?: string;
 }
 
-export interface SettingsStore {
+interface SettingsStore {
   /** The merchant's settings as stored (empty: the defaults). */
   get(merchantId: string): Promise<MerchantSettings>;
   /** Sets the fields given; the settings as stored after. */
   update(merchantId: string, change: { retryPolicy?: RetryPolicy }, now: Date): Promise<MerchantSettings>;
 }
 
-export class DynamoSettingsStore implements SettingsStore {
+class DynamoSettingsStore implements SettingsStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,

@@ -6,8 +6,9 @@
  * cut-off with one Query per shard, never a Scan (docs/architecture.md#sweeper).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
-import { containerStore, queryAll } from './items';
+import { keys } from './keys';
+import { containerStore } from './items';
+import { readAll } from './paging';
 
 /** `reverse`: a sale given up on (Declined 96) whose timeout reversal is still due. */
 export type SweepKind = 'sale' | 'refund' | 'void' | 'reverse';
@@ -26,7 +27,7 @@ export const sweepEntry = (kind: SweepKind, id: string, at: string) => ({
   gsi2sk: keys.sweepSort(at, kind, id),
 });
 
-export interface SweepIndex {
+interface SweepIndex {
   /**
    * Work begun before `before` (ISO-8601) and not settled yet, oldest first per shard: at most
    * `limit` entries (spread over the shards), so one sweep reads a bounded page of a backlog.
@@ -34,7 +35,7 @@ export interface SweepIndex {
   staleWork(before: string, limit: number): Promise<SweepWork[]>;
 }
 
-export class DynamoSweepIndex implements SweepIndex {
+class DynamoSweepIndex implements SweepIndex {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -45,7 +46,7 @@ export class DynamoSweepIndex implements SweepIndex {
     const perShard = Math.max(1, Math.ceil(limit / shards.length));
     const pages = await Promise.all(
       shards.map((shard) =>
-        queryAll(
+        readAll(
           this.db,
           {
             TableName: this.tableName,

@@ -5,11 +5,11 @@
  */
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Transaction } from '#domain/transactions';
-import { queryDays } from '#shared/day-index';
-import { keys } from '#shared/keys';
+import { queryDays } from './day-index';
+import { keys } from './keys';
 import { containerStore, isConditionFailure, strip } from './items';
 
-export interface TestClockStore {
+interface TestClockStore {
   /** Approved, unvoided sales of the merchant processed in [since, until] whose cut-off is after `until`. */
   unsettledSales(merchantId: string, since: string, until: string): Promise<Transaction[]>;
   /** Moves a sale's cut-off to `at` if it is still approved, unvoided and at `from`; false otherwise. */
@@ -20,7 +20,7 @@ export interface TestClockStore {
   settledThrough(merchantId: string): Promise<string | undefined>;
 }
 
-export class DynamoTestClockStore implements TestClockStore {
+class DynamoTestClockStore implements TestClockStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,

@@ -15,27 +15,22 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { refundEvent, transactionEvent, type Refund, type Transaction } from '#domain/transactions';
-import {
-  conditionOutcome,
-  containerStore,
-  isConditionFailure,
-  queryAll,
-  sendThroughConflicts,
-  strip,
-} from './items';
+import { conditionOutcome, containerStore, isConditionFailure, sendThroughConflicts, strip } from './items';
+import { readAll } from './paging';
 import { eventPut } from './events';
 import { sweepEntry } from './sweep-index';
 import { saleUseItem } from './card-history';
 import { debitCountItem, isBankDebit } from './return-rates';
+import { clock } from '#shared/clock';
 
 export interface SaleWithRefunds {
   transaction: Transaction;
   refunds: Refund[];
 }
 
-export interface TransactionStore {
+interface TransactionStore {
   /** Writes a sale once; the stored one when it exists. */
   recordSale(txn: Transaction): Promise<Transaction>;
   /** Writes a Pending sale (with its sweep entry) once; the stored one when it exists. */
@@ -159,7 +154,7 @@ export class DynamoTransactionStore implements TransactionStore {
   }
 
   async find(transactionId: string): Promise<{ transaction: Transaction; refunds: Refund[] } | undefined> {
-    const items = await queryAll(this.db, {
+    const items = await readAll(this.db, {
       TableName: this.tableName,
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': keys.transaction(transactionId).pk },
@@ -369,7 +364,7 @@ export class DynamoTransactionStore implements TransactionStore {
     if (announceFor !== undefined) {
       // A refund of the transactions API: refund.completed or refund.failed, its one event.
       const type = outcome.status === 'Completed' ? 'refund.completed' : 'refund.failed';
-      items.push(eventPut(this.tableName, refundEvent(type, finished, announceFor, new Date())));
+      items.push(eventPut(this.tableName, refundEvent(type, finished, announceFor, clock.now())));
     }
     try {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));

@@ -4,11 +4,12 @@
  * with counts and the last error. Reads the whole table once (an operator's tool, as the outbox
  * listing is); the functions never call it.
  */
-import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { WebhookDelivery, WebhookEndpoint } from '#domain/webhooks';
 import { strip } from './items';
+import { scanPages } from './paging';
 
-export interface FailingEndpoint {
+interface FailingEndpoint {
   webhookEndpointId: string;
   merchantId: string;
   url: string;
@@ -30,24 +31,19 @@ export async function failingEndpoints(
 ): Promise<FailingEndpoint[]> {
   const endpoints = new Map<string, WebhookEndpoint>();
   const deliveries: WebhookDelivery[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: 'entity = :endpoint OR entity = :delivery',
-        ExpressionAttributeValues: { ':endpoint': 'webhook-endpoint', ':delivery': 'webhook-delivery' },
-        ExclusiveStartKey: start,
-      }),
-    );
+  const pages = scanPages(db, {
+    TableName: tableName,
+    FilterExpression: 'entity = :endpoint OR entity = :delivery',
+    ExpressionAttributeValues: { ':endpoint': 'webhook-endpoint', ':delivery': 'webhook-delivery' },
+  });
+  for await (const page of pages) {
     for (const item of page.Items ?? []) {
       if (item.entity === 'webhook-endpoint') {
         const e = strip<WebhookEndpoint>(item);
         endpoints.set(e.webhookEndpointId, e);
       } else deliveries.push(strip<WebhookDelivery>(item));
     }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  }
   const rows = new Map<string, FailingEndpoint>();
   const row = (e: WebhookEndpoint): FailingEndpoint => {
     let r = rows.get(e.webhookEndpointId);

@@ -9,22 +9,24 @@
  * messages for one delivery make one attempt. Items expire by TTL with their event. The event
  * cursors and the merchant's event range the fan-out reads are in event-cursors.ts.
  */
-import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   deliveryExpiry,
   type DeliveryKey,
   type DeliveryStatus,
   type WebhookDelivery,
 } from '#domain/webhooks';
-import { keys } from '#shared/keys';
-import { containerStore, isConditionFailure, queryAll, strip, updateIf, type Item } from './items';
+import { keys } from './keys';
+import { containerStore, isConditionFailure, strip, updateIf, type Item } from './items';
+import { queryPages, readAll } from './paging';
+import { READ_LIMITS } from './read-limits';
 
 const ENTITY = 'webhook-delivery';
 
 const keyOf = (d: DeliveryKey) => keys.webhookDelivery(d.webhookEndpointId, d.objectId, d.sequence);
 const dueSort = (d: Pick<WebhookDelivery, 'eventId'>, checkAt: string) => `${checkAt}#${d.eventId}`;
 
-export interface DeliveryChange {
+interface DeliveryChange {
   status: DeliveryStatus;
   attempts: number;
   round: number;
@@ -37,12 +39,15 @@ export interface DeliveryChange {
   checkAt?: string;
 }
 
-export interface DeliveryPage {
+interface DeliveryPage {
   deliveries: WebhookDelivery[];
   next?: Record<string, unknown>;
 }
 
-export class DynamoWebhookDeliveryStore {
+/** The due index's shards (GSI2 `WHDUE#<n>`): the webhook sweep reads each. */
+export const dueShards = (): string[] => keys.webhookDueShards();
+
+class DynamoWebhookDeliveryStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -144,7 +149,7 @@ export class DynamoWebhookDeliveryStore {
   }
 
   private async pendingBeside(key: DeliveryKey, side: 'earlier' | 'later') {
-    const [item] = await queryAll(
+    const [item] = await readAll(
       this.db,
       {
         TableName: this.tableName,
@@ -269,7 +274,7 @@ export class DynamoWebhookDeliveryStore {
 
   /** Pending deliveries of one due shard whose `checkAt` has passed, oldest first. */
   async due(shard: string, now: Date, limit: number): Promise<WebhookDelivery[]> {
-    const items = await queryAll(
+    const items = await readAll(
       this.db,
       {
         TableName: this.tableName,
@@ -291,36 +296,31 @@ export class DynamoWebhookDeliveryStore {
     start?: Record<string, unknown>,
   ): Promise<DeliveryPage> {
     const deliveries: WebhookDelivery[] = [];
-    let ExclusiveStartKey = start;
-    do {
-      const out = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :pk',
-          ...(status !== undefined && {
-            FilterExpression: '#status = :status',
-            ExpressionAttributeNames: { '#status': 'status' },
-          }),
-          ExpressionAttributeValues: {
-            ':pk': keys.endpointDeliveries(endpointId),
-            ...(status && { ':status': status }),
-          },
-          ScanIndexForward: false,
-          Limit: status === undefined ? limit - deliveries.length : 500,
-          ExclusiveStartKey,
-        }),
-      );
+    const request = () => ({
+      TableName: this.tableName,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ...(status !== undefined && {
+        FilterExpression: '#status = :status',
+        ExpressionAttributeNames: { '#status': 'status' },
+      }),
+      ExpressionAttributeValues: {
+        ':pk': keys.endpointDeliveries(endpointId),
+        ...(status && { ':status': status }),
+      },
+      ScanIndexForward: false,
+      Limit: status === undefined ? limit - deliveries.length : READ_LIMITS.filteredPage,
+    });
+    for await (const out of queryPages(this.db, request, start)) {
       for (const item of out.Items ?? []) {
         if (deliveries.length === limit) break;
         deliveries.push(strip<WebhookDelivery>(item));
       }
-      ExclusiveStartKey = out.LastEvaluatedKey;
       if (deliveries.length === limit) {
         const last = deliveries[deliveries.length - 1]!;
         return { deliveries, next: pagePosition(last) };
       }
-    } while (ExclusiveStartKey);
+    }
     return { deliveries };
   }
 }
@@ -360,8 +360,6 @@ function setAll(fields: Item, skip: string[], clear: ReadonlySet<string> = new S
     ExpressionAttributeValues: values,
   };
 }
-
-export type WebhookDeliveryStore = DynamoWebhookDeliveryStore;
 
 /** The container's store, on the configured table (made on first use). */
 export const webhookDeliveryStore: () => DynamoWebhookDeliveryStore =

@@ -15,7 +15,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { MAX_WEBHOOK_ENDPOINTS } from '#contract/webhooks';
 import type { WebhookEndpoint } from '#domain/webhooks';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { conditionOutcome, containerStore, isConditionFailure, strip, type Item } from './items';
 
 const itemOf = (e: WebhookEndpoint): Item => ({
@@ -24,7 +24,7 @@ const itemOf = (e: WebhookEndpoint): Item => ({
   ...e,
 });
 
-export interface WebhookEndpointStore {
+interface WebhookEndpointStore {
   /** `limit`: the merchant has MAX_WEBHOOK_ENDPOINTS already. */
   create(endpoint: WebhookEndpoint): Promise<'ok' | 'limit'>;
   get(merchantId: string, endpointId: string): Promise<WebhookEndpoint | undefined>;
@@ -49,7 +49,7 @@ export interface WebhookEndpointStore {
   disable(merchantId: string, endpointId: string, reason: string, now: Date): Promise<void>;
 }
 
-export class DynamoWebhookEndpointStore implements WebhookEndpointStore {
+class DynamoWebhookEndpointStore implements WebhookEndpointStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,

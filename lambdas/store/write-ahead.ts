@@ -20,11 +20,13 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { noticeOutboxId } from '#domain/notifications';
-import { keys } from '#shared/keys';
+import { keys } from './keys';
 import { logger } from '#shared/logger';
-import { batchWriteAll, conditionOutcome, isConditionFailure, type Item, queryAll } from './items';
+import { batchWriteAll, conditionOutcome, isConditionFailure, type Item } from './items';
+import { readAll } from './paging';
 import { seriesUseKey } from './method-series-uses';
 import { useKey } from './method-uses';
+import { clock } from '#shared/clock';
 
 /** The status a container item holds while its create is under way; never shown outside the store. */
 export const CREATING = 'creating';
@@ -37,7 +39,7 @@ const INDEX_KEYS = ['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk'] as const;
 type Key = { pk: string; sk: string };
 
 /** What a written-ahead create writes. */
-export interface WrittenAhead {
+interface WrittenAhead {
   /** The container item as committed: its key, `status`, `dateCreated` and index keys included. */
   committed: Item;
   /** The container's id, for the sweep's index and its log. */
@@ -208,7 +210,7 @@ export async function sweepAbandonedCreates(
   deadline = Number.POSITIVE_INFINITY,
 ): Promise<string[]> {
   const before = new Date(now.getTime() - ABANDONED_CREATE_MS).toISOString();
-  const stuck = await queryAll(db, {
+  const stuck = await readAll(db, {
     TableName: tableName,
     IndexName: 'gsi2',
     KeyConditionExpression: 'gsi2pk = :creating AND gsi2sk < :before',
@@ -217,7 +219,7 @@ export async function sweepAbandonedCreates(
   const removed: string[] = [];
   for (const item of stuck) {
     // One removal deletes up to 10,000 items (about 10 s); the rest waits for the next sweep.
-    if (Date.now() > deadline) break;
+    if (clock.nowMs() > deadline) break;
     await discardCreate(db, tableName, keyOf(item));
     const id = String(item.paymentGroupId ?? item.seriesId);
     logger.warn('abandoned create removed', { entity: item.entity, id });
@@ -243,7 +245,7 @@ export async function discardCreate(
   );
   if (Item?.status !== CREATING) return;
   const attempt = Item.createAttempt as string | undefined;
-  const payments = await queryAll(db, {
+  const payments = await readAll(db, {
     TableName: tableName,
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :payment)',
     ExpressionAttributeValues: { ':pk': container.pk, ':payment': keys.paymentPrefix },

@@ -1,5 +1,6 @@
 import { runSale } from '#core/sale';
 import { toCents } from '#domain/money';
+import { processorKeys } from '#domain/processor-keys';
 import { transactionView } from '#domain/transactions';
 import * as routes from '#generated/validators';
 import { merchantRoute } from '#core/merchants';
@@ -16,7 +17,7 @@ export const handler = merchantRoute(routes.CreateSale, async ({ merchant, body,
   const txn = await runSale(
     {
       transactionId,
-      processorKey: `sale:${transactionId}`,
+      processorKey: processorKeys.sale(transactionId),
       merchantId: merchant.merchantId,
       profileId: body.profileId,
       amountCents: toCents(body.amount),

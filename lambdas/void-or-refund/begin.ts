@@ -7,6 +7,7 @@ import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
 import { groupOfRun } from '#core/void-or-refund-run';
 import { noCounts, type ReversalInput, type ReversalState } from '#core/void-or-refund-state';
+import { clock } from '#shared/clock';
 
 export const handler = taskHandler(async (input: ReversalInput): Promise<ReversalState> => {
   logger.appendKeys({ paymentGroupId: input.paymentGroupId, merchantId: input.merchantId });
@@ -23,7 +24,7 @@ export const handler = taskHandler(async (input: ReversalInput): Promise<Reversa
     generation: input.generation,
     proceed,
     executionArn: summary?.executionArn ?? '',
-    startedAt: summary?.startedAt ?? new Date().toISOString(),
+    startedAt: summary?.startedAt ?? clock.now().toISOString(),
     cursor: null,
     counts: noCounts(),
     batches: 0,

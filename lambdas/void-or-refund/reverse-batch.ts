@@ -16,6 +16,7 @@ import { taskHandler } from '#shared/task';
 import { paymentsAfter } from '#core/payments';
 import { showRunSummary } from '#core/void-or-refund-run';
 import { summaryOf, type ReversalState } from '#core/void-or-refund-state';
+import { clock } from '#shared/clock';
 
 /** The outcome of a reversal this run recorded already, if any. */
 function recordedByThisRun(payment: Payment, startedAt: string): Outcome | undefined {
@@ -40,7 +41,7 @@ export const handler = taskHandler(async (state: ReversalState): Promise<Reversa
     VOID_OR_REFUND.concurrency,
     async (payment): Promise<Outcome> =>
       recordedByThisRun(payment, state.startedAt) ??
-      (await reversePayment(payment, state.merchantId, new Date())).outcome,
+      (await reversePayment(payment, state.merchantId, clock.now())).outcome,
   );
   const counts = { ...state.counts };
   for (const outcome of outcomes) counts[outcome] = (counts[outcome] ?? 0) + 1;

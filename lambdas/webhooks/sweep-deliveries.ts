@@ -6,11 +6,12 @@
 import { sweepDue } from '#core/webhook-recovery';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
+import { clock } from '#shared/clock';
 
 export const handler = taskHandler(async (event: { time?: string }) => {
   const parsed = event?.time === undefined ? NaN : Date.parse(event.time);
   // The rule's time, or now; never later than now (a delivery is never sent before it is due).
-  const now = new Date(Number.isNaN(parsed) ? Date.now() : Math.min(parsed, Date.now()));
+  const now = new Date(Number.isNaN(parsed) ? clock.nowMs() : Math.min(parsed, clock.nowMs()));
   const result = await sweepDue(now);
   if (result.enqueued > 0) logger.info('webhook sweep', result);
   return result;

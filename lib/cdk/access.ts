@@ -22,7 +22,7 @@ import { ADMIN_ONLY_KEY_PREFIXES } from '../../contract/table';
 import generated from './function-access.json';
 
 /** What one function's code can do: IAM actions and the optional settings it reads. */
-export interface FunctionAccess {
+interface FunctionAccess {
   readonly actions: readonly string[];
   readonly settings: readonly string[];
 }
@@ -89,7 +89,7 @@ export function bindTable(fn: lambda.Function, table: ITable, handler: string, e
  * item, a sent message) also kms:GenerateDataKey. Nothing else: no Encrypt, no ReEncrypt, no
  * wildcard. test/infra/kms.test.ts derives the same from each role's table and queue actions.
  */
-export function grantKeyUse(fn: lambda.IFunction, key: kms.IKey, writes: boolean): void {
+function grantKeyUse(fn: lambda.IFunction, key: kms.IKey, writes: boolean): void {
   fn.addToRolePolicy(
     new iam.PolicyStatement({
       actions: writes ? [...KEY_WRITE_ACTIONS] : [...KEY_READ_ACTIONS],
@@ -99,8 +99,8 @@ export function grantKeyUse(fn: lambda.IFunction, key: kms.IKey, writes: boolean
 }
 
 /** What reading data encrypted under a key needs, and what writing it needs. */
-export const KEY_READ_ACTIONS = ['kms:Decrypt'] as const;
-export const KEY_WRITE_ACTIONS = ['kms:Decrypt', 'kms:GenerateDataKey'] as const;
+const KEY_READ_ACTIONS = ['kms:Decrypt'] as const;
+const KEY_WRITE_ACTIONS = ['kms:Decrypt', 'kms:GenerateDataKey'] as const;
 
 /**
  * Let a function send to a queue: SendMessage and the queue's look-ups (what CDK's
@@ -145,7 +145,7 @@ export const queueDestination = (queue: sqs.IQueue): lambda.IEventSourceDlq => (
 });
 
 /** The Deny of every write of an item whose partition key is admin-only (registry, grants, audit). */
-export const adminOnlyKeysDenied = (table: ITable): iam.PolicyStatement =>
+const adminOnlyKeysDenied = (table: ITable): iam.PolicyStatement =>
   new iam.PolicyStatement({
     sid: 'NoWritesOfRegistryGrantsOrAudit',
     effect: iam.Effect.DENY,

@@ -20,7 +20,7 @@ import { bindTable } from './access';
 import { bindProcessor } from './processor';
 import { handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 
-export interface ServiceAccountUpdaterProps {
+interface ServiceAccountUpdaterProps {
   readonly stage: Stage;
   readonly table: ITable;
   readonly alarmTopic: sns.ITopic;

@@ -37,7 +37,7 @@ import {
  * API Gateway's own error responses (authorizer refusals, unknown paths, throttling, ...) with the
  * status each answers and, where the gateway's message would mislead, a fixed message.
  */
-export const GATEWAY_ERROR_RESPONSES: readonly {
+const GATEWAY_ERROR_RESPONSES: readonly {
   readonly type: apigw.ResponseType;
   readonly status: number;
   readonly message?: string;
@@ -77,7 +77,7 @@ export const GATEWAY_ERROR_RESPONSES: readonly {
  * The service's error body `{message, responseCode}` as a gateway response template.
  * `$context.error.messageString` is the gateway's message already quoted as a JSON string.
  */
-export const errorBodyTemplate = (status: number, message?: string): string =>
+const errorBodyTemplate = (status: number, message?: string): string =>
   `{"message":${message === undefined ? '$context.error.messageString' : JSON.stringify(message)},"responseCode":${status}}`;
 
 export interface ServiceApiProps {

@@ -26,7 +26,7 @@ import { parseStage, stages, type Stage } from '../../contract/stage';
 import { ServiceStack } from './service-stack';
 
 /** The stack name of a stage. */
-export const stackName = (stage: Stage): string => `ScheduledPayments-${stage}`;
+const stackName = (stage: Stage): string => `ScheduledPayments-${stage}`;
 
 function context(app: App, key: string): string | undefined {
   const value: unknown = app.node.tryGetContext(key);

@@ -9,7 +9,7 @@ import { Construct } from 'constructs';
 import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '../../contract/stage';
 import { SERVICE_NAME } from './service-function';
 
-export interface ServiceAuthProps {
+interface ServiceAuthProps {
   readonly stage: Stage;
   /**
    * Last part of the Cognito domain prefix `scheduled-payments-<stage>-<suffix>`. Prefixes are

@@ -35,7 +35,7 @@ export const KEY_PURPOSES = {
 export type KeyPurpose = keyof typeof KEY_PURPOSES;
 
 /** Whether a stage encrypts with customer-managed keys (prod only: see the file comment). */
-export const usesCustomerKeys = (stage: Stage): boolean => stage === 'prod';
+const usesCustomerKeys = (stage: Stage): boolean => stage === 'prod';
 
 /** The alias of a stage's key: `alias/scheduled-payments-prod-table`. */
 export const keyAlias = (stage: Stage, purpose: KeyPurpose): string =>
@@ -47,7 +47,7 @@ export const keyAlias = (stage: Stage, purpose: KeyPurpose): string =>
  * the state machines' (`/aws/vendedlogs/states/<service>-<stage>-…`) and the API's access logs,
  * which CloudFormation names `<stack name>-…`.
  */
-export const logGroupArnPatterns = (stage: Stage): string[] => {
+const logGroupArnPatterns = (stage: Stage): string[] => {
   const base = `arn:${Aws.PARTITION}:logs:${Aws.REGION}:${Aws.ACCOUNT_ID}:log-group:`;
   return [
     `${base}/aws/lambda/${SERVICE_NAME}-${stage}-*`,

@@ -16,7 +16,7 @@ import type { Stage } from '../../contract/stage';
 import { serviceAlarm } from './alarms';
 import { SERVICE_NAME } from './service-function';
 
-export interface ServiceMonitoringProps {
+interface ServiceMonitoringProps {
   readonly stage: Stage;
   readonly topic: sns.Topic;
   readonly api: apigw.RestApi;
@@ -25,7 +25,7 @@ export interface ServiceMonitoringProps {
 }
 
 /** The DynamoDB operations the functions call (their SDK commands), for ThrottledRequests. */
-export const TABLE_OPERATIONS: readonly dynamodb.Operation[] = [
+const TABLE_OPERATIONS: readonly dynamodb.Operation[] = [
   dynamodb.Operation.GET_ITEM,
   dynamodb.Operation.PUT_ITEM,
   dynamodb.Operation.UPDATE_ITEM,

@@ -13,7 +13,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct, IConstruct } from 'constructs';
 
 /** The parts of the service stack whose findings are acknowledged by construct. */
-export interface NagTargets {
+interface NagTargets {
   readonly userPool: Construct;
   readonly api: apigw.RestApi;
 }
@@ -22,7 +22,7 @@ const acknowledge = (scope: IConstruct, id: string, reason: string): void =>
   Validations.of(scope).acknowledge({ id: `AwsSolutions-${id}`, reason });
 
 /** A resolved CloudFormation value in cdk-nag's notation: `<Id.Attr>`, `<Ref>`, joins joined. */
-export function nagNotation(value: unknown): string {
+function nagNotation(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value !== null && typeof value === 'object') {
     const obj = value as Record<string, unknown>;

@@ -25,7 +25,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import { queueEncryption } from './keys';
 import { handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 
-export interface ServiceNotificationsProps {
+interface ServiceNotificationsProps {
   readonly stage: Stage;
   readonly table: dynamodb.Table;
   readonly alarmTopic: sns.ITopic;

@@ -31,7 +31,7 @@ import { bindStateMachineIfUsed, bindTable } from './access';
 import { handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 import { TaskStateMachine } from './task-state-machine';
 
-export interface ServiceProcessingProps {
+interface ServiceProcessingProps {
   readonly stage: Stage;
   readonly table: ITable;
   /**

@@ -21,12 +21,12 @@ import { bindTable } from './access';
 import { handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 
 /** The metric of a stage's unhealed differences (one namespace per stage: both may share an account). */
-export const reconciliationMetric = (stage: Stage) => ({
+const reconciliationMetric = (stage: Stage) => ({
   namespace: `${SERVICE_NAME}-${stage}`,
   metricName: 'ReconciliationUnhealed',
 });
 
-export interface ServiceReconciliationProps {
+interface ServiceReconciliationProps {
   readonly stage: Stage;
   readonly table: ITable;
   readonly alarmTopic: sns.ITopic;

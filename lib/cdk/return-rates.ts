@@ -21,7 +21,7 @@ import { serviceAlarm } from './alarms';
 import { bindTable } from './access';
 import { handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 
-export interface ServiceReturnRatesProps {
+interface ServiceReturnRatesProps {
   readonly stage: Stage;
   readonly table: ITable;
   readonly alarmTopic: sns.ITopic;

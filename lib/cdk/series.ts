@@ -18,7 +18,7 @@ import { serviceAlarm } from './alarms';
 import { bindTable } from './access';
 import { handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 
-export interface ServiceSeriesProps {
+interface ServiceSeriesProps {
   readonly stage: Stage;
   readonly table: ITable;
   readonly alarmTopic: sns.ITopic;

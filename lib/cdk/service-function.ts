@@ -31,7 +31,7 @@ export const logRetention = (stage: Stage): logs.RetentionDays =>
 export const LOG_LEVELS: Readonly<Record<Stage, string>> = { dev: 'INFO', prod: 'INFO' };
 
 /** Absolute path of a handler module (`groups/create-group` → `<repo>/lambdas/groups/create-group.ts`). */
-export const handlerEntry = (handler: string): string => path.join(REPO_ROOT, 'lambdas', `${handler}.ts`);
+const handlerEntry = (handler: string): string => path.join(REPO_ROOT, 'lambdas', `${handler}.ts`);
 
 /** `groups/create-group` → `groups-create-group`, for construct ids. */
 export const handlerSlug = (handler: string): string => handler.replace(/[^A-Za-z0-9]+/g, '-');
@@ -48,7 +48,7 @@ export const handlerSlug = (handler: string): string => handler.replace(/[^A-Za-
 export const functionNameOf = (stage: Stage, handler: string): string =>
   `${SERVICE_NAME}-${stage}-${handler.replace(/\//g, '_').replace(/[^A-Za-z0-9_]+/g, '-')}`;
 
-export interface ServiceFunctionProps {
+interface ServiceFunctionProps {
   /** Handler module under `lambdas/`, without extension, e.g. `groups/create-group`. */
   readonly handler: string;
   readonly stage: Stage;

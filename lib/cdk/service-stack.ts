@@ -31,7 +31,7 @@ import { ServiceWaf } from './waf';
 import { IdempotencyHashKey } from './idempotency-key';
 import { encryptLogGroups, ServiceKeys } from './keys';
 
-export interface ServiceStackProps extends StackProps {
+interface ServiceStackProps extends StackProps {
   /** The stage this stack deploys: names, retention and protection follow it. */
   readonly stage: Stage;
   /**

@@ -17,7 +17,7 @@ import { bindProcessor } from './processor';
 import { bindTable } from './access';
 import { handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 
-export interface ServiceSweeperProps {
+interface ServiceSweeperProps {
   readonly stage: Stage;
   readonly table: ITable;
   readonly alarmTopic: sns.ITopic;

@@ -23,7 +23,7 @@ const attribute = (key: KeyDef): dynamodb.Attribute => ({
 export const PROD_WARM_WRITE_UNITS = 30_000;
 export const PROD_WARM_INDEX_WRITE_UNITS: Readonly<Record<string, number>> = { gsi1: 8_000 };
 
-export interface ServiceTableProps {
+interface ServiceTableProps {
   readonly stage: Stage;
   /**
    * Keep the table (and refuse its deletion) when the stack or the resource goes away.

@@ -32,7 +32,7 @@ export interface TaskSettings {
   readonly reservedConcurrency?: number;
 }
 
-export interface TaskStateMachineProps {
+interface TaskStateMachineProps {
   readonly stage: Stage;
   readonly table: ITable;
   /** The ASL file (statemachines/), deployed unchanged. */

@@ -24,7 +24,7 @@ import { TaskStateMachine, type TaskSettings } from './task-state-machine';
 export const REVERSAL_SECONDS = VOID_OR_REFUND.reversalSeconds;
 
 /** A ReverseBatch task: ⌈batch / concurrency⌉ rounds of reversals, with room for the reads. */
-export const REVERSE_BATCH_TIMEOUT = Duration.seconds(
+const REVERSE_BATCH_TIMEOUT = Duration.seconds(
   Math.ceil(VOID_OR_REFUND.batchSize / VOID_OR_REFUND.concurrency) * REVERSAL_SECONDS + 24,
 );
 
@@ -41,7 +41,7 @@ const TASK_SETTINGS: Record<string, TaskSettings> = {
   'void-or-refund/complete': { timeout: Duration.seconds(10) },
 };
 
-export interface ServiceVoidOrRefundProps {
+interface ServiceVoidOrRefundProps {
   readonly stage: Stage;
   readonly table: ITable;
   readonly alarmTopic: sns.ITopic;

@@ -32,7 +32,7 @@ export const WAF_MANAGED_RULE_GROUPS: readonly { name: string; countOnly: readon
 /** The metric name of the rate-based rule (its alarm reads it). */
 export const RATE_RULE = 'RatePerClientIp';
 
-export interface ServiceWafProps {
+interface ServiceWafProps {
   readonly stage: Stage;
   readonly api: apigw.RestApi;
   readonly alarmTopic: sns.ITopic;

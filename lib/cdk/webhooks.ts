@@ -36,7 +36,7 @@ import { actionsOf, bindTable, grantSendMessages, readsSetting } from './access'
 import { queueEncryption } from './keys';
 import { handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 
-export interface ServiceWebhooksProps {
+interface ServiceWebhooksProps {
   readonly stage: Stage;
   readonly table: dynamodb.ITable;
   readonly alarmTopic: sns.ITopic;

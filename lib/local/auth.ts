@@ -13,7 +13,7 @@ import type { LocalClient } from './identities';
 
 type Key = Awaited<ReturnType<typeof importJWK>>;
 
-export interface SigningKey {
+interface SigningKey {
   readonly kid: string;
   readonly privateKey: Key;
   readonly publicKey: Key;

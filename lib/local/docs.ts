@@ -21,8 +21,8 @@ import type { LocalRoute } from './http-server';
 
 /** The local paths; no API route lives under `/docs` (test/unit/docs-page-html.test.ts). */
 export const DOCS_PATH = '/docs';
-export const REDOC_PATH = `${DOCS_PATH}/redoc.standalone.js`;
-export const DOCS_DOCUMENT_PATH = `${DOCS_PATH}/openapi.json`;
+const REDOC_PATH = `${DOCS_PATH}/redoc.standalone.js`;
+const DOCS_DOCUMENT_PATH = `${DOCS_PATH}/openapi.json`;
 
 /**
  * Where the page's data block and Redoc's mount point are; the start script reads both. The request
@@ -34,9 +34,9 @@ const START_SCRIPT =
   "{ expandResponses: '200,201', payloadSampleIdx: 2 }, document.getElementById('redoc'));";
 
 /** The Redoc bundle: inline (a static file) or a URL on the page's own origin (the runtime). */
-export type RedocSource = { inline: string } | { src: string };
+type RedocSource = { inline: string } | { src: string };
 
-export interface DocsPage {
+interface DocsPage {
   html: string;
   /** The policy the page carries in its `<meta>`; the runtime also sends it as a header. */
   contentSecurityPolicy: string;

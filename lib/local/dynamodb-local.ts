@@ -10,11 +10,11 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 
-export const JAR_DIR = resolve(__dirname, '..', '..', '.dynamodb-local');
+const JAR_DIR = resolve(__dirname, '..', '..', '.dynamodb-local');
 /** The Jetty configuration that builds DynamoDB Local's server on a loopback connector. */
 const LOOPBACK_CONFIG = resolve(__dirname, 'dynamodb-local.xml');
 /** The one address DynamoDB Local listens on (dynamodb-local.xml fixes it). */
-export const DYNAMODB_LOCAL_HOST = '127.0.0.1';
+const DYNAMODB_LOCAL_HOST = '127.0.0.1';
 
 export interface DynamoDbLocal {
   readonly endpoint: string;
@@ -22,7 +22,7 @@ export interface DynamoDbLocal {
   stop(): Promise<void>;
 }
 
-export interface DynamoDbLocalOptions {
+interface DynamoDbLocalOptions {
   /** Directory for the database file; omitted means in-memory. */
   dataDir?: string;
   port?: number;
@@ -88,7 +88,7 @@ function assertJava(): void {
  * start-up by a third (measured: 0.88 against 1.77 ms of CPU per request over 12,400 requests, 0.67
  * against 0.82 over 49,600; start-up 2.2 against 4.3 s of CPU). In the e2e tier it was half the CPU.
  */
-export const DYNAMODB_LOCAL_JVM_FLAGS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
+const DYNAMODB_LOCAL_JVM_FLAGS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
 
 // $1: parent pid to watch; the rest: the java command. Java dies with the watchdog's loop.
 const WATCHDOG =

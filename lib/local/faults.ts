@@ -95,6 +95,7 @@ export async function installFaults(): Promise<LocalRoute> {
   const { transactionStore, useTransactionStore } = await import('../../lambdas/store/transactions');
   const { toCents } = await import('../../lambdas/domain/money');
   const { parseProfileId } = await import('../../lambdas/domain/payors');
+  const { parseProcessorKey } = await import('../../lambdas/domain/processor-keys');
   const { methodStore } = await import('../../lambdas/store/methods');
   const { methodDeletionStore } = await import('../../lambdas/store/method-deletions');
   const processor = paymentProcessor();
@@ -120,7 +121,16 @@ export async function installFaults(): Promise<LocalRoute> {
     const method = await methodStore().findMethod(payorId, savedPaymentMethodId, request.merchantId);
     return method?.processorToken === request.token;
   };
-  const voidedTransactionId = (idempotencyKey: string) => idempotencyKey.replace(/^void:/, '').toLowerCase();
+  /** The sale a void's key names. */
+  const voidedTransactionId = (key: string) => {
+    const named = parseProcessorKey(key);
+    return named?.kind === 'void' ? named.transactionId.toLowerCase() : undefined;
+  };
+  /** The payment whose first charge a key is (a retry round's charge has a key of its own). */
+  const chargedPaymentId = (key: string) => {
+    const named = parseProcessorKey(key);
+    return named?.kind === 'payment' && named.attempt === 1 ? named.paymentId.toLowerCase() : undefined;
+  };
 
   useProcessor({
     tokenize: (r) => processor.tokenize(r),
@@ -131,15 +141,15 @@ export async function installFaults(): Promise<LocalRoute> {
     accountUpdates: (since, until) => processor.accountUpdates(since, until),
     ...(processor.settleNow && { settleNow: (r) => processor.settleNow!(r) }),
     async sale(request) {
-      const paymentId = request.idempotencyKey.replace(/^payment:/, '').toLowerCase();
-      if (request.idempotencyKey.startsWith('payment:') && failCharges.has(paymentId))
+      const paymentId = chargedPaymentId(request.idempotencyKey);
+      if (paymentId !== undefined && failCharges.has(paymentId))
         throw new Error(`injected failure of every charge of payment ${paymentId}`);
       const result = await processor.sale(request);
-      if (crashAfterSale.delete(paymentId))
+      if (paymentId !== undefined && crashAfterSale.delete(paymentId))
         throw new Error(`injected crash after the processor charged payment ${paymentId}`);
       if (
         result.approved &&
-        request.idempotencyKey.startsWith('sale:') &&
+        parseProcessorKey(request.idempotencyKey)?.kind === 'sale' &&
         (await crashAfterApproval.take(request.amountCents, (p) => chargesProfile(request, p)))
       )
         throw new Error(`injected crash after the processor approved ${request.idempotencyKey}`);
@@ -147,9 +157,9 @@ export async function installFaults(): Promise<LocalRoute> {
     },
     async void(request) {
       const transactionId = voidedTransactionId(request.idempotencyKey);
-      if (crashBeforeVoid.delete(transactionId))
+      if (transactionId !== undefined && crashBeforeVoid.delete(transactionId))
         throw new Error(`injected crash after the void of ${transactionId} was reserved`);
-      if (refuseVoid.delete(transactionId)) {
+      if (transactionId !== undefined && refuseVoid.delete(transactionId)) {
         return {
           approved: false,
           processorTransactionId: '',

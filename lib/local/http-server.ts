@@ -35,7 +35,7 @@ interface CompiledRoute {
   handler: ApiHandler;
 }
 
-export interface HttpServerOptions {
+interface HttpServerOptions {
   routes: readonly Route[];
   handlers: ReadonlyMap<string, ApiHandler>;
   issuer: TokenIssuer;
@@ -79,7 +79,7 @@ const send = (res: ServerResponse, status: number, body: unknown, headers: Recor
  * bytes when the request's first Accept media type is one of the API's binaryMediaTypes, and as
  * the base64 text otherwise (contract/media-types.ts).
  */
-export function answerBody(result: APIGatewayProxyResult, accept: string | undefined): string | Buffer {
+function answerBody(result: APIGatewayProxyResult, accept: string | undefined): string | Buffer {
   if (result.isBase64Encoded !== true) return result.body;
   return isBinaryMediaType(mediaTypes(accept)[0]) ? Buffer.from(result.body, 'base64') : result.body;
 }
@@ -91,7 +91,7 @@ export function answerBody(result: APIGatewayProxyResult, accept: string | undef
  * documents no refusal of such a body), which the functions refuse in any field
  * (lambdas/shared/well-formed.ts).
  */
-export function requestBody(
+function requestBody(
   bytes: Buffer,
   contentType: string | undefined,
 ): { body: string | null; isBase64Encoded: boolean } {
@@ -128,7 +128,7 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
 process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';
 const invokeStore = InvokeStore.getInstanceAsync(true);
 
-export async function invokeIsolated<T>(context: Context, fn: () => Promise<T>): Promise<T> {
+async function invokeIsolated<T>(context: Context, fn: () => Promise<T>): Promise<T> {
   const store = await invokeStore;
   if (store.constructor.name !== 'InvokeStoreMulti')
     throw new Error('the InvokeStore was created single-context before lib/local/http-server loaded');

@@ -1,5 +1,5 @@
 /**
- * Starts the local runtime (`bin/local.ts`, what `npm start` runs) in a child process on free
+ * Starts the local runtime (`bin/local.ts` bundled, what `npm start` runs) in a child process on free
  * ports, with in-memory DynamoDB and a data directory of its own, and waits for its ready line.
  * The end-to-end tests and the bench both launch it through here; the crash test restarts it on
  * the same ports and data directory (`port`, `sesPort`, `dataDir`).
@@ -9,24 +9,18 @@ import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { dynamoDbLocalCommandPattern, freePort } from './dynamodb-local';
-import { sleep } from '../../lambdas/shared/concurrency';
+import { localRuntimeCommand } from './runtime-bundle';
+import { sleep } from '../../lambdas/shared/clock';
 
 const ROOT = resolve(__dirname, '..', '..');
 const READY_TIMEOUT_MS = 90_000;
 const STOP_TIMEOUT_MS = 20_000;
 /** DynamoDB Local's watchdog checks its parent every second; a killed runtime's Java ends soon after. */
 const ORPHAN_GRACE_MS = 10_000;
-/**
- * The runtime's AsyncLocalStorage (each in-process invocation's InvokeStore, http-server.ts) on
- * V8's async context frames rather than on promise hooks, which otherwise run on every promise of
- * the runtime (a few per cent of its CPU per API request, the bench's `--profile`); Lambda's
- * isolation of invocations is the same either way. `npm start` passes it too (package.json).
- */
-export const ASYNC_CONTEXT_FRAME = '--experimental-async-context-frame';
 /** Output kept in memory for error messages; all of it is in `<dataDir>/runtime.log`. */
 const OUTPUT_TAIL_CHARS = 64_000;
 
-export interface LaunchOptions {
+interface LaunchOptions {
   /** Added to (and overriding) the inherited environment. */
   env?: Record<string, string>;
   /** Prefix of the temporary data directory's name. */
@@ -40,10 +34,8 @@ export interface LaunchOptions {
   port?: number;
   sesPort?: number;
   /**
-   * Node flags and `--import`ed modules. Given (even empty), the runtime runs as
-   * `node --import tsx <nodeArgs> bin/local.ts`, so that the child pid is the runtime itself
-   * (signals, CPU accounting and `--cpu-prof` reach it directly). Without it, it runs through the
-   * tsx CLI, as `npm start` does.
+   * Node flags and `--import`ed modules (a TypeScript one after `--import tsx`), before the
+   * runtime's bundle on its command line (lib/local/runtime-bundle.ts).
    */
   nodeArgs?: string[];
 }
@@ -63,7 +55,7 @@ export interface LocalRuntimeProcess {
   readonly dataDir: string;
   readonly port: number;
   readonly sesPort: number;
-  /** The child's pid: the runtime itself with `nodeArgs`, else the tsx CLI in front of it. */
+  /** The child's pid: the runtime itself (signals, CPU accounting and `--cpu-prof` reach it). */
   readonly pid: number;
   /** The latest output of the runtime (stdout and stderr). */
   output(): string;
@@ -125,9 +117,7 @@ async function launchOnce(options: LaunchOptions): Promise<LocalRuntimeProcess> 
   const removeDataDir = () => {
     if (ownsDataDir) rmSync(dataDir, { recursive: true, force: true });
   };
-  const [command, args] = options.nodeArgs
-    ? [process.execPath, [ASYNC_CONTEXT_FRAME, '--import', 'tsx', ...options.nodeArgs, 'bin/local.ts']]
-    : [join(ROOT, 'node_modules', '.bin', 'tsx'), [ASYNC_CONTEXT_FRAME, 'bin/local.ts']];
+  const [command, args] = localRuntimeCommand(options.nodeArgs);
   const child = spawn(command, args, {
     cwd: ROOT,
     env: {

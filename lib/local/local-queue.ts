@@ -80,6 +80,11 @@ export class LocalQueue<M = unknown> implements MessageQueue<M> {
       appendFileSync(this.journal, `${JSON.stringify({ deleted: id })}\n`);
   }
 
+  /** The bodies of the messages not deleted yet: waiting, delayed or being handled. */
+  bodies(): string[] {
+    return [...this.messages.values()].map((m) => m.body);
+  }
+
   get size(): number {
     return this.messages.size;
   }

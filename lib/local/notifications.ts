@@ -8,6 +8,11 @@
  * reader keeps its place: each shard's last handled record is written to `stream-checkpoints.json`
  * in the data directory after its batch, and a restarted runtime goes on after it (a batch cut
  * off by a kill comes again: at least once). Without a checkpoint it starts at the trim horizon.
+ *
+ * `GET /__local/notifications` shows where the pipeline stands, so that a test can wait until
+ * whatever could still send an e-mail has run: the start of the reader's last pass that found
+ * every shard read to its end (every record written before it handed on, retries included), and
+ * the messages on the notifier's queue (waiting, delayed or being handled).
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -23,9 +28,9 @@ import {
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { NOTIFIER_HANDLER, OUTBOX_FORWARDER_HANDLER } from '../../contract/processing';
 import type { DeadLetter } from './dead-letters';
-import { invokeAs } from './http-server';
+import { invokeAs, type LocalRoute } from './http-server';
 import { backoffDelay } from '../../lambdas/shared/backoff';
-import { sleep } from '../../lambdas/shared/concurrency';
+import { sleep } from '../../lambdas/shared/clock';
 
 type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
 
@@ -95,7 +100,7 @@ function checkpoints(file: string | undefined) {
  * Reads the table's stream and invokes `handler`; `stop()` ends the loop. With `dataDir`, the
  * reader's place is kept there across restarts.
  */
-export function startStreamReader(
+function startStreamReader(
   tableName: string,
   handler: StreamHandler,
   deadLetters: DeadLetter[],
@@ -104,6 +109,8 @@ export function startStreamReader(
   const ddb = new DynamoDBClient({});
   const streams = new DynamoDBStreamsClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB });
   let running = true;
+  /** When the last pass that found no record in any shard began (ms since the epoch). */
+  let caughtUpAt: number | undefined;
   const iterators = new Map<string, string | null>(); // shardId → iterator (null: closed)
   const place = checkpoints(dataDir === undefined ? undefined : join(dataDir, 'stream-checkpoints.json'));
 
@@ -186,6 +193,7 @@ export function startStreamReader(
         }
       }
       let idle = true;
+      const passBegan = Date.now();
       for (const [shardId, iterator] of iterators) {
         if (!iterator || !running) continue;
         const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
@@ -199,7 +207,10 @@ export function startStreamReader(
             );
         }
       }
-      if (idle) await sleep(200);
+      if (idle) {
+        caughtUpAt = passBegan;
+        await sleep(200);
+      }
     }
   };
   const done = (async () => {
@@ -215,6 +226,7 @@ export function startStreamReader(
     }
   })();
   return {
+    caughtUpAt: () => caughtUpAt,
     async stop() {
       running = false;
       await done;
@@ -258,7 +270,18 @@ export async function startLocalNotifications(
   useOutboxQueue(queue);
   const reader = startStreamReader(tableName, forwarder.handler, deadLetters, durableDir);
   const poller = startQueuePoller(queue, notifier.handler, localQueueOptions(), deadLetters);
+  const state: LocalRoute = async () => {
+    const caughtUpAt = reader.caughtUpAt();
+    return {
+      status: 200,
+      body: {
+        streamCaughtUpAt: caughtUpAt === undefined ? null : new Date(caughtUpAt).toISOString(),
+        queued: queue.bodies().map((body) => JSON.parse(body) as unknown),
+      },
+    };
+  };
   return {
+    routes: [['GET /__local/notifications', state]] as [string, LocalRoute][],
     async stop() {
       await reader.stop();
       await poller.stop();

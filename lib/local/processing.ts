@@ -1,26 +1,24 @@
 /**
  * Local processing: the state machine (LocalStepFunctions on the ASL file), the hourly tick
  * (a timer at each UTC hour boundary, and `POST /__local/events/hourly {"time": ...}` delivering
- * the same scheduled event the EventBridge rule would), the daily series job (a timer, and
+ * the same scheduled event the EventBridge rule would), the due sweep (a timer, and
+ * `POST /__local/events/due {"time": ...}`), the daily series job (a timer, and
  * `POST /__local/events/daily {"time": ...}`) and `GET /__local/executions`: the
  * executions with their history-event count and largest payload. None of these exist in the
  * cloud; they live here, not in lambdas/.
  */
 import type { Context } from 'aws-lambda';
 import {
-  PROCESS_GROUP_DEFINITION,
   processGroupTasks,
-  settlementClock,
   SCHEDULER_HANDLER,
   DUE_SWEEP_HANDLER,
-  type TaskBinding,
-  VOID_OR_REFUND_DEFINITION,
   voidOrRefundTasks,
 } from '../../contract/processing';
 import { SERIES_JOB } from '../../contract/series';
 import { parseStage } from '../../contract/stage';
 import { invokeAs, type LocalRoute } from './http-server';
 import { executionJson, LocalStepFunctions } from './step-functions';
+import { localMachineFiles, localSubstitutions, type LocalMachineFile } from './machines';
 import { localSweeper } from './sweeper';
 import { localAccountUpdater } from './account-updater';
 import { localReturnRates } from './return-rates';
@@ -41,25 +39,26 @@ const json = (body: string): Record<string, unknown> => {
   }
 };
 
-/** A state machine file run locally, each Task bound in-process to its handler. */
+/**
+ * A state machine file run locally, each Task bound in-process to its handler. Its definition is
+ * not validated here, at each start, but once in the unit tier (test/unit/local-state-machines.test.ts).
+ */
 async function localMachine(
-  definition: string,
+  file: LocalMachineFile,
   stateMachineArn: string,
-  bindings: readonly TaskBinding[],
   limiter: ConcurrencyLimiter,
-  constants: Record<string, string> = {},
 ): Promise<LocalStepFunctions> {
   const tasks: Record<string, (input: unknown) => Promise<unknown>> = {};
-  const substitutions: Record<string, string> = { ...constants };
-  for (const task of bindings) {
+  for (const task of file.bindings) {
     const handler = await load(task.handler);
     // Through the function's reserved concurrency: over its cap the Task fails at once with
     // Lambda.TooManyRequestsException and the state's Retry decides (lib/local/reserved-concurrency.ts).
     tasks[task.state] = (input) =>
       limiter.invoke(task.state, () => invokeAs(task.state, 900_000, (context) => handler(input, context)));
-    substitutions[task.substitution] = `arn:aws:lambda:us-east-1:000000000000:function:local-${task.state}`;
   }
-  return new LocalStepFunctions(definition, stateMachineArn, substitutions, tasks);
+  return new LocalStepFunctions(file.definition, stateMachineArn, localSubstitutions(file), tasks, {
+    validate: false,
+  });
 }
 
 export async function localProcessing(stateMachineArn: string, voidOrRefundStateMachineArn: string) {
@@ -70,17 +69,10 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
       [...processGroupTasks, ...voidOrRefundTasks].map((t) => t.state),
     ),
   );
-  const sfn = await localMachine(PROCESS_GROUP_DEFINITION, stateMachineArn, processGroupTasks, limiter, {
-    // The runtime's stage (SERVICE_STAGE, set before this runs), as CDK substitutes it per stage.
-    SettlementClock: settlementClock(parseStage(process.env.SERVICE_STAGE)),
-  });
-  // The background void-or-refund (statemachines/void-or-refund.asl.json), run the same way.
-  const voidOrRefund = await localMachine(
-    VOID_OR_REFUND_DEFINITION,
-    voidOrRefundStateMachineArn,
-    voidOrRefundTasks,
-    limiter,
-  );
+  // The runtime's stage: SERVICE_STAGE, set before this runs.
+  const machines = localMachineFiles(parseStage(process.env.SERVICE_STAGE));
+  const sfn = await localMachine(machines.processGroup, stateMachineArn, limiter);
+  const voidOrRefund = await localMachine(machines.voidOrRefund, voidOrRefundStateMachineArn, limiter);
   const scheduler = await load(SCHEDULER_HANDLER);
   const tick = (time: string) =>
     invokeAs('Scheduler', 60_000, (context) =>
@@ -98,17 +90,22 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
   // The due sweep, like the cloud's every-minute rule: LOCAL_DUE_SWEEP_SECONDS (default 30, so a
   // group of the current hour starts within 60 s without a tick; 0 turns it off).
   const dueSweep = await load(DUE_SWEEP_HANDLER);
+  // `POST /__local/events/due {"time": ...}` delivers one run's event: a test runs the sweep
+  // when it means to, rather than waiting out the timer.
+  const sweepDue = (time: string) =>
+    invokeAs('DueSweep', 50_000, (context) =>
+      dueSweep(
+        { id: 'local', 'detail-type': 'Scheduled Event', source: 'aws.events', time, detail: {} },
+        context,
+      ),
+    );
   const dueEvery = Number(process.env.LOCAL_DUE_SWEEP_SECONDS ?? '30');
   const dueTimer =
     Number.isFinite(dueEvery) && dueEvery > 0
       ? setInterval(() => {
-          const time = new Date().toISOString();
-          invokeAs('DueSweep', 50_000, (context) =>
-            dueSweep(
-              { id: 'local', 'detail-type': 'Scheduled Event', source: 'aws.events', time, detail: {} },
-              context,
-            ),
-          ).catch((error: unknown) => console.error('local due sweep failed', error));
+          sweepDue(new Date().toISOString()).catch((error: unknown) =>
+            console.error('local due sweep failed', error),
+          );
         }, dueEvery * 1000)
       : undefined;
   dueTimer?.unref();
@@ -138,6 +135,7 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
 
   const localRoutes: [string, LocalRoute][] = [
     ['POST /__local/events/hourly', scheduledRoute(tick)],
+    ['POST /__local/events/due', scheduledRoute(sweepDue)],
     ['POST /__local/events/daily', scheduledRoute(daily)],
     [
       'GET /__local/executions',

@@ -15,7 +15,7 @@
  * The queue itself is lib/local/local-queue.ts.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { sleep } from '../../lambdas/shared/concurrency';
+import { sleep } from '../../lambdas/shared/clock';
 import { invokeAs } from './http-server';
 import type { DeadLetter } from './dead-letters';
 import { LocalQueue, type Message } from './local-queue';
@@ -24,7 +24,7 @@ export { LocalQueue };
 
 type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
-export interface LocalQueueOptions {
+interface LocalQueueOptions {
   /** The function's name in its invocation context (logs). */
   name?: string;
   batchSize: number;

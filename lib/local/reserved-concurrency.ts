@@ -25,7 +25,7 @@ export class TooManyRequestsError extends Error {
   }
 }
 
-export interface FunctionMetrics {
+interface FunctionMetrics {
   /** The reserved concurrency, if capped. */
   cap?: number;
   /** Invocations that ran (throttled ones not counted). */

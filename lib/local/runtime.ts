@@ -30,7 +30,7 @@ import { localClients, localMerchants } from './identities';
 import { ensureTable } from './table';
 import { MerchantRegistry } from '../../lambdas/store/merchants';
 
-export interface RuntimeOptions {
+interface RuntimeOptions {
   port: number;
   /** aws-ses-v2-local's port (its web page and GET /store); default 8005. */
   sesPort?: number;
@@ -50,7 +50,7 @@ export interface RuntimeOptions {
   dynamodbEndpoint?: string;
 }
 
-export interface Runtime {
+interface Runtime {
   readonly url: string;
   readonly dynamodbEndpoint: string;
   readonly tableName: string;
@@ -61,7 +61,7 @@ export interface Runtime {
 /** What `npm run admin -- --local` and tests read to find a running local runtime. */
 export const runtimeFile = (dataDir: string) => join(dataDir, 'runtime.json');
 
-export async function seedIdentities(db: DynamoDBDocumentClient, tableName: string): Promise<void> {
+async function seedIdentities(db: DynamoDBDocumentClient, tableName: string): Promise<void> {
   const registry = new MerchantRegistry(db, tableName);
   for (const merchant of localMerchants) await registry.register(merchant);
   for (const client of localClients)
@@ -167,6 +167,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       // The local SES store on the API's own address, so that one variable reaches everything.
       ['GET /__local/emails', sesStore(`http://127.0.0.1:${sesPort}`)],
       ...webhooks.routes,
+      ...notifications.routes,
       ...docsRoutes(stage, url),
       rootRoute(url),
     ]);

@@ -14,9 +14,9 @@ import { createServer, type Server } from 'node:http';
 import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 
 type TaskFn = (input: unknown) => Promise<unknown>;
-export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED';
+type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED';
 
-export interface ExecutionStats {
+interface ExecutionStats {
   /** History events the run would write in Step Functions (quota: 25,000). */
   historyEvents: number;
   /** Largest state input or output, bytes (quota: 256 KiB). */
@@ -25,7 +25,7 @@ export interface ExecutionStats {
 }
 
 /** A top-level state the run went through (`GET /__local/executions/steps`, the tester CLI). */
-export interface LocalStep {
+interface LocalStep {
   name: string;
   type: string;
   enteredAt: string;
@@ -35,7 +35,7 @@ export interface LocalStep {
 /** Steps kept per execution: an hour of settlement polls is some 200; a run never needs more. */
 const MAX_STEPS = 2_000;
 
-export interface LocalExecution {
+interface LocalExecution {
   executionArn: string;
   stateMachineArn: string;
   name: string;
@@ -52,7 +52,7 @@ export interface LocalExecution {
   abort: () => void;
 }
 
-export class SfnError extends Error {
+class SfnError extends Error {
   constructor(
     readonly type: string,
     message: string,
@@ -86,23 +86,37 @@ const HISTORY_EVENTS: Record<string, (type: string) => number> = {
 const payloadBytes = (value: unknown): number =>
   value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value));
 
+/** An ASL file with its `${Name}` placeholders substituted, as CDK's definitionSubstitutions do. */
+function substitutedDefinition(
+  definitionFile: string,
+  substitutions: Record<string, string>,
+): StateMachineDefinition {
+  const text = readFileSync(definitionFile, 'utf8').replace(/\$\{(\w+)\}/g, (_m, name: string) => {
+    const value = substitutions[name];
+    if (value === undefined) throw new Error(`no substitution for \${${name}} in ${definitionFile}`);
+    return value;
+  });
+  return JSON.parse(text) as StateMachineDefinition;
+}
+
 export class LocalStepFunctions {
   private readonly executions = new Map<string, LocalExecution>();
   private readonly machine: StateMachine;
 
+  /**
+   * `validate: false` skips aws-local-stepfunctions' check of the definition (a third of a second
+   * of CPU, compiling its JSON schema): the local runtime's machines, checked once by
+   * test/unit/local-state-machines.test.ts instead of at each of its starts.
+   */
   constructor(
     definitionFile: string,
     readonly stateMachineArn: string,
     substitutions: Record<string, string>,
     private readonly tasks: Record<string, TaskFn>,
+    { validate = true }: { validate?: boolean } = {},
   ) {
-    const text = readFileSync(definitionFile, 'utf8').replace(/\$\{(\w+)\}/g, (_m, name: string) => {
-      const value = substitutions[name];
-      if (value === undefined) throw new Error(`no substitution for \${${name}} in ${definitionFile}`);
-      return value;
-    });
-    this.machine = new StateMachine(JSON.parse(text) as StateMachineDefinition, {
-      validationOptions: { checkArn: false },
+    this.machine = new StateMachine(substitutedDefinition(definitionFile, substitutions), {
+      validationOptions: { checkArn: false, noValidate: !validate },
     });
   }
 

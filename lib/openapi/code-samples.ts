@@ -12,7 +12,7 @@ import { examplesOf, pathExample } from './examples';
 import { takesKey } from './parameters';
 
 /** One entry of `x-codeSamples`, as Redoc reads it. */
-export interface CodeSample {
+interface CodeSample {
   lang: string;
   label: string;
   source: string;
@@ -127,7 +127,7 @@ function requestOf(route: Route): Request {
 const shellQuote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /** The curl command: the request line, the token, the key of a POST that takes one, the body. */
-export function curlSample(route: Route, baseUrl: string): CodeSample {
+function curlSample(route: Route, baseUrl: string): CodeSample {
   const request = requestOf(route);
   const search = request.query ? `?${new URLSearchParams(request.query).toString()}` : '';
   const url = `${baseUrl}${request.path}${search}`;
@@ -171,7 +171,7 @@ function literal(value: unknown, indent: string): string {
 }
 
 /** The client's call: constructed with the document's URLs, the operation's method with its example. */
-export function typeScriptSample(route: Route, baseUrl: string, tokenUrl: string): CodeSample {
+function typeScriptSample(route: Route, baseUrl: string, tokenUrl: string): CodeSample {
   const id = route.aliasOf ?? route.id;
   const method = CLIENT_METHODS[id];
   if (method === undefined) throw new Error(`operation ${id} has no client method in CLIENT_METHODS`);

@@ -107,7 +107,7 @@ export function tagOf(route: Route): string {
 const byId: ReadonlyMap<string, Route> = new Map(Object.values(routes).map((r: Route) => [r.id, r]));
 
 /** The route `route` is an identical alias of, if any. */
-export function aliasTarget(route: Route): Route | undefined {
+function aliasTarget(route: Route): Route | undefined {
   if (route.aliasOf === undefined) return undefined;
   const target = byId.get(route.aliasOf);
   if (!target) throw new Error(`route ${route.id} is an alias of unknown route ${route.aliasOf}`);
@@ -186,7 +186,7 @@ function responsesOf(route: Route): OperationObject['responses'] {
 }
 
 /** The URLs the code samples name: the document's base URL and token endpoint. */
-export interface SampleUrls {
+interface SampleUrls {
   baseUrl: string;
   tokenUrl: string;
 }

@@ -6,22 +6,25 @@
  * for a new method, and its payment is declined R2 without a processor call. Concurrent runs are proven on DynamoDB Local (test/integration/account-updater.test.ts).
  */
 import { execFile } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { baseUrl, call, MID } from '#support/api';
 import { cardInput } from '#support/fixtures/index';
 import { createPayor } from '#support/fixtures/e2e-resources';
 import { uniqueAddress, waitForEmails } from '#support/notifications';
 import { createGroup, farFutureDate, ledger, payments, trigger, waitForStatus } from '#support/processing';
+import { localToolCommand } from '#lib/local/runtime-bundle';
 
 const base = `/v1/rest/merchants/${MID}/payors`;
 const ROOT = resolve(__dirname, '..', '..');
 
-const admin = (...args: string[]) =>
-  promisify(execFile)(join(ROOT, 'node_modules', '.bin', 'tsx'), ['bin/admin.ts', ...args, '--local'], {
+const admin = (...args: string[]) => {
+  const [command, commandArgs] = localToolCommand('admin', [...args, '--local']);
+  return promisify(execFile)(command, commandArgs, {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR! },
   });
+};
 
 async function runJob(): Promise<{ applied: number; appliedBefore: number }> {
   const res = await fetch(`${baseUrl()}/__local/events/account-updater`, { method: 'POST' });

@@ -1,9 +1,10 @@
 /** `npm run admin -- reconcile --local` against the running local runtime: JSON, table, exit code. */
 import { execFile } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { baseUrl, call, MID } from '#support/api';
 import { aProfile } from '#support/fixtures/e2e-resources';
+import { localToolCommand } from '#lib/local/runtime-bundle';
 
 const run = promisify(execFile);
 const ROOT = resolve(__dirname, '..', '..');
@@ -13,11 +14,11 @@ const SETTLEMENT_MS = 8_000;
 /** The admin command's output and exit code (it exits 1 when unhealed differences remain). */
 async function reconcile(...args: string[]): Promise<{ stdout: string; code: number }> {
   try {
-    const { stdout } = await run(
-      join(ROOT, 'node_modules', '.bin', 'tsx'),
-      ['bin/admin.ts', 'reconcile', ...args, '--local'],
-      { cwd: ROOT, env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR! } },
-    );
+    const [command, commandArgs] = localToolCommand('admin', ['reconcile', ...args, '--local']);
+    const { stdout } = await run(command, commandArgs, {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR! },
+    });
     return { stdout, code: 0 };
   } catch (error) {
     const failed = error as { stdout: string; stderr: string; code: number };

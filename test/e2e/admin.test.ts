@@ -1,17 +1,20 @@
 /** The operator command against the running local runtime: register, grant, revoke. */
 import { execFile } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { call, futureDate, OTHER, tokenFor } from '#support/api';
+import { localToolCommand } from '#lib/local/runtime-bundle';
 
 const run = promisify(execFile);
 const ROOT = resolve(__dirname, '..', '..');
 
-const admin = (...args: string[]) =>
-  run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['bin/admin.ts', ...args, '--local'], {
+const admin = (...args: string[]) => {
+  const [command, commandArgs] = localToolCommand('admin', [...args, '--local']);
+  return run(command, commandArgs, {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR! },
   });
+};
 
 test('register a merchant with both MID forms, grant a client, revoke it', async () => {
   const mid = `3235009${String(Date.now()).slice(-4)}`;

@@ -8,7 +8,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { call, MID } from '#support/api';
 import { aProfile } from '#support/fixtures/e2e-resources';
 import { idempotencyRecordKey } from '#support/idempotency-records';

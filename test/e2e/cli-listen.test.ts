@@ -13,7 +13,7 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { verifyWebhook } from '../../client/index';
 import { freePort } from '#lib/local/dynamodb-local';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 import { call, MID } from '#support/api';
 import { bodyOf, operations } from '#support/security-operations';
 import { accepts, outwardAddresses } from '#support/listening-sockets';

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { ScheduledPaymentsClient } from '../../client/index';
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { farSettlementSeconds } from '#support/settlement-timing';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 const ROOT = resolve(__dirname, '..', '..');
 const SOCKET = `spay-cli-${process.pid}`;

@@ -8,7 +8,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { operationExamples, PLACEHOLDERS, type Placeholder } from '#contract/examples/index';
 import { routeList } from '#contract/routes/index';
@@ -22,9 +22,10 @@ import {
 } from '#support/openapi-schemas';
 import { checkingInput } from '#support/fixtures/index';
 import { createPayor, groupBody } from '#support/fixtures/e2e-resources';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 import { unsettledSale } from '#support/settlement-timing';
 import { startReceiver, type Receiver } from '#support/webhook-receiver';
+import { localToolCommand } from '#lib/local/runtime-bundle';
 
 type Json = Record<string, unknown>;
 type Ids = Record<Placeholder, string>;
@@ -37,11 +38,13 @@ interface Operation {
 
 const ROOT = resolve(__dirname, '..', '..');
 const run = promisify(execFile);
-const admin = (...args: string[]) =>
-  run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['bin/admin.ts', ...args, '--local'], {
+const admin = (...args: string[]) => {
+  const [command, commandArgs] = localToolCommand('admin', [...args, '--local']);
+  return run(command, commandArgs, {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR! },
   });
+};
 
 /** The route whose examples an operation shows (an alias shows its target's). */
 const exampleRoute = new Map(routeList.map((r) => [r.id, r.aliasOf ?? r.id]));

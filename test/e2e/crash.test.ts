@@ -16,7 +16,7 @@
  */
 import { CrashClient } from '#support/crash-client';
 import { judge, readTable, reconcileLocal } from '#support/crash-oracle';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 import { between, CrashRuntime, pick, seededRandom } from '#support/crash-runtime';
 import { awaitDeliveries, subscribe } from '#support/crash-webhooks';
 import { createGroups, Observations, runWorker, seedPayors, type Workload } from '#support/crash-workload';

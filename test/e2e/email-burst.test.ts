@@ -9,7 +9,6 @@
  * The fault and the rate are runtime-wide, so this file runs a runtime of its own.
  */
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { listOutbox } from '#store/outbox';
 import type { OutboxItem } from '#domain/notifications';
@@ -21,9 +20,11 @@ import {
   sesEmails,
   setSesFaults,
   uniqueAddress,
+  waitForDrained,
   type Json,
 } from '#support/notifications';
-import { sleep } from '#shared/concurrency';
+import { localToolCommand } from '#lib/local/runtime-bundle';
+import { sleep } from '#shared/clock';
 
 /**
  * Receipts of the group: 12 s of sending at SES's limit, throttled throughout (2,000 took two
@@ -144,8 +145,9 @@ test('600 receipts through a throttling SES: all delivered once, none failed or 
   const throttles = sent.reduce((sum, i) => sum + (i.throttles ?? 0), 0);
   expect(throttles).toBe(THROTTLED_FIRST + after.sesThrottled);
 
-  // Each payor got exactly its 30 receipts: nothing lost, nothing sent twice.
-  await sleep(2_000);
+  // Each payor got exactly its 30 receipts: nothing lost, nothing sent twice (once the pipeline
+  // has done all it could for them: no message of theirs left, the stream read past them).
+  await waitForDrained([...paymentIds].map((id) => `receipt:${id}`));
   const emails = await sesEmails();
   for (const { address } of payors)
     expect([address, emails.filter((e) => e.destination.to.includes(address)).length]).toEqual([
@@ -154,11 +156,10 @@ test('600 receipts through a throttling SES: all delivered once, none failed or 
     ]);
 
   // The runbook's command finds no failed e-mail either.
-  const admin = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', join(__dirname, '..', '..', 'bin', 'admin.ts'), 'outbox', '--status', 'failed'],
-    { env: { ...process.env, DATA_DIR: runtime!.dataDir }, encoding: 'utf8' },
-  );
+  const admin = spawnSync(...localToolCommand('admin', ['outbox', '--status', 'failed']), {
+    env: { ...process.env, DATA_DIR: runtime!.dataDir },
+    encoding: 'utf8',
+  });
   expect(admin.stderr).toBe('');
   expect(admin.stdout).toMatch(/^0 failed e-mail\(s\) in local runtime/);
   console.log(

@@ -17,13 +17,12 @@ import { makeResources, operations } from '#support/security-operations';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 90210);
 /**
- * Cases per run: 3,000 in `npm test` (every operation about 60 times; the 48 operations' 10,000
- * took over the budget on 2 cores and CI past 15 minutes), FUZZ_RUNS=10000 or more for a long
- * run; a different FUZZ_SEED draws other cases.
+ * Cases per run, the run's one bound (a count, not a time: a busy machine runs the same cases,
+ * slower): 3,000 in `npm test` (every operation about 60 times; the 48 operations' 10,000 took
+ * CI past 15 minutes on 2 cores), FUZZ_RUNS=10000 or more for a long run; a different FUZZ_SEED
+ * draws other cases.
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 3_000);
-/** The budget of the whole test (2 cores): the run stops with a failure past it, never silently. */
-const BUDGET_MS = 180_000;
 /** Granted to local-tester and used by no other test's writes: its state is the fuzz suite's alone. */
 const FUZZ_MID = PROD_LIKE_MID;
 
@@ -65,9 +64,11 @@ function errorBodyProblem(answer: Answer): string | undefined {
   const keysOk =
     b !== null &&
     typeof b === 'object' &&
-    // A 409 of a method (or payor) still in use lists the payments (DESIGN section 5).
+    // A 409 of a method (or payor) still in use lists the payments and the series (DESIGN sections 5, 6).
     Object.keys(b).every(
-      (k) => ['message', 'responseCode', 'errors'].includes(k) || (k === 'payments' && answer.status === 409),
+      (k) =>
+        ['message', 'responseCode', 'errors'].includes(k) ||
+        ((k === 'payments' || k === 'series') && answer.status === 409),
     );
   if (!keysOk || typeof b.message !== 'string' || b.responseCode !== answer.status)
     return `error body is not {message, responseCode: ${answer.status}}: ${answer.text.slice(0, 200)}`;
@@ -125,7 +126,7 @@ test(`fuzz: ${RUNS} seeded hostile requests over every operation hold the proper
       for (const reason of c.mustRefuse)
         problems.push({ property: 'must refuse', reason, detail: `${answer.status} for ${reason}` });
     // A write the local gateway refused itself (no route, body over the limit) ran no handler:
-    // nothing to compare, and skipping it keeps the run within its budget.
+    // nothing to compare, and skipping the snapshot keeps the run short.
     const gatewayRefused = /^\{"message":"(no such route|body is too large)"/.test(answer.text);
     if (!['GET', 'HEAD', 'OPTIONS'].includes(c.method) && !gatewayRefused) {
       const t0 = Date.now();
@@ -143,8 +144,6 @@ test(`fuzz: ${RUNS} seeded hostile requests over every operation hold the proper
       throw new Error(
         `${problems.map((p) => `${p.property}: ${p.detail}`).join('; ')}\n  request: ${describeCase(c)}`,
       );
-    if (Date.now() - started > BUDGET_MS)
-      throw new Error(`over the ${BUDGET_MS / 1000} s budget after ${cases} cases`);
   });
 
   try {

@@ -19,7 +19,7 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { XLSX_MEDIA_TYPE } from '#contract/media-types';
 import { REPORT_COLUMNS } from '#contract/schemas/reports';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 import { baseUrl, call, tokenFor } from '#support/api';
 import { createPayor } from '#support/fixtures/e2e-resources';
 import { cardInput } from '#support/fixtures/inputs';
@@ -32,13 +32,15 @@ import {
   waitForStatus,
   type Json,
 } from '#support/processing';
+import { localToolCommand } from '#lib/local/runtime-bundle';
 
 const ROOT = resolve(__dirname, '..', '..');
 const run = promisify(execFile);
 
 /** `spay` as a tester runs it, logged in to this tier's runtime in a home of its own. */
 async function spay(home: string, ...args: string[]): Promise<string> {
-  const { stdout } = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['bin/spay.ts', ...args], {
+  const [command, commandArgs] = localToolCommand('spay', args);
+  const { stdout } = await run(command, commandArgs, {
     cwd: ROOT,
     env: { ...process.env, SPAY_HOME: home },
     timeout: 30_000,

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { launchLocalRuntime } from '#lib/local/launcher';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 /** Whether something accepts connections on this loopback port. */
 const listening = (port: number) =>
@@ -72,7 +72,7 @@ test('a killed runtime leaves no DynamoDB Local behind', async () => {
   const port = dynamoPort(runtime.dataDir);
   const { pid } = JSON.parse(readFileSync(join(runtime.dataDir, 'runtime.json'), 'utf8')) as { pid: number };
   expect(await listening(port)).toBe(true);
-  // The runtime process itself (not the tsx launcher) dies without a chance to clean up.
+  // The runtime process itself dies without a chance to clean up.
   process.kill(pid, 'SIGKILL');
   await runtime.stop('SIGTERM');
   // The watchdog checks its parent every second.

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT, importJWK } from 'jose';
 import { baseUrl, call, MID, OTHER, OTHER_MID, tokenFor } from '#support/api';
 import { apiScope } from '#contract/stage';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`;
 

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { dynamoDbLocalCommandPattern, freePort } from '#lib/local/dynamodb-local';
+import { localRuntimeCommand } from '#lib/local/runtime-bundle';
 
 const run = promisify(execFile);
 const ROOT = resolve(__dirname, '..', '..');
@@ -26,7 +27,9 @@ afterAll(() => new Promise<void>((ok) => blocker.close(() => ok())));
 async function start(env: Record<string, string>): Promise<{ code: number; stderr: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'busy-port-'));
   try {
-    await run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['bin/local.ts'], {
+    // What `npm start` runs (its command: test/unit/local-runtime-bundle.test.ts).
+    const [command, args] = localRuntimeCommand();
+    await run(command, args, {
       cwd: ROOT,
       env: { ...process.env, DYNAMODB_IN_MEMORY: 'true', DATA_DIR: dataDir, ...env },
       timeout: 60_000,

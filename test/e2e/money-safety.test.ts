@@ -17,7 +17,7 @@ import {
   type Json,
 } from '#support/processing';
 import { aProfile } from '#support/fixtures/e2e-resources';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 import { pastCutoff, unsettledSale } from '#support/settlement-timing';
 
 const base = `/v1/rest/merchants/${MID}/transactions`;

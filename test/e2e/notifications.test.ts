@@ -25,18 +25,18 @@ import {
   setSesFailures,
   setSesFaults,
   uniqueAddress,
+  waitForDrained,
   waitForEmails,
   waitForOutbox,
   type Json,
   type SesEmail,
 } from '#support/notifications';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
+import { expectExecutionsOfGroupsSucceeded } from '#support/processing';
 import { earlyInSettlementPeriod } from '#support/settlement-timing';
 
 const groupsPath = `/rest/merchants/${MID}/groups`;
 const MERCHANT = 'Springfield Elementary';
-/** How long an e-mail that should not come is waited for, once the pipeline has visibly run. */
-const QUIET_MS = 3_000;
 
 const CARDS = {
   visa: ['4111111111111111', 'VISA'],
@@ -272,8 +272,9 @@ describe('payment-scheduled notice', () => {
       messageId: email.messageId,
     });
 
-    // The pipeline has run: nothing more comes, and nothing for the others.
-    await sleep(QUIET_MS);
+    // The pipeline has done all it could (the create's writes handed on, no message left for the
+    // notice): nothing more came, and nothing for the others (no outbox item, so no e-mail ever).
+    await waitForDrained([`notice:${pFlagged}`]);
     expect(await emailsTo(flagged.address!)).toHaveLength(1);
     expect(await emailsTo(unflagged.address!)).toHaveLength(0);
     expect(await outboxItem(`notice:${pUnflagged}`)).toBeUndefined();
@@ -319,7 +320,8 @@ describe('payment-scheduled notice', () => {
     const updated = await putPayment(added.body, { amount: 7.75, sendPaymentScheduledNotification: true });
     expect(updated.status).toBe(200);
 
-    await sleep(QUIET_MS);
+    // The update's writes handed on and no message left for the notice: nothing more came.
+    await waitForDrained([`notice:${added.body.paymentId}`]);
     expect(await emailsTo(flagged.address!)).toHaveLength(1);
     expect(await emailsTo(unflagged.address!)).toHaveLength(0);
     expect(await outboxItem(`notice:${quiet.body.paymentId}`)).toBeUndefined();
@@ -389,8 +391,10 @@ describe('receipts after processing and settlement', () => {
       });
     }
 
-    // The receipts step has run for the whole group: the others have no outbox item and no e-mail.
-    await sleep(QUIET_MS);
+    // The receipts step has run for the whole group (its execution succeeded) and the pipeline has
+    // done all it could for the receipts: none sent twice; the others have no outbox item and no e-mail.
+    await expectExecutionsOfGroupsSucceeded([approvedPayment.paymentGroupId as string], 1);
+    await waitForDrained(Object.values(r.sent).map(([, payment]) => `receipt:${payment.paymentId}`));
     for (const [payor] of Object.values(r.sent)) expect(await emailsTo(payor.address!)).toHaveLength(1);
     for (const [payor, payment] of Object.values(r.none)) {
       expect(await outboxItem(`receipt:${payment.paymentId}`)).toBeUndefined();
@@ -409,7 +413,9 @@ describe('receipts after processing and settlement', () => {
     expect(email.subject).toMatch(/receipt/i);
     expect(email.body.text).toContain(kept[1].authResponse.transactionId);
 
-    await sleep(QUIET_MS);
+    // The receipts step has run (the execution succeeded) and the kept receipt's pipeline drained.
+    await expectExecutionsOfGroupsSucceeded([kept[1].paymentGroupId as string], 1);
+    await waitForDrained([`receipt:${kept[1].paymentId}`]);
     expect(await outboxItem(`receipt:${voided[1].paymentId}`)).toBeUndefined();
     expect(await emailsTo(voided[0].address!)).toHaveLength(0);
     expect(await emailsTo(kept[0].address!)).toHaveLength(1);
@@ -499,7 +505,7 @@ describe('a queue message delivered twice sends one e-mail', () => {
     // one dies mid-send); it never sends itself.
     expectNoneSentTwice(results, outboxId);
 
-    await sleep(1_000);
+    await waitForDrained([outboxId]);
     const emails = await emailsTo(payor.address!);
     expect(emails).toHaveLength(1);
     expect(emails[0]!.messageId).toBe(sent.messageId);
@@ -539,7 +545,7 @@ describe('a queue message delivered twice sends one e-mail', () => {
 
     const item = await waitForOutbox(outboxId, ['sent', 'failed']);
     expect(item).toMatchObject({ status: 'sent', attempts: 1 });
-    await sleep(QUIET_MS);
+    await waitForDrained([outboxId]);
     const emails = await emailsTo(address);
     expect(emails).toHaveLength(1);
     expect(emails[0]!.messageId).toBe(item.messageId);
@@ -611,7 +617,7 @@ describe('SES faults (the fault switch is runtime-wide: set here only, always re
       throttles: 5,
       lastError: expect.stringMatching(/TooManyRequests|rate exceeded/i),
     });
-    await sleep(2_000);
+    await waitForDrained([item.outboxId as string]);
     const emails = await emailsTo(payor.address!);
     expect(emails).toHaveLength(1);
     expect(emails[0]!.messageId).toBe(item.messageId);
@@ -633,6 +639,7 @@ describe('SES faults (the fault switch is runtime-wide: set here only, always re
       lastError: expect.stringMatching(/MessageRejected/),
     });
     expect(item).not.toHaveProperty('messageId');
+    await waitForDrained([item.outboxId as string]);
     expect(await emailsTo(down.payor.address!)).toHaveLength(0);
 
     const upId = await up.add();

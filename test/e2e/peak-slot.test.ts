@@ -4,8 +4,8 @@
  * invocations (LOCAL_RESERVED_CONCURRENCY, as Lambda's reserved concurrency caps them in the cloud).
  * Over the cap a Task fails with Lambda.TooManyRequestsException and the state machine's Retry
  * takes it up again: every payment is answered exactly once, no batch is given up (no FailBatch,
- * no Failed payment), the cap held and was reached (throttles > 0), and the API keeps answering
- * meanwhile.
+ * no Failed payment), the cap held and was reached (throttles > 0), no execution was re-driven,
+ * and the API keeps answering meanwhile (how fast is the bench's to measure, not this test's).
  *
  * Every Task function is capped, BeginGroup and CompleteGroup too: every Task of the state machine
  * retries a throttle 100 times, at most 20 s apart (issue 24, item 1), so a throttle is never a
@@ -15,6 +15,7 @@
  * A runtime of its own: the cap is read at start, and the shared runtimes must not be capped.
  */
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
+import { call } from '#support/api';
 import { aProfile } from '#support/fixtures/e2e-resources';
 import {
   allExecutions,
@@ -22,12 +23,14 @@ import {
   createGroup,
   farFutureDate,
   getGroup,
+  groupPath,
   hourlyTick,
   payments,
   scan,
   type Json,
 } from '#support/processing';
-import { mapLimit, sleep } from '#shared/concurrency';
+import { mapLimit } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 const CAP = 3;
 const GROUPS = 20;
@@ -71,9 +74,6 @@ const metrics = async (): Promise<Record<string, FunctionMetrics>> =>
     }
   ).functions;
 
-/** p95 by nearest rank. */
-const p95 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.ceil(values.length * 0.95) - 1]!;
-
 test(`${GROUPS} groups in one slot under a cap of ${CAP} invocations per processing function: every payment answered once, none given up, the cap reached and held, the API answering meanwhile`, async () => {
   const profiles = await mapLimit(Array.from({ length: 4 }), 4, () => aProfile());
   const groups = await mapLimit(sizes, 4, async (n, g) =>
@@ -90,23 +90,22 @@ test(`${GROUPS} groups in one slot under a cap of ${CAP} invocations per process
   const tick = await hourlyTick(`${SLOT.scheduleDate}T14:00:00.000Z`);
   expect(tick).toMatchObject({ slot: `${SLOT.scheduleDate}T14` });
 
-  // While the slot is processed: an integrator's GET every 250 ms, timed, until every group is
-  // processed (bounded).
-  const getMs: number[] = [];
+  // While the slot is processed: an integrator's GET every 250 ms until every group is processed
+  // (a bound on the wait, not a timing). Each is answered, 200 with the group, whatever the load.
+  const answered: { status: number; group: string | undefined }[] = [];
   const left = new Set(ids);
   const until = Date.now() + PROCESSED_WITHIN_MS;
   while (left.size > 0 && Date.now() < until) {
     const id = [...left][0]!;
-    const started = performance.now();
-    const group = await getGroup(id);
-    getMs.push(performance.now() - started);
-    if (group.status === 'processed') left.delete(id);
+    const res = await call<Json>('GET', groupPath(id));
+    answered.push({ status: res.status, group: res.body?.status as string | undefined });
+    if (res.body?.status === 'processed') left.delete(id);
     await sleep(250);
   }
   expect([...left]).toEqual([]);
-  // Measured while processing ran (at least a few of them).
-  expect(getMs.length).toBeGreaterThanOrEqual(5);
-  expect(p95(getMs)).toBeLessThan(2_000);
+  expect(answered.filter((a) => a.status !== 200)).toEqual([]);
+  // Answered while processing ran: a few of them saw a group not yet processed.
+  expect(answered.filter((a) => a.group !== 'processed').length).toBeGreaterThanOrEqual(5);
 
   // Every payment answered, none given up: Approved, no Failed, no FailBatch invocation.
   const processed = await mapLimit(ids, 4, (id) => getGroup(id));

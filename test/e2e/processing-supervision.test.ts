@@ -24,9 +24,9 @@ import {
   waitForStatus,
   type Json,
 } from '#support/processing';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { slotOf } from '#domain/groups';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 afterAll(() => closeLocalTable());
 

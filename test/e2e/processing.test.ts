@@ -33,9 +33,9 @@ import {
   waitForStatus,
   type Json,
 } from '#support/processing';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { slotOf } from '#domain/groups';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 const transactionPath = (transactionId: string) => `/v1/rest/merchants/${MID}/transactions/${transactionId}`;
 const ids = (entries: Json[]) => entries.map((e) => e.paymentGroupId as string);

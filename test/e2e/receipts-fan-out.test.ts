@@ -19,8 +19,8 @@ import {
   type Json,
 } from '#support/processing';
 import { createPayor } from '#support/fixtures/e2e-resources';
-import { keys } from '#shared/keys';
-import { sleep } from '#shared/concurrency';
+import { keys } from '#store/keys';
+import { sleep } from '#shared/clock';
 
 afterAll(() => closeLocalTable());
 

@@ -14,7 +14,7 @@ import { CrashClient, CRASH_MID as MID, type Reply } from '#support/crash-client
 import { readTable, reconcileLocal } from '#support/crash-oracle';
 import { CrashRuntime } from '#support/crash-runtime';
 import { cardInput } from '#support/fixtures/inputs';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 type Json = Record<string, any>;
 

@@ -8,7 +8,7 @@ import { ScheduledPaymentsClient, type Schemas } from '../../client/index';
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { cardInput } from '#support/fixtures/inputs';
 import { farSettlementSeconds } from '#support/settlement-timing';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 const MID = '32350000001';
 let runtime: LocalRuntimeProcess | undefined;

@@ -11,7 +11,7 @@
  */
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { call } from '#support/api';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 import { createGroup, groupPath, trigger, waitForStatus, type Json } from '#support/processing';
 import { aProfile } from '#support/fixtures/e2e-resources';
 

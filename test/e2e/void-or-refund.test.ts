@@ -25,7 +25,7 @@ import {
   waitForStatus,
   type Json,
 } from '#support/processing';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 const transactionPath = (transactionId: string) => `/v1/rest/merchants/${MID}/transactions/${transactionId}`;
 const voidOrRefund = (groupId: string, body?: unknown) =>

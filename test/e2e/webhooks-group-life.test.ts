@@ -10,7 +10,7 @@
 import { copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { call, futureDate, MID } from '#support/api';
 import { aProfile } from '#support/fixtures/e2e-resources';

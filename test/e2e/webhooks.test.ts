@@ -13,12 +13,13 @@ import { Webhook } from 'standardwebhooks';
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { newEvent, type ServiceEvent } from '#domain/events';
 import { eventItem } from '#store/events';
-import { sleep } from '#shared/concurrency';
-import { keys } from '#shared/keys';
+import { sleep } from '#shared/clock';
 import { call, MID, OTHER, OTHER_MID, tokenFor } from '#support/api';
+import { idempotencyRecordKey } from '#support/idempotency-records';
 import { closeLocalTable, localTable } from '#support/notifications';
 import { delivered, startReceiver, type Receiver } from '#support/webhook-receiver';
 import { randomUUID } from 'node:crypto';
+import { localToolCommand } from '#lib/local/runtime-bundle';
 
 const V1 = `/v1/rest/merchants/${MID}`;
 const W = `${V1}/webhook-endpoints`;
@@ -198,7 +199,7 @@ describe('endpoints', () => {
       ['request', rotateKey],
     ] as const) {
       const { Item } = await doc.send(
-        new GetCommand({ TableName: tableName, Key: keys.idempotency(MID, scope, key) }),
+        new GetCommand({ TableName: tableName, Key: idempotencyRecordKey(MID, scope, key) }),
       );
       expect(Item).toBeDefined();
       expect(JSON.stringify(Item)).not.toMatch(/whsec_|sealedSecret/);
@@ -372,9 +373,19 @@ describe('delivery', () => {
     const [d] = await deliveriesOf(endpoint.webhookEndpointId);
     expect(d).toMatchObject({ status: 'failed', attempts: 1, lastStatusCode: 410 });
     expect(hooks.received).toHaveLength(1);
-    await writeEvents(randomUUID(), ['payor.created']);
-    await sleep(2_000);
+    // A witness endpoint of the same merchant takes the same events: once it has received the next
+    // one, that event's fan-out has run, and a delivery it gave the disabled endpoint would show.
+    const witness = await receiver();
+    const seen = await createEndpoint({
+      url: witness.url('/gone-witness'),
+      enabledEvents: ['payor.created'],
+    });
+    witness.secrets = [seen.secret];
+    const [next] = await writeEvents(randomUUID(), ['payor.created']);
+    await until('the witness has the event', () => delivered(witness).find((r) => r.id === next!.id));
+    expect(await deliveriesOf(endpoint.webhookEndpointId)).toHaveLength(1);
     expect(hooks.received).toHaveLength(1);
+    expect((await call('DELETE', `${W}/${seen.webhookEndpointId}`)).status).toBe(204);
     // Enabled again by the merchant, it receives new events.
     hooks.answer = () => 200;
     const put = await call('PUT', `${W}/${endpoint.webhookEndpointId}`, { status: 'enabled' });
@@ -460,11 +471,10 @@ describe('delivery', () => {
         (await deliveriesOf(deadEndpoint.webhookEndpointId)).some((d) => d.lastError !== undefined) ||
         undefined,
     );
-    const admin = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', join(__dirname, '..', '..', 'bin', 'admin.ts'), 'webhooks', '--failing'],
-      { env: { ...process.env, DATA_DIR: runtime!.dataDir }, encoding: 'utf8' },
-    );
+    const admin = spawnSync(...localToolCommand('admin', ['webhooks', '--failing']), {
+      env: { ...process.env, DATA_DIR: runtime!.dataDir },
+      encoding: 'utf8',
+    });
     expect(admin.stderr).toBe('');
     expect(admin.stdout).toMatch(/^\d+ failing webhook endpoint\(s\) in local runtime/);
     const line = admin.stdout.split('\n').find((l) => l.startsWith(deadEndpoint.webhookEndpointId));

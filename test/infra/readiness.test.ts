@@ -1,8 +1,11 @@
 /**
  * Ready for a real account (issue 11), on both stages synthesized once: the AwsSolutions cdk-nag
  * pack finds nothing unacknowledged in the stage stack and its nested stacks, cfn-lint finds no
- * error in any of their templates (where it is installed), every alarm watches a metric the
- * service emits and notifies the TLS-only topic, and one dashboard shows them all.
+ * error in any of their templates (without cfn-lint the test fails and says so: docs/testing.md),
+ * every alarm watches a metric the service emits and notifies the TLS-only topic, and one
+ * dashboard shows them all. CDK's own CloudFormation validation (its default rules, findings as
+ * errors: cdk.json) passes on each stage as the other infra files synthesize it, which they do
+ * without it.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +24,7 @@ import {
   resourcesOf,
   stageStacks,
   stageTemplate,
+  stageContext,
   SYNTH_TIMEOUT_MS,
   testApp,
 } from '#support/cdk/synth';
@@ -71,14 +75,15 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s', (stage) => {
   });
 
   it(
-    'passes cfn-lint without errors in the stage stack and every nested stack (where cfn-lint is installed)',
+    'passes cfn-lint without errors in the stage stack and every nested stack',
     () => {
+      // A missing cfn-lint fails the test: a lint that did not run must not pass.
       const found = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' });
-      if (found.error !== undefined || found.status !== 0) {
-        // Not a skipped test: the check does not apply on this machine, and says so.
-        console.log('cfn-lint is not installed: template lint not run (pip install cfn-lint to run it)');
-        return;
-      }
+      if (found.error !== undefined || found.status !== 0)
+        throw new Error(
+          'cfn-lint is not installed (or does not run): the infra tier lints every template with it; ' +
+            'install it with `pip install cfn-lint` (docs/testing.md)',
+        );
       const dir = mkdtempSync(join(tmpdir(), 'sps-cfn-lint-'));
       try {
         // One file per stack, as CloudFormation takes them: the stage stack's and each nested one's.
@@ -196,16 +201,48 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s', (stage) => {
   });
 });
 
+/** The environment-agnostic dev (offline `npm run synth`), synthesized with the validation once. */
+let agnosticDev: { stack: ServiceStack; template: Template } | undefined;
+const agnosticDevStage = () => {
+  if (agnosticDev === undefined) {
+    const [stack] = addServiceStacks(testApp(stageContext('dev')));
+    agnosticDev = { stack: stack!, template: stageTemplate(stack!) };
+  }
+  return agnosticDev;
+};
+
 it(
   'has no unacknowledged cdk-nag finding in an environment-agnostic dev (offline npm run synth) either',
   () => {
-    const [stack] = addServiceStacks(testApp({ stage: 'dev' }));
-    stageTemplate(stack!);
-    const report = new AwsSolutionsChecks(stack!).validateScope(stack!);
+    const { stack } = agnosticDevStage();
+    const report = new AwsSolutionsChecks(stack).validateScope(stack);
     expect(report.violations.map((v) => v.ruleName)).toEqual([]);
   },
   SYNTH_TIMEOUT_MS,
 );
+
+it(
+  "passes CDK's CloudFormation validation on each stage as the other infra files synthesize it",
+  () => {
+    // Synthesis with the validation fails on any finding (cdk.json: validateAgainstDefaultRules).
+    // The other files synthesize each stage with stageContext too, without it (synthStage).
+    expect(() => agnosticDevStage()).not.toThrow();
+    const [prod] = addServiceStacks(testApp(stageContext('prod')));
+    expect(() => stageTemplate(prod!)).not.toThrow();
+  },
+  SYNTH_TIMEOUT_MS,
+);
+
+it("fails a synthesis when CDK's CloudFormation validation refuses a template (the check above is on)", () => {
+  const app = testApp();
+  new CfnResource(new Stack(app, 'Refused'), 'Queue', {
+    type: 'AWS::SQS::Queue',
+    properties: { DelaySeconds: 'a while' },
+  });
+  expect(() => app.synth()).toThrow(
+    /DelaySeconds: 'a while' is not of type 'integer' \(CloudFormation Validate\)/,
+  );
+});
 
 describe('docs/operating.md', () => {
   it('lists every acknowledged cdk-nag rule in its cdk-nag summary', () => {

@@ -13,7 +13,7 @@ import { useProcessor } from '#processor/index';
 import { SandboxProcessor, sandboxFingerprint } from '#processor/sandbox';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { eventStore } from '#store/events';
 import { methodStore } from '#store/methods';
 import { createTestTable, type TestTable } from '#support/ddb';

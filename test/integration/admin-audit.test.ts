@@ -7,7 +7,7 @@
  */
 import { userInfo } from 'node:os';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { MerchantRegistry, monthsBetween, type AuditRecord, type Merchant } from '#store/merchants';
 import { localAdminCli, type LocalAdminCli } from '#support/admin-cli';
 import { createTestTable, type TestTable } from '#support/ddb';

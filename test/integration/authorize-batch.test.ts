@@ -22,7 +22,7 @@ import { DynamoRateWindowStore } from '#store/rate-windows';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { makePayor } from '#support/fixtures/index';
 import { FaultyProcessor } from '#support/processor-double';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 type Handler = (state: ProcessingState, context: Context) => Promise<ProcessingState>;
 

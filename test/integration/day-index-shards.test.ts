@@ -6,7 +6,8 @@
  * with the unsharded partition that older sales sit in, in time order.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { DAY_SHARDS, keys } from '#shared/keys';
+import { DAY_SHARDS } from '#store/day-index';
+import { keys } from '#store/keys';
 import { ReconciliationRecords } from '#store/reconciliation';
 import { DynamoTransactionStore } from '#store/transactions';
 import { createTestTable, type TestTable } from '#support/ddb';

@@ -13,7 +13,7 @@ import { newGroup } from '#domain/groups';
 import type { OutboxItem } from '#domain/notifications';
 import { reloadConfigForTests } from '#shared/config';
 import { newId } from '#shared/ids';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { MESSAGE_ID_HEADER, useMailer } from '#shared/mailer';
 import { DynamoGroupStore } from '#store/groups';
 import { listOutbox, OutboxStore, requeue } from '#store/outbox';

@@ -8,7 +8,7 @@ import { reloadConfigForTests } from '#shared/config';
 import { addMethod, savePayor, updateMethod } from '#core/payors';
 import { payorsExpiring } from '#core/expiring';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { AccountUpdateStore } from '#store/account-updates';
 import { backfillMethodIndexes } from '#store/method-index-backfill';
 import { payorsExpiringBefore } from '#store/expiring';

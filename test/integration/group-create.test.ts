@@ -13,7 +13,7 @@ import {
 import { newGroup, newPayment, type Group, type Payment } from '#domain/groups';
 import { noticeOutboxId, type OutboxItem } from '#domain/notifications';
 import { newId } from '#shared/ids';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { ABANDONED_CREATE_MS } from '#store/group-create';
 import { DynamoGroupStore } from '#store/groups';
 import { batchGet } from '#store/items';

@@ -3,7 +3,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { newGroup, newPayment, type Group, type Payment } from '#domain/groups';
 import type { OutboxItem } from '#domain/notifications';
 import { newId } from '#shared/ids';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { DynamoGroupStore, MAX_TRANSACTION_ITEMS } from '#store/groups';
 import { DynamoPaymentStore } from '#store/payments';
 import { MAX_PAYMENTS_PER_GROUP } from '#contract/limits';

@@ -10,7 +10,7 @@ import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { ConflictError, UnprocessableEntityError } from '#shared/errors';
 import { hashKeyOf, keyedDigest } from '#shared/keyed-hash';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { newId } from '#shared/ids';
 import { epoch, RECORD_TTL_SECONDS } from '#store/items';
 import type { StoredResponse } from '#store/idempotency';

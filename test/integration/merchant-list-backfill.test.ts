@@ -10,7 +10,7 @@ import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { reconcile, type ReconcileDeps } from '#core/reconcile';
 import { SandboxProcessor } from '#processor/sandbox';
 import { reloadConfigForTests } from '#shared/config';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { newId } from '#shared/ids';
 import { MerchantRegistry } from '#store/merchants';
 import { DynamoGroupStore } from '#store/groups';

@@ -13,7 +13,7 @@ import { parseProfileId, type SavedMethod } from '#domain/payors';
 import { reloadConfigForTests } from '#shared/config';
 import { BadRequestError, ConflictError } from '#shared/errors';
 import { newId } from '#shared/ids';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { DynamoGroupStore } from '#store/groups';
 import { DELETION_SWEEP_AFTER_SECONDS, MethodDeletionStore, MOVE_BATCH } from '#store/method-deletions';
 import { backfillMethodUses } from '#store/method-uses-backfill';

@@ -18,7 +18,7 @@ import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { BadRequestError } from '#shared/errors';
 import { newId } from '#shared/ids';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { groupStore } from '#store/groups';
 import { paymentStore } from '#store/payments';
 import { transactionStore } from '#store/transactions';

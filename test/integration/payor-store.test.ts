@@ -2,7 +2,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Payor, SavedMethod } from '#domain/payors';
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from '#shared/errors';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { MAX_METHODS_PER_PAYOR } from '#contract/limits';
 import { reloadConfigForTests } from '#shared/config';
 import { DynamoMethodStore } from '#store/methods';

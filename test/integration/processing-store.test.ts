@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { newGroup, newPayment, type Group, type Payment } from '#domain/groups';
 import { emptyTotals, failedAuthResponse, type ProcessingSummary } from '#domain/processing';
 import { newId } from '#shared/ids';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { DynamoClaimStore } from '#store/claims';
 import { DynamoDueIndex } from '#store/due';
 import { DynamoGroupStore } from '#store/groups';

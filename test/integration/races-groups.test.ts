@@ -10,7 +10,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Group } from '#domain/groups';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import type { Merchant } from '#store/merchants';
 import { DynamoClaimStore } from '#store/claims';
 import { DynamoGroupStore } from '#store/groups';

@@ -18,7 +18,7 @@ import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { ConflictError } from '#shared/errors';
 import { newId } from '#shared/ids';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { DynamoPayorStore } from '#store/payors';
 import { address, makeMethod, makePayor } from '#support/fixtures/index';
 import { createTestTable, type TestTable } from '#support/ddb';

@@ -13,7 +13,7 @@ import { useProcessor } from '#processor/index';
 import { SandboxProcessor } from '#processor/sandbox';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { groupStore } from '#store/groups';
 import { reverseInBackground } from '#core/void-or-refund-run';
 import {

@@ -8,7 +8,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { changeMerchantSettings, merchantSettings } from '#core/settings';
 import { admitRetry } from '#domain/retries';
 import { reloadConfigForTests } from '#shared/config';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { cardHistory, type CardUseEntry } from '#store/card-history';
 import { claimStore } from '#store/claims';
 import { groupStore } from '#store/groups';

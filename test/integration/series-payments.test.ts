@@ -19,7 +19,7 @@ import { parseProfileId, type SavedMethod } from '#domain/payors';
 import { newSeries } from '#domain/series';
 import { seriesEvent } from '#domain/series-view';
 import { reloadConfigForTests } from '#shared/config';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { groupStore } from '#store/groups';
 import { DELETION_SWEEP_AFTER_SECONDS, MethodDeletionStore, MOVE_BATCH } from '#store/method-deletions';
 import { MethodUnavailableError } from '#store/method-uses';

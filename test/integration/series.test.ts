@@ -24,7 +24,7 @@ import { noticeOutboxId } from '#domain/notifications';
 import type { Series } from '#domain/series';
 import { ddb } from '#shared/ddb';
 import { occurrenceGroupId } from '#shared/ids';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { useWebhookQueue, type EventMessage, type WebhookMessage } from '#shared/webhook-queue';
 import { eventStore } from '#store/events';
 import { groupStore } from '#store/groups';

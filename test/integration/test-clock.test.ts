@@ -17,7 +17,7 @@ import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { ForbiddenError } from '#shared/errors';
 import { newId } from '#shared/ids';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { saleRequest, storedProfile } from '#support/sales';
 

@@ -16,7 +16,7 @@ import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError } from '#shared/errors';
 import { newId } from '#shared/ids';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 import { DynamoMethodStore } from '#store/methods';
 import { idempotencyStore, type StoredResponse } from '#store/idempotency';
 import { transactionStore } from '#store/transactions';

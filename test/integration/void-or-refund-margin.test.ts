@@ -6,9 +6,10 @@
  * and the sweeper sends it right after the cut-off, recording the outcome on the payment. The
  * merchant never has to call again, nothing is refunded twice, and the reconciliation stays clean.
  *
- * The sales here settle about 30 s after they are made (a daily cut-off placed there), inside the
- * 36 s margin of hourly settlement. The sweeper "right after the cut-off" runs on a clock set 16 s
- * past the sale's cut-off, so that no test waits for it.
+ * The sales here settle 30 s after they are made (a daily cut-off placed there), inside the 36 s
+ * margin of hourly settlement. Everything runs on the test clock: it stands still while a test
+ * charges and reverses, however slow the machine, and the test moves it 16 s past the cut-off for
+ * the sweeper's run "right after the cut-off", so that no test waits for it.
  */
 import type { Context } from 'aws-lambda';
 import { reconcile, type ReconcileDeps } from '#core/reconcile';
@@ -20,6 +21,7 @@ import { transactionView, voidMarginSeconds } from '#domain/transactions';
 import type { Group, Payment } from '#domain/groups';
 import { useProcessor } from '#processor/index';
 import { SandboxProcessor } from '#processor/sandbox';
+import { useClock } from '#shared/clock';
 import { config, reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { transactionIdOf } from '#shared/ids';
@@ -28,20 +30,24 @@ import { DynamoPaymentStore, paymentStore } from '#store/payments';
 import { ReconciliationRecords } from '#store/reconciliation';
 import { transactionStore } from '#store/transactions';
 import { makeGroup } from '#support/fixtures/index';
+import { useTestClock, type TestClock } from '#support/clock';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { FaultyProcessor } from '#support/processor-double';
 import { saleRequest, storedProfile } from '#support/sales';
 
 const MERCHANT = '32350000002';
-/** How far ahead of a sale its cut-off falls: inside the margin, with room for the test's own steps. */
+/** How far ahead of a sale its cut-off falls: inside the margin. */
 const CUT_OFF_AHEAD_SECONDS = 30;
 
 let table: TestTable;
 let processor: FaultyProcessor;
 let sandbox: SandboxProcessor;
-const T0 = Date.now();
+/** When the tests start, on the test clock (which only they move, and only forward). */
+const T0 = Date.parse('2031-04-30T10:00:00.000Z');
+let testClock: TestClock;
 
 beforeAll(async () => {
+  testClock = useTestClock(T0);
   table = await createTestTable();
   process.env.TABLE_NAME = table.tableName;
   process.env.SERVICE_STAGE = 'dev';
@@ -55,6 +61,7 @@ afterEach(() => {
   jest.restoreAllMocks();
 });
 afterAll(async () => {
+  useClock(undefined);
   useProcessor(undefined);
   await table.drop();
 });
@@ -70,7 +77,7 @@ async function processedGroupNearCutOff(
 ): Promise<{ group: Group; payments: Payment[] }> {
   sandbox = new SandboxProcessor(ddb(), table.tableName, {
     periodSeconds: 86_400,
-    offsetSeconds: (Math.floor(Date.now() / 1000) + CUT_OFF_AHEAD_SECONDS) % 86_400,
+    offsetSeconds: (Math.floor(testClock.nowMs() / 1000) + CUT_OFF_AHEAD_SECONDS) % 86_400,
   });
   processor = new FaultyProcessor(sandbox);
   useProcessor(processor);
@@ -92,11 +99,11 @@ async function processedGroupNearCutOff(
         processorKey: `payment:${payment.paymentId}`,
         paymentId: payment.paymentId,
       },
-      new Date(),
+      testClock.now(),
     );
     expect(txn.status).toBe('Approved');
-    const auth = saleAuthResponse(transactionView(txn, [], new Date()));
-    expect(await paymentStore().setAuthResponse(payment, auth, new Date())).toBe(true);
+    const auth = saleAuthResponse(transactionView(txn, [], testClock.now()));
+    expect(await paymentStore().setAuthResponse(payment, auth, testClock.now())).toBe(true);
     answered.push((await paymentStore().getPayment(group.paymentGroupId, payment.paymentId))!);
   }
   return { group, payments: answered };
@@ -105,16 +112,24 @@ async function processedGroupNearCutOff(
 const saleOf = async (payment: Payment) =>
   (await transactionStore().find(payment.authResponse!.transactionId!))!;
 const cutOffOf = async (payment: Payment) => Date.parse((await saleOf(payment)).transaction.settlesAt!);
-/** The sweeper's clock right after the cut-off (past the 15 s it leaves work alone). */
+/** The time right after the cut-off (past the 15 s the sweeper leaves work alone). */
 const rightAfter = (cutOff: number) => new Date(cutOff + 16_000);
+/** Moves the test clock to `at` (the sweeper's run) and gives that time. */
+const moveTo = (at: Date): Date => {
+  testClock.set(at);
+  return at;
+};
 const refundCalls = () => processor.calls.filter((c) => c.kind === 'REFUND');
 
 test('defect 4: a processed payment inside the void margin is refunded after the cut-off, not skipped', async () => {
   const { group, payments } = await processedGroupNearCutOff(2);
   const cutOff = await cutOffOf(payments[0]!);
-  expect(cutOff - Date.now()).toBeLessThan(voidMarginSeconds(config().settlement.periodSeconds) * 1000);
+  expect(cutOff - testClock.nowMs()).toBe(CUT_OFF_AHEAD_SECONDS * 1000);
+  expect(cutOff - testClock.nowMs()).toBeLessThan(
+    voidMarginSeconds(config().settlement.periodSeconds) * 1000,
+  );
 
-  const { outcomes } = await voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, new Date());
+  const { outcomes } = await voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, testClock.now());
   expect(outcomes.map((o) => o.outcome)).toEqual(['refund_scheduled', 'refund_scheduled']);
   for (const [i, outcome] of outcomes.entries()) {
     expect(outcome.response).toMatchObject({
@@ -141,16 +156,16 @@ test('defect 4: a processed payment inside the void margin is refunded after the
     expect(shown!.voidOrRefundResponses).toEqual([outcomes[i]!.response]);
   }
   // A repeat before the cut-off refunds nothing more.
-  const repeat = await voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, new Date());
+  const repeat = await voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, testClock.now());
   expect(repeat.outcomes.map((o) => [o.outcome, o.reason])).toEqual([
     ['skipped', 'already reversed'],
     ['skipped', 'already reversed'],
   ]);
 
   // The sweeper leaves them until the cut-off, then sends each once and records the outcome.
-  expect((await sweep(new Date(), { olderThanSeconds: 0 })).settled).toEqual([]);
+  expect((await sweep(testClock.now(), { olderThanSeconds: 0 })).settled).toEqual([]);
   expect(refundCalls()).toEqual([]);
-  const report = await sweep(rightAfter(cutOff), { olderThanSeconds: 15 });
+  const report = await sweep(moveTo(rightAfter(cutOff)), { olderThanSeconds: 15 });
   expect(report.settled.map((e) => [e.kind, e.result])).toEqual([
     ['refund', 'Completed'],
     ['refund', 'Completed'],
@@ -171,7 +186,7 @@ test('defect 4: a processed payment inside the void margin is refunded after the
     ]);
   }
   // A second sweep sends nothing again.
-  await sweep(rightAfter(cutOff + 60_000), { olderThanSeconds: 15 });
+  await sweep(moveTo(rightAfter(cutOff + 60_000)), { olderThanSeconds: 15 });
   expect(refundCalls()).toHaveLength(2);
 
   // The reconciliation finds the records and the processor in agreement.
@@ -191,7 +206,7 @@ test('defect 4: a crash between the scheduled refund and its record on the payme
   jest
     .spyOn(DynamoPaymentStore.prototype, 'setReversals')
     .mockRejectedValueOnce(new Error('simulated crash after the refund was reserved'));
-  await expect(voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, new Date())).rejects.toThrow(
+  await expect(voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, testClock.now())).rejects.toThrow(
     'simulated crash',
   );
   expect(
@@ -202,7 +217,7 @@ test('defect 4: a crash between the scheduled refund and its record on the payme
 
   // A crash of the sweeper after the processor refunded: the refund stays Pending for the next run.
   processor.failNext(`refund:${refunds[0]!.refundId}`, 'crash-after');
-  const crashed = await sweep(rightAfter(cutOff), { olderThanSeconds: 15 });
+  const crashed = await sweep(moveTo(rightAfter(cutOff)), { olderThanSeconds: 15 });
   expect(crashed.unsettled).toHaveLength(1);
   const report = await sweep(rightAfter(cutOff), { olderThanSeconds: 15 });
   expect(report.settled.map((e) => e.result)).toEqual(['Completed']);
@@ -211,6 +226,8 @@ test('defect 4: a crash between the scheduled refund and its record on the payme
     `refund:${refunds[0]!.refundId}`,
     `refund:${refunds[0]!.refundId}`,
   ]);
+  // The processor's activity a second later (its listing ends before "now").
+  testClock.advance(1_000);
   const ledger = await sandbox.listActivity(new Date(T0 - 60_000).toISOString());
   expect(ledger.filter((a) => a.idempotencyKey === `refund:${refunds[0]!.refundId}`)).toHaveLength(1);
 
@@ -237,7 +254,7 @@ test('defect 4: the background void-or-refund counts a refund scheduled inside t
     status: 'running' as const,
     generation: 1,
     executionArn: 'arn:aws:states:us-east-1:000000000000:execution:vr:vr-1',
-    startedAt: new Date().toISOString(),
+    startedAt: testClock.now().toISOString(),
     voidedCount: 0,
     refundedCount: 0,
     refundScheduledCount: 0,

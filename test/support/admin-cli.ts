@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { localToolCommand } from '#lib/local/runtime-bundle';
 
 const ROOT = resolve(__dirname, '..', '..');
 const run = promisify(execFile);
@@ -26,10 +27,9 @@ export function localAdminCli(tableName: string, prefix = 'sps-admin-'): LocalAd
     join(dataDir, 'runtime.json'),
     JSON.stringify({ dynamodbEndpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB, tableName }),
   );
-  const admin = (...args: string[]) =>
-    run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['bin/admin.ts', ...args, '--local'], {
-      cwd: ROOT,
-      env: { ...process.env, DATA_DIR: dataDir },
-    });
+  const admin = (...args: string[]) => {
+    const [command, commandArgs] = localToolCommand('admin', [...args, '--local']);
+    return run(command, commandArgs, { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir } });
+  };
   return Object.assign(admin, { remove: () => rmSync(dataDir, { recursive: true, force: true }) });
 }

@@ -6,7 +6,7 @@
  * waits of about 1, 2 and 4 s (±200 ms). The guidance stops after 3 attempts; this client keeps
  * going until its deadline, since a restart outlasts them, and reports `undefined` when it passes.
  */
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 export interface Reply<T = unknown> {
   status: number;
@@ -14,7 +14,7 @@ export interface Reply<T = unknown> {
   text: string;
 }
 
-export const CRASH_CLIENT = { id: 'local-tester', secret: 'local-tester-secret' };
+const CRASH_CLIENT = { id: 'local-tester', secret: 'local-tester-secret' };
 export const CRASH_MID = '32350000001';
 
 const READ_TIMEOUT_MS = 30_000;

@@ -12,25 +12,34 @@ import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { CrashGroup, Observations } from '#support/crash-workload';
+import { localToolCommand } from '#lib/local/runtime-bundle';
 
 const run = promisify(execFile);
 const ROOT = resolve(__dirname, '..', '..');
 
 type Item = Record<string, any>;
 
-export interface ReconcileRun {
+interface ReconcileRun {
   code: number;
   report: { unhealed: number; healed: number; differences: Item[]; counts: Item };
 }
 
 /** The admin command against this runtime (DATA_DIR); it exits 1 while unhealed differences remain. */
 export async function reconcileLocal(dataDir: string, since: string): Promise<ReconcileRun> {
-  const args = ['bin/admin.ts', 'reconcile', '--since', since, '--stale-minutes', '0', '--json', '--local'];
+  const [command, args] = localToolCommand('admin', [
+    'reconcile',
+    '--since',
+    since,
+    '--stale-minutes',
+    '0',
+    '--json',
+    '--local',
+  ]);
   const env = { ...process.env, DATA_DIR: dataDir };
   let stdout: string;
   let code = 0;
   try {
-    ({ stdout } = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), args, { cwd: ROOT, env }));
+    ({ stdout } = await run(command, args, { cwd: ROOT, env }));
   } catch (error) {
     const failed = error as { stdout?: string; code?: number };
     if (failed.code !== 1 || !failed.stdout) throw error;

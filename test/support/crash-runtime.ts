@@ -32,7 +32,7 @@ export const pick = <T>(random: () => number, items: readonly T[]): T =>
   items[Math.floor(random() * items.length)]!;
 
 /** The runtime's settings for the crash test (docs/integrating.md "Local runtime", README "Tests"). */
-export const CRASH_RUNTIME_ENV = {
+const CRASH_RUNTIME_ENV = {
   // Cut-offs every 30 s, so that sales settle and are refunded within the test (void margin 0.3 s).
   SANDBOX_SETTLEMENT_SECONDS: '30',
   // Each processor call takes a little time, as a card network's does: kills land inside them.
@@ -78,8 +78,6 @@ export class CrashRuntime {
     this.current = await launchLocalRuntime({
       dataDir: this.dataDir,
       ...this.ports,
-      // The runtime itself is the child (not the tsx CLI), so SIGKILL reaches it.
-      nodeArgs: [],
       env: { ...CRASH_RUNTIME_ENV, DYNAMODB_ENDPOINT: this.dynamo.endpoint },
     });
     this.ports = { port: this.current.port, sesPort: this.current.sesPort };

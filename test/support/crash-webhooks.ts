@@ -10,12 +10,12 @@
  * endpoint at tens a second on an idle machine, and on a loaded CI machine would add most of a
  * minute to the test.)
  */
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 import { CRASH_MID, type CrashClient } from '#support/crash-client';
 import { readTable } from '#support/crash-oracle';
 import type { Receiver } from '#support/webhook-receiver';
 
-export interface DeliveryFindings {
+interface DeliveryFindings {
   /** Events of the subscribed types written since the endpoint was made. */
   written: number;
   /** Of those, not received (verified) within the bound. */
@@ -29,7 +29,7 @@ export interface DeliveryFindings {
 }
 
 /** The event types the receiver is subscribed to. */
-export const SUBSCRIBED = ['transaction.*', 'refund.*', 'group.*'];
+const SUBSCRIBED = ['transaction.*', 'refund.*', 'group.*'];
 const subscribed = (type: string): boolean => SUBSCRIBED.some((t) => type.startsWith(t.slice(0, -1)));
 
 /** Subscribes `receiver` to SUBSCRIBED of the crash merchant; its creation time. */
@@ -56,20 +56,25 @@ export async function awaitDeliveries(
   const until = Date.now() + ms;
   for (;;) {
     const events = (await readTable(dataDir)).get('event') ?? [];
-    const inTable = new Set(events.map((e) => String(e.id)));
     const written = events
       .filter((e) => String(e.createdAt) >= since && subscribed(String(e.type)))
       .map((e) => String(e.id));
     const arrived = new Set(receiver.received.filter((r) => r.verified).map((r) => r.event.id));
     const missing = written.filter((id) => !arrived.has(id));
     if (missing.length === 0 || Date.now() > until) {
+      // Phantoms are judged on what had arrived before a second read of the table: each of those
+      // was written before it was sent, so before that scan began, and is in it. (Compared with a
+      // read made earlier, an event still being written, a group finishing, that arrived during or
+      // after that read would look like a change that did not happen.)
+      const received = [...receiver.received];
+      const eventsNow = new Set(((await readTable(dataDir)).get('event') ?? []).map((e) => String(e.id)));
       const announced = new Set(
         receiver.received.filter((r) => r.event.type === 'transaction.approved').map((r) => r.event.objectId),
       );
       return {
         written: written.length,
         missing,
-        phantom: [...new Set(receiver.received.map((r) => r.event.id))].filter((id) => !inTable.has(id)),
+        phantom: [...new Set(received.map((r) => r.event.id))].filter((id) => !eventsNow.has(id)),
         unverified: receiver.received.filter((r) => !r.verified).length,
         approvedUnannounced: [...approved].filter((id) => !announced.has(id)),
       };

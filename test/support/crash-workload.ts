@@ -6,12 +6,12 @@
  */
 import { cardInput, checkingInput, groupInput } from '#support/fixtures/inputs';
 import { CRASH_MID, type CrashClient } from '#support/crash-client';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 import { between, pick } from '#support/crash-runtime';
 
 const V1 = `/v1/rest/merchants/${CRASH_MID}`;
-export const SALES = `${V1}/transactions`;
-export const GROUPS = `/rest/merchants/${CRASH_MID}/groups`;
+const SALES = `${V1}/transactions`;
+const GROUPS = `/rest/merchants/${CRASH_MID}/groups`;
 
 type Json = Record<string, unknown>;
 type Random = () => number;

@@ -39,7 +39,7 @@ function seeded(seed: number): () => number {
   };
 }
 
-export interface FaultOptions {
+interface FaultOptions {
   /** Keys whose eventually consistent GetItem answers the item as it is now, from now on. */
   stale?: Key[];
   /** Share (0-1) of TransactWriteItems calls cancelled with TransactionConflict. */
@@ -106,7 +106,7 @@ export class CrashError extends Error {
   }
 }
 
-export interface Crash {
+interface Crash {
   /** Crashes so far (0 or 1: the injection ends with its crash). */
   readonly crashed: number;
   remove(): void;

@@ -7,6 +7,7 @@
  * runtime's addresses through the unsuffixed variables (test/support/e2e-worker-env.ts).
  */
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
+import { COMPILE_CACHE_DIR } from '#lib/local/runtime-bundle';
 import { E2E_SETTLEMENT_MS } from '#support/settlement-timing';
 
 export const e2eWorkers = (): number => Math.max(1, Number(process.env.E2E_WORKERS ?? 3) || 1);
@@ -17,6 +18,9 @@ export default async function setup(): Promise<void> {
   // choose; a real hour's tick supervising the same groups raced processing-supervision's own tick
   // (CI, 2026-11-26 17:00; lib/local/daily-timer.ts hourlyTickEnabled).
   process.env.LOCAL_HOURLY_TICK = 'off';
+  // The tier starts some 40 runtimes, each loading the same modules: each after the first takes
+  // their compiled code from Node's compile cache.
+  process.env.NODE_COMPILE_CACHE ??= COMPILE_CACHE_DIR;
   const launched = await Promise.allSettled(
     Array.from({ length: e2eWorkers() }, () =>
       launchLocalRuntime({

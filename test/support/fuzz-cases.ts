@@ -31,7 +31,7 @@ export interface FuzzCase {
 /** 10 MB is API Gateway's payload limit (lib/local/http-server.ts). */
 const OVER_LIMIT = 10 * 1024 * 1024 + 16;
 
-export const PROTOTYPE_NAMES = [
+const PROTOTYPE_NAMES = [
   '__proto__',
   'constructor',
   'prototype',

@@ -11,7 +11,7 @@ import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@a
 
 type Item = Record<string, unknown>;
 
-export interface Snapshotter {
+interface Snapshotter {
   take(): Promise<string>;
   close(): void;
 }

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { IDEMPOTENCY_HASH_KEY_FILE } from '#lib/local/idempotency-key';
 import { keyedDigest } from '#shared/keyed-hash';
-import { keys } from '#shared/keys';
+import { keys } from '#store/keys';
 
 /** The record of `key` in the worker's runtime (E2E_DATA_DIR). */
 export function idempotencyRecordKey(merchantId: string, scope: string, key: string) {

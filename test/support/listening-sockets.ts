@@ -29,7 +29,7 @@ const readOr = (path: string, otherwise: string): string =>
   tryOr(() => readFileSync(path, 'utf8'), otherwise);
 
 /** `root` and every process below it. */
-export function processTree(root: number): number[] {
+function processTree(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

@@ -6,10 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoDBClient, GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { baseUrl } from '#support/api';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
+import { mapLimit } from '#shared/concurrency';
 
 export interface SesEmail {
   messageId: string;
@@ -21,7 +22,7 @@ export interface SesEmail {
 }
 
 export type Json = Record<string, any>;
-export type OutboxRecord = Json;
+type OutboxRecord = Json;
 
 /** A recipient address no other test (or test file) uses. */
 export const uniqueAddress = (tag: string) => `${tag}-${randomUUID()}@example.com`;
@@ -118,19 +119,6 @@ export async function outboxItem(outboxId: string): Promise<OutboxRecord | undef
   return item;
 }
 
-/** The same item in the stream's attribute-value form (what a stream record's NewImage holds). */
-export async function rawOutboxItem(outboxId: string): Promise<Record<string, AttributeValue> | undefined> {
-  const { raw, tableName } = localTable();
-  const { Item } = await raw.send(
-    new GetItemCommand({
-      TableName: tableName,
-      Key: { pk: { S: `OUTBOX#${outboxId}` }, sk: { S: 'OUTBOX' } },
-      ConsistentRead: true,
-    }),
-  );
-  return Item;
-}
-
 export async function putOutboxItem(item: OutboxRecord): Promise<void> {
   const { doc, tableName } = localTable();
   await doc.send(
@@ -159,6 +147,39 @@ export async function waitForOutbox(
       );
     }
     await sleep(200);
+  }
+}
+
+/**
+ * Waits until the e-mail pipeline has done all it could for these outbox items, the positive
+ * marker after which "nothing more was sent" means nothing more ever will be: each item is settled
+ * (sent or failed), the runtime's stream reader has handed on every record written before this
+ * call (a record delivered again included: its retries come before it reads on), and its queue
+ * holds no message naming them (a redelivery or a message put back included). A second e-mail
+ * for one of them would be in SES by then (the notifier sends before its message is deleted).
+ */
+export async function waitForDrained(outboxIds: string[], timeoutMs = 30_000): Promise<void> {
+  const since = Date.now();
+  const until = since + timeoutMs;
+  const ids = new Set(outboxIds);
+  // Sent and failed are final: an item once read so is not read again.
+  let unsettled = [...ids];
+  for (;;) {
+    const items = await mapLimit(unsettled, 20, (id) => outboxItem(id));
+    unsettled = unsettled.filter((_id, i) => !['sent', 'failed'].includes(items[i]?.status as string));
+    const res = await fetch(`${baseUrl()}/__local/notifications`);
+    if (res.status !== 200) throw new Error(`notifications state: ${res.status} ${await res.text()}`);
+    const state = (await res.json()) as { streamCaughtUpAt: string | null; queued: { outboxId?: string }[] };
+    const queued = state.queued.filter((m) => ids.has(m.outboxId as string));
+    const caughtUp = state.streamCaughtUpAt !== null && Date.parse(state.streamCaughtUpAt) >= since;
+    if (unsettled.length === 0 && queued.length === 0 && caughtUp) return;
+    if (Date.now() > until) {
+      throw new Error(
+        `e-mail pipeline not drained in ${timeoutMs} ms: unsettled ${JSON.stringify(unsettled)}, ` +
+          `queued ${JSON.stringify(queued)}, stream caught up at ${state.streamCaughtUpAt}`,
+      );
+    }
+    await sleep(100);
   }
 }
 

@@ -8,7 +8,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { baseUrl, call, MID } from '#support/api';
 import { groupBody } from '#support/fixtures/e2e-resources';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 export type Json = Record<string, any>;
 
@@ -76,6 +76,17 @@ export async function hourlyTick(time: Date | string): Promise<Json> {
   return (await res.json()) as Json;
 }
 
+/** Delivers one run of the due sweep (every minute in the cloud) with this time: its answer. */
+export async function dueSweep(time: Date | string): Promise<Json> {
+  const res = await fetch(`${baseUrl()}/__local/events/due`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ time: typeof time === 'string' ? time : time.toISOString() }),
+  });
+  if (res.status !== 200) throw new Error(`due sweep failed: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Json;
+}
+
 export async function crashAfterSale(paymentIds: string[]): Promise<void> {
   const res = await fetch(`${baseUrl()}/__local/faults`, {
     method: 'POST',
@@ -85,7 +96,7 @@ export async function crashAfterSale(paymentIds: string[]): Promise<void> {
   if (res.status !== 200) throw new Error(`faults failed: ${res.status} ${await res.text()}`);
 }
 
-export interface LocalExecutionView {
+interface LocalExecutionView {
   executionArn: string;
   name: string;
   status: string;
@@ -100,7 +111,7 @@ export async function allExecutions(): Promise<LocalExecutionView[]> {
 }
 
 /** The group of an execution name (`pg-<groupId>-<attempt>`: one name per processing attempt). */
-export const groupOfExecution = (name: string): string | undefined => /^pg-(.+)-\d+$/.exec(name)?.[1];
+const groupOfExecution = (name: string): string | undefined => /^pg-(.+)-\d+$/.exec(name)?.[1];
 
 /**
  * The executions of `groupIds` (a test file's groups): once none is RUNNING (bounded: a processed

@@ -13,7 +13,7 @@ import {
 import type { SandboxProcessor } from '#processor/sandbox';
 
 /** What to do with a call: pass it on, or fail it before or after the sandbox saw it. */
-export type Fault = 'none' | 'unavailable-before' | 'unavailable-after' | 'crash-after' | 'decline';
+type Fault = 'none' | 'unavailable-before' | 'unavailable-after' | 'crash-after' | 'decline';
 
 export class FaultyProcessor implements PaymentProcessor {
   /** Per idempotency key: faults to apply to the next calls, consumed one per call. */

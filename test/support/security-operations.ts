@@ -56,7 +56,7 @@ export interface Ids {
   profileId: string;
 }
 
-export const ID_PARAMS = [
+const ID_PARAMS = [
   'GroupID',
   'PaymentID',
   'PayorID',

@@ -42,7 +42,7 @@ function hs256WithPublicKey(payload: Record<string, unknown>): string {
   return `${input}.${createHmac('sha256', pem).update(input).digest('base64url')}`;
 }
 
-export type TokenCase =
+type TokenCase =
   | 'no token'
   | 'expired'
   | 'bad signature'

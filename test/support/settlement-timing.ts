@@ -10,10 +10,10 @@
  * it has `VOID_LEAD_MS` before the next one; `earlyInSettlementPeriod` waits for a period's start.
  */
 import { call, MID } from '#support/api';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 /** What a sale answers that these helpers read. */
-export interface SaleAnswer {
+interface SaleAnswer {
   status: string;
   settlementTime: string;
 }

@@ -15,7 +15,7 @@ export const ACCOUNT = 'acct_1StandInSpringfield';
 export const OTHER_MERCHANT = '32350000002';
 export const OTHER_ACCOUNT = 'acct_1StandInShelbyville';
 /** Hourly cut-offs at :30, as in the cloud. */
-export const SCHEDULE = { periodSeconds: 3600, offsetSeconds: 1800 };
+const SCHEDULE = { periodSeconds: 3600, offsetSeconds: 1800 };
 
 export interface StripeOnStandIn {
   standIn: StripeStandIn;

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 export interface Received {
   /** Arrival order among every request this receiver got. */

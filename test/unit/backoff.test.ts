@@ -16,6 +16,13 @@ describe('backoffDelay', () => {
     expect(backoffDelay(3, delays, () => 0.5)).toBe(3000);
     expect(backoffDelay(3, delays, () => 1)).toBe(4000);
   });
+
+  it('with full jitter, draws between none of the wait and all of it', () => {
+    const delays = { firstMs: 1000, jitter: 'full' as const };
+    expect(backoffDelay(3, delays, () => 0)).toBe(0);
+    expect(backoffDelay(3, delays, () => 0.5)).toBe(2000);
+    expect(backoffDelay(3, delays, () => 1)).toBe(4000);
+  });
 });
 
 describe('withBackoff', () => {

@@ -1,4 +1,5 @@
-import { mapLimit, sleep } from '#shared/concurrency';
+import { mapLimit } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 describe('mapLimit', () => {
   it('keeps input order under concurrency', async () => {

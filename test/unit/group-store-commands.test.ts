@@ -31,7 +31,7 @@ import {
   resetDb,
   sentCommands,
 } from '#support/handlers/invoke';
-import { sleep } from '#shared/concurrency';
+import { sleep } from '#shared/clock';
 
 type AnyItem = Record<string, any>;
 

@@ -9,7 +9,7 @@ import '#support/handlers/env';
 import '#support/handlers/fake-stores';
 import { BatchGetCommand, type BatchGetCommandInput } from '@aws-sdk/lib-dynamodb';
 import { currentSlot, type Group } from '#domain/groups';
-import { MAX_ATTEMPTS } from '#shared/retry';
+import { MAX_ATTEMPTS } from '#shared/optimistic-concurrency';
 import { handler as createGroup } from '#lambdas/groups/create-group';
 import { handler as deleteGroup } from '#lambdas/groups/delete-group';
 import { handler as getGroup } from '#lambdas/groups/get-group';

@@ -32,7 +32,7 @@ describe('the layering rule between top-level folders', () => {
     ['contract/x.ts', "import { x } from '#shared/config';"],
     ['contract/schemas/x.ts', "import { x } from '../../lib/routes';"],
     ['lib/cdk/x.ts', "import { x } from '../../lambdas/processing/begin-group';"],
-    ['lib/cdk/x.ts', "import { x } from '#shared/keys';"],
+    ['lib/cdk/x.ts', "import { x } from '#store/keys';"],
     ['lib/cdk/x.ts', "import { x } from '../local/runtime';"],
     ['client/x.ts', "import { x } from '#contract/limits';"],
     ['test/unit/x.test.ts', "import { x } from '../../lambdas/core/groups';"],
@@ -65,12 +65,14 @@ describe('the layering rule inside lambdas/', () => {
     ['lambdas/notifications/x.ts', "import { x } from './queue';"],
     ['lambdas/groups/x.ts', "import { x } from '../void-or-refund/start';"],
     ['lambdas/groups/x.ts', "import { x } from '#lambdas/store/groups';"],
-    // core/ never imports a handler.
+    // core/ never imports a handler, nor builds the table's keys.
     ['lambdas/core/x.ts', "import { x } from '../groups/create-group';"],
+    ['lambdas/core/x.ts', "import { keys } from '#store/keys';"],
     // store/ and processor/ sit side by side, below core/.
     ['lambdas/store/x.ts', "import { x } from '#core/groups';"],
     ['lambdas/store/x.ts', "import { x } from '#processor/index';"],
     ['lambdas/processor/x.ts', "import { x } from '#store/transactions';"],
+    ['lambdas/processor/x.ts', "import { x } from '#store/paging';"],
     ['lambdas/processor/x.ts', "import { x } from '#core/sale';"],
     // domain/ is rules: nothing above it, no AWS.
     ['lambdas/domain/x.ts', "import { x } from '#store/groups';"],
@@ -98,6 +100,7 @@ describe('the layering rule inside lambdas/', () => {
     ['lambdas/store/x.ts', "import { x } from '#domain/groups';"],
     ['lambdas/store/x.ts', "import { x } from '@aws-sdk/lib-dynamodb';"],
     ['lambdas/processor/x.ts', "import { x } from '#domain/declines';"],
+    ['lambdas/processor/x.ts', "import { queryDays } from '#store/day-index';"],
     ['lambdas/domain/x.ts', "import { x } from '#generated/validators';"],
     ['lambdas/domain/x.ts', "import { x } from '#shared/errors';"],
     ['lambdas/generated/x.ts', "import { x } from '#shared/route-check';"],

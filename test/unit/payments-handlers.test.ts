@@ -7,7 +7,7 @@
 import '#support/handlers/env';
 import '#support/handlers/fake-stores';
 import { memory } from '#support/handlers/fakes';
-import { MAX_ATTEMPTS } from '#shared/retry';
+import { MAX_ATTEMPTS } from '#shared/optimistic-concurrency';
 import type { Payment } from '#domain/groups';
 import { handler as addPayment } from '#lambdas/payments/add-payment';
 import { handler as deletePayment } from '#lambdas/payments/delete-payment';

@@ -18,7 +18,8 @@ import { percentiles } from '../../bench/peak/stats';
 import { verdicts, type PeakRun } from '../../bench/peak/report';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DAY_SHARDS, SWEEP_SHARDS } from '#shared/keys';
+import { DAY_SHARDS } from '#store/day-index';
+import { SWEEP_SHARDS } from '#store/keys';
 
 describe('EventQueue', () => {
   it('runs events in time order, and same-time events in the order they were scheduled', () => {

@@ -1,10 +1,15 @@
-/** SANDBOX_LATENCY_MS (docs/decisions.md): the sandbox answers every call after that long. */
+/**
+ * SANDBOX_LATENCY_MS (docs/decisions.md): the sandbox answers every call after that long, a pause
+ * taken on the service's clock; the test clock records it, so the latency is asserted exactly.
+ */
 import '#support/handlers/env';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
+import { useClock } from '#shared/clock';
 import { loadConfig } from '#shared/config';
 import { SandboxProcessor } from '#processor/sandbox';
+import { useTestClock, type TestClock } from '#support/clock';
 
 const ddbMock = mockClient(DynamoDBDocumentClient);
 const db = DynamoDBDocumentClient.from(
@@ -12,16 +17,20 @@ const db = DynamoDBDocumentClient.from(
 );
 const schedule = { periodSeconds: 3600, offsetSeconds: 1800 };
 
+let testClock: TestClock;
 beforeEach(() => {
   ddbMock.reset();
   ddbMock.on(PutCommand).resolves({});
+  testClock = useTestClock('2026-03-02T10:00:00Z');
 });
+afterEach(() => useClock(undefined));
 
-/** Milliseconds `call` takes to settle. */
-async function timed(call: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
+/** The pauses `call` took on the clock before it answered, and the clock's move across it. */
+async function paused(call: () => Promise<unknown>): Promise<{ slept: number[]; movedMs: number }> {
+  testClock.slept.length = 0;
+  const start = testClock.nowMs();
   await call();
-  return performance.now() - start;
+  return { slept: [...testClock.slept], movedMs: testClock.nowMs() - start };
 }
 
 describe('SANDBOX_LATENCY_MS', () => {
@@ -45,7 +54,7 @@ describe('SANDBOX_LATENCY_MS', () => {
     });
     const sale = {
       idempotencyKey: 'k1',
-      keyFirstUsedAt: new Date().toISOString(),
+      keyFirstUsedAt: testClock.now().toISOString(),
       merchantId: '32350000001',
       token,
       amountCents: 100,
@@ -75,9 +84,16 @@ describe('SANDBOX_LATENCY_MS', () => {
       ['reverseUnanswered', () => slow.reverseUnanswered({ idempotencyKey: 'k2' })],
     ];
     for (const [name, call] of calls) {
-      expect([name, (await timed(call)) >= 115]).toEqual([name, true]);
+      expect([name, await paused(call)]).toEqual([name, { slept: [120], movedMs: 120 }]);
     }
+    // The answer comes after the pause: a sale is processed at the time the latency ends.
+    const before = testClock.nowMs();
+    const answered = await slow.sale({ ...sale, idempotencyKey: 'k4' });
+    expect(answered).toMatchObject({ processedAt: new Date(before + 120).toISOString() });
     const fast = new SandboxProcessor(db, 't', schedule);
-    expect(await timed(() => fast.sale({ ...sale, idempotencyKey: 'k3' }))).toBeLessThan(100);
+    expect(await paused(() => fast.sale({ ...sale, idempotencyKey: 'k3' }))).toEqual({
+      slept: [],
+      movedMs: 0,
+    });
   });
 });

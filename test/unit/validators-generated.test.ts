@@ -3,7 +3,7 @@
  * the same verdict and the same errors, so 400 messages and `errors[]` stay as they were.
  */
 import fc from 'fast-check';
-import { compiledSchemas } from '#generated/validators-by-schema';
+import { compiledSchemas } from '#support/generated/validators-by-schema';
 import { compiler } from '../../scripts/generate-validators';
 
 const ajv = compiler();

@@ -4,9 +4,10 @@
  * first), and the card updates Stripe made (`payment_method.automatically_updated` events).
  */
 import type Stripe from 'stripe';
+import { parseProcessorKey } from '#domain/processor-keys';
 import type { AccountUpdate, ProcessorActivity } from '#processor/processor';
 import { saleAnswer } from './answers';
-import { isoOf, KEY_FIELD, must, TIMEOUT_REVERSAL_FIELD } from './calls';
+import { isoOf, isReversalKey, KEY_FIELD, must, reversalKeyOf, TIMEOUT_REVERSAL_FIELD } from './calls';
 import { vaultToken } from './vault-token';
 
 type Accounts = readonly { merchantId: string; account: string }[];
@@ -76,22 +77,22 @@ export async function activityOf(
     const reversedKeys = new Set(
       refunds
         .map((r) => r.metadata?.[KEY_FIELD])
-        .filter((k): k is string => k?.startsWith('reverse:') === true),
+        .filter((k): k is string => k !== undefined && isReversalKey(k)),
     );
     for (const intent of intents) {
       const key = intent.metadata?.[KEY_FIELD];
       const at = isoOf(intent.created);
       if (key === undefined || !inWindow(at)) continue;
       const placeholder = intent.metadata?.[TIMEOUT_REVERSAL_FIELD] !== undefined;
-      lines.push(saleLine(intent, key, merchantId, placeholder || reversedKeys.has(`reverse:${key}`)));
+      lines.push(saleLine(intent, key, merchantId, placeholder || reversedKeys.has(reversalKeyOf(key))));
     }
     for (const refund of refunds) {
       const key = refund.metadata?.[KEY_FIELD];
       const at = isoOf(refund.created);
-      if (key === undefined || key.startsWith('reverse:') || !inWindow(at)) continue;
+      if (key === undefined || isReversalKey(key) || !inWindow(at)) continue;
       const approved = ['succeeded', 'pending', 'requires_action'].includes(refund.status ?? '');
       lines.push({
-        kind: key.startsWith('void:') ? 'void' : 'refund',
+        kind: parseProcessorKey(key)?.kind === 'void' ? 'void' : 'refund',
         idempotencyKey: key,
         merchantId,
         processorTransactionId: refund.id,

@@ -10,7 +10,7 @@ import { mapDecline, type StripeDeclineFields } from './declines';
 import { malformed, safeCode } from './errors';
 
 /** The message of a key whose sale got no answer and was answered declined (as the core words it). */
-export const REVERSED_AT_STRIPE = 'Reversed: the processor did not answer in time';
+const REVERSED_AT_STRIPE = 'Reversed: the processor did not answer in time';
 
 const chargeOf = (intent: Stripe.PaymentIntent): Stripe.Charge | undefined =>
   typeof intent.latest_charge === 'object' && intent.latest_charge !== null

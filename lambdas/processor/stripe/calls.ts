@@ -15,7 +15,15 @@ export const MERCHANT_FIELD = 'merchant_id';
  */
 export const TIMEOUT_REVERSAL_FIELD = 'timeout_reversal';
 
-export type Outcome<T> = { ok: T } | { failed: StripeFailure };
+/**
+ * The adapter's own key of the refund that reverses a sale made under `key` which got no answer
+ * (its Stripe idempotency key and its KEY_FIELD): one per sale key, apart from the service's keys
+ * (domain/processor-keys.ts), so the activity report leaves it out.
+ */
+export const reversalKeyOf = (key: string): string => `reverse:${key}`;
+export const isReversalKey = (key: string): boolean => key.startsWith('reverse:');
+
+type Outcome<T> = { ok: T } | { failed: StripeFailure };
 
 /** Runs a call: its result, or its failure when that is an answer (a StripeUnavailableError is thrown). */
 export async function attempt<T>(what: string, call: () => Promise<T>): Promise<Outcome<T>> {

@@ -9,9 +9,9 @@ import Stripe from 'stripe';
  * take many when the issuer is slow; Stripe advises long client timeouts. 20 s covers nearly all
  * of them; a call past it is the processor not answering (ProcessorUnavailableError).
  */
-export const STRIPE_TIMEOUT_MS = 20_000;
+const STRIPE_TIMEOUT_MS = 20_000;
 
-export interface StripeClientOptions {
+interface StripeClientOptions {
   secretKey: string;
   /** Where the API is: absent for Stripe itself; the stand-in's address in the local runtime and tests. */
   api?: { host: string; port: number; protocol: 'http' | 'https' };

@@ -94,7 +94,7 @@ export interface StripeDeclineFields {
   network_decline_code?: string | null;
 }
 
-export interface MappedDecline {
+interface MappedDecline {
   responseCode: string;
   responseMessage: string;
   merchantAdviceCode?: string;

@@ -31,6 +31,7 @@ import {
   attempt,
   chargeByKey,
   KEY_FIELD,
+  reversalKeyOf,
   MERCHANT_FIELD,
   refundByKey,
   TIMEOUT_REVERSAL_FIELD,
@@ -38,23 +39,24 @@ import {
 import { StripeUnavailableError } from './errors';
 import { vault } from './vault';
 import { parseVaultToken } from './vault-token';
+import { clock } from '#shared/clock';
 
 /**
  * Stripe keeps an idempotency key for at least 24 hours: a key older than 23 hours (an hour of
  * margin for clocks and for Stripe's pruning) is looked up before it is used again.
  */
-export const KEY_MEMORY_MS = 23 * 3600_000;
+const KEY_MEMORY_MS = 23 * 3600_000;
 /** How far before the key's first use the look-up starts: clocks of two systems differ. */
 const LOOKUP_MARGIN_SECONDS = 3600;
 /** Stripe's smallest USD charge: the amount of the PaymentIntent that takes an unanswered key. */
 const SMALLEST_CHARGE_CENTS = 50;
 
-export interface StripeProcessorOptions {
+interface StripeProcessorOptions {
   stripe: Stripe;
   accounts: ConnectedAccounts;
   /** The service's settlement cut-offs (void before, refund after), as for every processor. */
   schedule: SettlementSchedule;
-  /** The service's clock, from which key ages are read. @default Date.now */
+  /** The service's clock, from which key ages are read. @default clock.nowMs */
   now?: () => number;
 }
 
@@ -69,7 +71,7 @@ export class StripeProcessor implements PaymentProcessor {
     this.accounts = options.accounts;
     this.schedule = options.schedule;
     // Read at each use: the service's clock, which tests move.
-    this.now = options.now ?? (() => Date.now());
+    this.now = options.now ?? (() => clock.nowMs());
   }
 
   /** The merchant's connected account; without one nothing can be charged (an operator's fix). */
@@ -200,9 +202,9 @@ export class StripeProcessor implements PaymentProcessor {
           this.stripe.refunds.create(
             {
               payment_intent: charge.id,
-              metadata: { [KEY_FIELD]: `reverse:${key}`, [MERCHANT_FIELD]: request.merchantId },
+              metadata: { [KEY_FIELD]: reversalKeyOf(key), [MERCHANT_FIELD]: request.merchantId },
             },
-            { stripeAccount: account, idempotencyKey: `reverse:${key}` },
+            { stripeAccount: account, idempotencyKey: reversalKeyOf(key) },
           ),
         'timeout reversal',
       );

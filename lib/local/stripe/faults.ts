@@ -22,7 +22,7 @@ export type StandInFault =
   /** The answer object with fields set (an unknown enum value) or removed (a missing field). */
   | { after: 'altered'; set?: Record<string, unknown>; unset?: string[] };
 
-export interface FaultMatch {
+interface FaultMatch {
   method?: string;
   /** A path prefix, as `/v1/payment_intents`. */
   path?: string;

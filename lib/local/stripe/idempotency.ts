@@ -4,9 +4,9 @@
  * (`Idempotent-Replayed: true`), other parameters an `idempotency_error`. Keys are forgotten 24
  * hours after their first use, by the stand-in's clock.
  */
-export const KEY_LIFETIME_MS = 24 * 3600_000;
+const KEY_LIFETIME_MS = 24 * 3600_000;
 
-export interface KeptAnswer {
+interface KeptAnswer {
   status: number;
   body: string;
   /** Headers replayed with it (`Stripe-Should-Retry` of a kept failure). */

@@ -46,7 +46,7 @@ export type CardDetails = Pick<
   Stripe.PaymentMethod.Card,
   'brand' | 'last4' | 'exp_month' | 'exp_year' | 'fingerprint'
 >;
-export type BankDetails = { last4: string; fingerprint: string; routing_number: string };
+type BankDetails = { last4: string; fingerprint: string; routing_number: string };
 
 export function paymentMethodObject(f: {
   id: string;

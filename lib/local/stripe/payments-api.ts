@@ -23,12 +23,7 @@ const expansions = (params: Params): string[] =>
   Array.isArray(params.expand) ? params.expand.map(String) : [];
 
 /** A PaymentIntent as answered: `latest_charge` expanded when asked (`data.` prefixed in lists). */
-export function intentView(
-  account: AccountState,
-  intent: Stripe.PaymentIntent,
-  expand: string[],
-  prefix = '',
-) {
+function intentView(account: AccountState, intent: Stripe.PaymentIntent, expand: string[], prefix = '') {
   const charge =
     expand.includes(`${prefix}latest_charge`) && typeof intent.latest_charge === 'string'
       ? account.charges.get(intent.latest_charge)

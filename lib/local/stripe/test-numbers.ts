@@ -24,7 +24,7 @@ const decline = (declineCode: string, code = 'card_declined'): CardOutcome => ({
 });
 
 /** Stripe's test cards with an outcome other than a plain approval. */
-export const TEST_CARDS: Readonly<Record<string, CardOutcome>> = {
+const TEST_CARDS: Readonly<Record<string, CardOutcome>> = {
   '4000000000000002': decline('generic_decline'),
   '4000000000009995': decline('insufficient_funds'),
   '4000000000009987': decline('lost_card'),
@@ -48,7 +48,7 @@ export const TEST_CARDS: Readonly<Record<string, CardOutcome>> = {
 export type BankOutcome = { kind: 'clear' } | { kind: 'fail'; code: string };
 
 /** Stripe's test bank accounts (routing number 110000000; the stand-in takes any routing number). */
-export const TEST_BANK_ACCOUNTS: Readonly<Record<string, BankOutcome>> = {
+const TEST_BANK_ACCOUNTS: Readonly<Record<string, BankOutcome>> = {
   '000123456789': { kind: 'clear' },
   '000111111113': { kind: 'fail', code: 'account_closed' },
   '000111111116': { kind: 'fail', code: 'no_account' },

@@ -10,7 +10,7 @@
 import type { Statement } from './synth';
 import { flatten } from './synth';
 
-export interface IamRequest {
+interface IamRequest {
   readonly action: string;
   /** The resource's ARN, in the notation of `flatten` (references as `${Id.Arn}`). */
   readonly resource: string;
@@ -18,7 +18,7 @@ export interface IamRequest {
   readonly context?: Readonly<Record<string, string | readonly string[]>>;
 }
 
-export type Decision = 'allowed' | 'explicitly denied' | 'implicitly denied';
+type Decision = 'allowed' | 'explicitly denied' | 'implicitly denied';
 
 const pattern = (glob: string, flags = ''): RegExp =>
   new RegExp(

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { props, resourcesOf } from '#support/cdk/synth';
 
-export interface AlarmMetric {
+interface AlarmMetric {
   readonly namespace: string;
   readonly metricName: string;
   readonly dimensions: Readonly<Record<string, unknown>>;

@@ -15,7 +15,7 @@ import {
   type Resource,
 } from '#support/cdk/synth';
 
-export const DEFAULT_SENDER = 'payments@scheduled-payments.example';
+const DEFAULT_SENDER = 'payments@scheduled-payments.example';
 export const DEFAULT_DOMAIN = 'scheduled-payments.example';
 export const CUSTOM_SENDER = 'payments@payments.example.org';
 export const CUSTOM_DOMAIN = 'payments.example.org';
@@ -27,7 +27,7 @@ export const domainOf = (stage: Stage): string => senderOf(stage).split('@')[1] 
 export const configurationSetName = (stage: Stage): string => `scheduled-payments-${stage}`;
 export const queueName = (stage: Stage): string => `scheduled-payments-${stage}-notifier-failures`;
 /** The notifier's queue, between the stream forwarder and the notifier. */
-export const workQueueName = (stage: Stage): string => `scheduled-payments-${stage}-notifications`;
+const workQueueName = (stage: Stage): string => `scheduled-payments-${stage}-notifications`;
 
 /** What CDK's grantReadWriteData gives on the table and its indexes. */
 export const TABLE_ACTIONS = new Set([
@@ -62,7 +62,7 @@ export const CONSUME_ACTIONS = new Set([
 ]);
 export const XRAY_ACTIONS = new Set(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
 
-export const only = (record: Record<string, Resource>): [string, Resource] => {
+const only = (record: Record<string, Resource>): [string, Resource] => {
   const entries = Object.entries(record);
   expect(entries).toHaveLength(1);
   return entries[0] as [string, Resource];
@@ -72,7 +72,7 @@ export const getAtt = (id: string, attribute: string): { 'Fn::GetAtt': [string, 
   'Fn::GetAtt': [id, attribute],
 });
 
-export const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The parts of a stack the notification tests look at. */
 export interface Notifications {
@@ -134,7 +134,7 @@ export const sesResources = (n: Notifications): string[] =>
     .flatMap(resourcesOfStatement);
 
 /** `arn:<partition>:ses:<region>:<account>:<rest>`, the partition literal or `${AWS::Partition}`. */
-export const sesArn = (n: Notifications, rest: string): RegExp =>
+const sesArn = (n: Notifications, rest: string): RegExp =>
   new RegExp(
     `^arn:(aws|\\$\\{AWS::Partition\\}):ses:${escape(n.region)}:${escape(n.account)}:${escape(rest)}$`,
   );

@@ -14,9 +14,14 @@ import type { Stage } from '#contract/stage';
 /**
  * A CDK app with cdk.json's feature flags and no asset bundling: `aws:cdk:bundling-stacks` set to
  * no stack makes NodejsFunction skip esbuild, which would otherwise run once per function.
+ * CDK's built-in CloudFormation validation runs at its synthesis, as `cdk synth` runs it (cdk.json
+ * makes its findings errors), unless `validation` is false (synthStage).
  */
-export function testApp(context: Record<string, unknown> = {}): App {
-  return new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], ...context } });
+export function testApp(context: Record<string, unknown> = {}, { validation = true } = {}): App {
+  return new App({
+    context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], ...context },
+    builtinCloudFormationValidation: validation,
+  });
 }
 
 /** The context prod cannot synthesize without (lib/cdk/app.ts): an account, a region, a real sender. */
@@ -26,12 +31,20 @@ export const PROD_CONTEXT = {
   senderAddress: 'payments@payments.example.org',
 } as const;
 
+/** The context `cdk synth -c stage=<stage>` builds a stage with (prod's with PROD_CONTEXT). */
+export const stageContext = (stage: Stage): Record<string, unknown> => ({
+  stage,
+  ...(stage === 'prod' ? PROD_CONTEXT : {}),
+});
+
 /**
- * A stage's stack as `cdk synth -c stage=<stage>` builds it (prod with PROD_CONTEXT), with its
- * templates as one (stageTemplate).
+ * A stage's stack as `cdk synth -c stage=<stage>` builds it (stageContext), with its templates as
+ * one (stageTemplate). Synthesized without CDK's CloudFormation validation: the engine's start
+ * and its pass over the templates were about half of each infra file's CPU, and these same
+ * templates pass it once per run in test/infra/readiness.test.ts.
  */
 export function synthStage(stage: Stage): { stack: ServiceStack; template: Template } {
-  const [stack, ...others] = addServiceStacks(testApp({ stage, ...(stage === 'prod' ? PROD_CONTEXT : {}) }));
+  const [stack, ...others] = addServiceStacks(testApp(stageContext(stage), { validation: false }));
   if (stack === undefined || others.length > 0) throw new Error(`expected one stack for stage ${stage}`);
   return { stack, template: stageTemplate(stack) };
 }

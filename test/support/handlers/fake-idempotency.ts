@@ -5,7 +5,7 @@
  */
 import type { Claim, IdempotencyRef, IdempotencyStore, StoredResponse } from '#store/idempotency';
 
-export class FakeIdempotencyStore implements IdempotencyStore {
+class FakeIdempotencyStore implements IdempotencyStore {
   readonly records = new Map<
     string,
     { hash: string; resourceId: string; leaseUntil: number; response?: StoredResponse }

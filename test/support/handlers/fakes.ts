@@ -24,7 +24,7 @@ import type { Page } from '#store/paging';
 import type { PaymentStore, Slot, WriteOutcome } from '#store/payments';
 
 /** What the fakes hold: groups, payments by group, and the outbox items written with them. */
-export class MemoryTable {
+class MemoryTable {
   readonly groups = new Map<string, Group>();
   readonly payments = new Map<string, Map<string, Payment>>();
   readonly outbox: OutboxItem[] = [];
@@ -81,7 +81,7 @@ export class MemoryTable {
 
 const copy = <T>(value: T): T => structuredClone(value);
 
-export class FakeGroupStore implements GroupStore {
+class FakeGroupStore implements GroupStore {
   constructor(private readonly table: MemoryTable) {}
 
   async getGroup(groupId: string): Promise<Group | undefined> {
@@ -185,7 +185,7 @@ export class FakeGroupStore implements GroupStore {
   }
 }
 
-export class FakePaymentStore implements PaymentStore {
+class FakePaymentStore implements PaymentStore {
   constructor(private readonly table: MemoryTable) {}
 
   async getPayment(groupId: string, paymentId: string): Promise<Payment | undefined> {

@@ -19,7 +19,7 @@ export const FUTURE_DATE = '2099-06-01';
 
 export const ddbMock = mockClient(DynamoDBDocumentClient);
 
-export const claims = (over: Record<string, string> = {}) => ({
+const claims = (over: Record<string, string> = {}) => ({
   client_id: CLIENT_ID,
   scope: apiScope('dev'),
   ...over,
@@ -97,7 +97,7 @@ export const lambdaContext = {
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
-export interface Response {
+interface Response {
   status: number;
   headers: Record<string, unknown>;
   raw: string;
@@ -139,10 +139,10 @@ export const grantKey = (mid: string, clientId = CLIENT_ID) => ({
 });
 
 export const MERCHANT_NAME = 'Springfield Elementary';
-export const merchantItem = { merchantId: MID, shortId: SHORT_MID, name: MERCHANT_NAME };
+const merchantItem = { merchantId: MID, shortId: SHORT_MID, name: MERCHANT_NAME };
 
 /** A saved method as the BatchGet mock knows it. */
-export interface MethodRecord {
+interface MethodRecord {
   merchantId: string;
   maskedAccountNumber: string;
   accountType: string;
@@ -200,7 +200,7 @@ export function payorEmail(payorId: string, email: string | undefined, merchantI
   payors.set(payorId, { merchantId, ...(email !== undefined && { email }) });
 }
 
-export interface BatchGetInput {
+interface BatchGetInput {
   RequestItems: Record<string, { Keys: { pk: string; sk: string }[]; ProjectionExpression?: string }>;
 }
 
@@ -257,7 +257,7 @@ export const METHOD_PROJECTION =
 export const METHOD_PROJECTION_NAMES = { '#status': 'status' };
 export const EMAIL_PROJECTION = 'payorId, merchantId, email';
 
-export function grant(mid: string, merchant = merchantItem): void {
+function grant(mid: string, merchant = merchantItem): void {
   ddbMock
     .on(GetCommand, { TableName: 't', Key: grantKey(mid) })
     .resolves({ Item: { ...grantKey(mid), entity: 'grant', clientId: CLIENT_ID, ...merchant } });

@@ -4,35 +4,14 @@
  * paste into docs/operating.md ("Benchmark"). Both files are formatted with the project's prettier settings, so
  * `prettier --check bench` stays green after a run.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { format, resolveConfig } from 'prettier';
-import type { PhaseResult } from './context';
-import { RATIO_TARGET, type AnySection, type CompareSection, type Results } from '../sections/section';
+import type { PhaseResult } from '../support/context';
+import { RESULTS_JSON, type Results } from '../support/results';
+import { RATIO_TARGET, type AnySection, type CompareSection } from './section';
 
-export const RESULTS_JSON = join(__dirname, '..', 'results.json');
-export const RESULTS_MD = join(__dirname, '..', 'results.md');
-
-export function readResults(): Results {
-  if (!existsSync(RESULTS_JSON)) return {};
-  try {
-    return JSON.parse(readFileSync(RESULTS_JSON, 'utf8')) as Results;
-  } catch {
-    return {};
-  }
-}
-
-/** Two-level merge: `{api: {listGroups}}` into `{api: {createPayment}}` keeps both. */
-export function mergeResults(into: Results, patch: Results): Results {
-  const out: Results = { ...into };
-  for (const [k, v] of Object.entries(patch)) {
-    const prev = out[k];
-    const isObject = (x: unknown): x is Record<string, unknown> =>
-      typeof x === 'object' && x !== null && !Array.isArray(x);
-    out[k] = isObject(prev) && isObject(v) ? { ...prev, ...v } : v;
-  }
-  return out;
-}
+const RESULTS_MD = join(__dirname, '..', 'results.md');
 
 /** When, at which code and under which load a section was measured (bench/run.ts). */
 interface MeasuredAt {
@@ -169,7 +148,7 @@ export function consoleReport(results: Results, sections: readonly AnySection[])
   return lines.filter((l) => l !== '').join('\n');
 }
 
-export function markdownReport(results: Results, sections: readonly AnySection[]): string {
+function markdownReport(results: Results, sections: readonly AnySection[]): string {
   const config = results.config as Record<string, unknown> | undefined;
   const machine = results.machine as { cpus: number; cpuModel?: string; node: string } | undefined;
   const code = results.code as { commit?: string; uncommittedChanges?: boolean } | undefined;

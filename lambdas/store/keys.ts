@@ -4,13 +4,11 @@
  */
 import { createHash } from 'node:crypto';
 import { ADMIN_ONLY_KEY_PREFIXES } from '#contract/table';
+import { dayIndexEntry } from './day-index';
+import { shardOf } from '#shared/shards';
 
 /** The admin-only partitions (contract/table.ts): only `npm run admin` writes them. */
 const [REGISTRY, GRANTS, AUDIT] = ADMIN_ONLY_KEY_PREFIXES;
-
-/** The shard of `id` among `shards` (its SHA-1's first byte): the same id, the same shard. */
-export const shardOf = (id: string, shards: number): number =>
-  createHash('sha1').update(id).digest()[0]! % shards;
 
 /** Pending groups are spread over this many due-index partitions (no hot key at scale). */
 export const DUE_SHARDS = 4;
@@ -25,15 +23,8 @@ export const SWEEP_SHARDS = 8;
 /** Pending webhook deliveries are spread over this many due-index partitions. */
 export const WEBHOOK_DUE_SHARDS = 4;
 
-/**
- * Each day of a day index is spread over this many GSI1 partitions: a day's sales are written at the
- * processor's rate (two index writes a charge, Pending then final: 2,000 a second at 1,000
- * charges/s), and one partition takes 1,000 write units a second (docs/operating.md "The busiest slot").
- */
-export const DAY_SHARDS = 8;
-
-/** The day-indexed kinds of items (see `keys.dayIndex`). */
-export type DayKind = 'SANDBOX' | 'SANDBOXAU' | 'TXN' | 'REFUND';
+/** The service's day-indexed kinds of items (store/day-index.ts): its sales and its refunds. */
+export type DayKind = 'TXN' | 'REFUND';
 
 export const keys = {
   /** Merchant registry: one item per MID form (8 and 11 digits), both holding the 11-digit MID. */
@@ -206,28 +197,12 @@ export const keys = {
    * sales (core/test-clock.ts).
    */
   testClock: (merchantId: string) => ({ pk: `TESTCLOCK#${merchantId}`, sk: 'TESTCLOCK' }),
-  /** The sandbox processor's ledger: one item per call kind and idempotency key. */
-  sandboxLedger: (kind: 'SALE' | 'VOID' | 'REFUND', idempotencyKey: string) => ({
-    pk: `SANDBOX#${kind}#${idempotencyKey}`,
-    sk: 'LEDGER',
-  }),
   /**
-   * Day index on GSI1 (reconciliation lists a window by time without a Scan): the sandbox ledger's
-   * calls and the service's transactions and refunds. Partition `<KIND>#DAY#yyyy-mm-dd#<shard>`
-   * (DAY_SHARDS, by the id), sort `<ISO time>#<id>`.
+   * Day index on GSI1 (store/day-index.ts; reconciliation lists a window by time without a Scan):
+   * the service's transactions and refunds. Partition `<KIND>#DAY#yyyy-mm-dd#<shard>`, sort
+   * `<ISO time>#<id>`.
    */
-  dayIndex: (kind: DayKind, at: string, id: string) => ({
-    gsi1pk: `${kind}#DAY#${at.slice(0, 10)}#${shardOf(id, DAY_SHARDS)}`,
-    gsi1sk: `${at}#${id}`,
-  }),
-  /**
-   * A day's partitions to read: its shards, and the unsharded `<KIND>#DAY#yyyy-mm-dd` that items
-   * indexed before the shards (2026-11-26) still sit in.
-   */
-  dayPartitions: (kind: DayKind, day: string): string[] => [
-    `${kind}#DAY#${day}`,
-    ...Array.from({ length: DAY_SHARDS }, (_, i) => `${kind}#DAY#${day}#${i}`),
-  ],
+  dayIndex: (kind: DayKind, at: string, id: string) => dayIndexEntry(kind, at, id),
   /** GSI1 partition listing every merchant (its 11-digit registry item). */
   merchantList: 'MERCHANTS',
   /** GSI1: a merchant's groups ordered by slot. */

@@ -1,0 +1,85 @@
+/**
+ * A day index: items listed by time without a Scan, on GSI1. Each UTC day of a kind's index is
+ * spread over DAY_SHARDS partitions, `<kind>#DAY#<yyyy-mm-dd>#<shard>` (the shard by the item's
+ * id), sorted `<ISO time>#<id>`; a window is read from every partition of each of its days, the
+ * unsharded `<kind>#DAY#<yyyy-mm-dd>` included (items indexed before the shards, 2026-11-26, still
+ * sit there), merged in sort-key order: the order one partition per day used to give.
+ *
+ * The mechanism only: which items are indexed, under which kind, is their owner's (keys.ts for the
+ * service's sales and refunds, the sandbox processor for its ledger: processor/ reads its own day
+ * index through this module, the one module of store/ it may import).
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { daysBetween } from '#shared/days';
+import { shardOf } from '#shared/shards';
+import type { Item } from './items';
+import { readAll } from './paging';
+
+/**
+ * Each day of a day index is spread over this many GSI1 partitions: a day's sales are written at the
+ * processor's rate (two index writes a charge, Pending then final: 2,000 a second at 1,000
+ * charges/s), and one partition takes 1,000 write units a second (docs/operating.md "The busiest slot").
+ */
+export const DAY_SHARDS = 8;
+
+/** An item's GSI1 attributes on `kind`'s day index: its time's day and its id's shard. */
+export const dayIndexEntry = (kind: string, at: string, id: string) => ({
+  gsi1pk: `${kind}#DAY#${at.slice(0, 10)}#${shardOf(id, DAY_SHARDS)}`,
+  gsi1sk: `${at}#${id}`,
+});
+
+/** A day's partitions to read: its shards, and the unsharded one of the items indexed before them. */
+const dayPartitions = (kind: string, day: string): string[] => [
+  `${kind}#DAY#${day}`,
+  ...Array.from({ length: DAY_SHARDS }, (_, i) => `${kind}#DAY#${day}#${i}`),
+];
+
+interface DayWindow {
+  /** The window's UTC days run from `since`'s to `until`'s (both included). */
+  since: string;
+  until: string;
+  /** Sort-key bounds, both included (BETWEEN): `since` and `until` unless given. */
+  from?: string;
+  to?: string;
+  /** A filter on the items read (FilterExpression), with its names and values. */
+  filter?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
+}
+
+/** One partition's items in the window, page after page (the whole window: no limit). */
+const queryPartition = (
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  partition: string,
+  window: DayWindow,
+): Promise<Item[]> =>
+  readAll(db, {
+    TableName: tableName,
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :day AND gsi1sk BETWEEN :from AND :to',
+    ...(window.filter && { FilterExpression: window.filter.expression }),
+    ...(window.filter?.names && { ExpressionAttributeNames: window.filter.names }),
+    ExpressionAttributeValues: {
+      ...window.filter?.values,
+      ':day': partition,
+      ':from': window.from ?? window.since,
+      ':to': window.to ?? window.until,
+    },
+  });
+
+/** The items of `kind`'s day index in `window`, in sort-key order: one day at a time, its partitions at once. */
+export async function queryDays(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  kind: string,
+  window: DayWindow,
+): Promise<Item[]> {
+  const out: Item[] = [];
+  for (const day of daysBetween(window.since, window.until)) {
+    const parts = await Promise.all(
+      dayPartitions(kind, day).map((p) => queryPartition(db, tableName, p, window)),
+    );
+    const sort = (item: Item) => String(item.gsi1sk);
+    out.push(...parts.flat().sort((a, b) => (sort(a) < sort(b) ? -1 : sort(a) > sort(b) ? 1 : 0)));
+  }
+  return out;
+}
