@@ -8,6 +8,7 @@ import { groupRoutes } from './groups';
 import { paymentAliasRoutes, paymentRoutes } from './payments';
 import { payorRoutes } from './payors';
 import { processingRoutes } from './processing';
+import { returnRateRoutes } from './return-rates';
 import { seriesRoutes } from './series';
 import { settingsRoutes } from './settings';
 import { testClockRoutes } from './test-clock';
@@ -27,6 +28,7 @@ export const routes = {
   ...processingRoutes,
   ...testClockRoutes,
   ...settingsRoutes,
+  ...returnRateRoutes,
   ...payorRoutes,
   ...transactionRoutes,
   ...eventRoutes,

@@ -13,6 +13,7 @@ import { ServiceTable } from './table';
 import { ServiceProcessing } from './processing';
 import { ServiceSweeper } from './sweeper';
 import { ServiceAccountUpdater } from './account-updater';
+import { ServiceReturnRates } from './return-rates';
 import { ServiceNotifications } from './notifications';
 import { ServiceReconciliation } from './reconciliation';
 import { ServiceSeries } from './series';
@@ -182,6 +183,13 @@ export class ServiceStack extends Stack {
       functionScope: nested.of('ScheduledFunctions'),
     });
     new ServiceAccountUpdater(this, 'AccountUpdater', {
+      stage,
+      table: this.table.table,
+      alarmTopic: this.processing.alarmTopic,
+      functionScope: nested.of('ScheduledFunctions'),
+    });
+    // The hourly return-rates job: a scheduled job, with the others.
+    new ServiceReturnRates(this, 'ReturnRates', {
       stage,
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,

@@ -27,11 +27,11 @@ export const NESTED_STACKS = {
   ApiWebhooks: 'the functions of the webhook and event routes',
   ApiSettings: 'the functions of the merchant settings routes',
   ApiSeries: 'the functions of the series routes',
-  ApiOther: 'the functions of the routes of any area without a stack of its own',
+  ApiOther: 'the functions of the routes of any area without a stack of its own (return rates)',
   ProcessingFunctions: 'the task functions of the group processing state machine',
   VoidOrRefundFunctions: 'the task functions of the background void-or-refund state machine',
   ScheduledFunctions:
-    'the functions EventBridge runs on a schedule: the hourly scheduler, the due start, the sweeper, the reconciliation, the webhook recovery, the daily series job and the account updater',
+    'the functions EventBridge runs on a schedule: the hourly scheduler, the due start, the sweeper, the reconciliation, the webhook recovery, the daily series job, the account updater and the return-rates job',
   NotificationFunctions: 'the stream forwarder and the notifier of the e-mails',
   WebhookFunctions: 'the delivery function of the webhooks',
 } as const;

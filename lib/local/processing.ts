@@ -21,6 +21,7 @@ import { executionJson, LocalStepFunctions } from './step-functions';
 import { localMachineFiles, localSubstitutions, type LocalMachineFile } from './machines';
 import { localSweeper } from './sweeper';
 import { localAccountUpdater } from './account-updater';
+import { localReturnRates } from './return-rates';
 import { everyDay, everyHour, hourlyTickEnabled } from './daily-timer';
 import { ConcurrencyLimiter, parseReservedConcurrency } from './reserved-concurrency';
 import { pipelineMetrics } from './pipeline-metrics';
@@ -176,12 +177,15 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
   localRoutes.push(...sweeper.routes);
   const accountUpdater = await localAccountUpdater();
   localRoutes.push(...accountUpdater.routes);
+  const returnRates = await localReturnRates();
+  localRoutes.push(...returnRates.routes);
   const stopTimer = () => {
     hourlyTimer?.stop();
     dailyTimer.stop();
     clearInterval(dueTimer);
     sweeper.stop();
     accountUpdater.stop();
+    returnRates.stop();
   };
   return { sfn, voidOrRefund, localRoutes, stopTimer };
 }
