@@ -3,7 +3,7 @@
  * alarm watches, read by CDK (lib/cdk/return-rates.ts), the local runtime and the functions.
  */
 export const RETURN_RATES_JOB = {
-  handler: 'return-rates/recompute-return-rates',
+  handler: 'scheduled/recompute-return-rates',
   /**
    * cron fields (UTC): every hour at :25, clear of the hourly tick. Each merchant is recomputed
    * once a UTC day (its debits of the 61st day back leave the window at midnight), and those whose
