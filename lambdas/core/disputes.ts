@@ -7,7 +7,7 @@
 import type { NoticeOutcome } from '#domain/notices';
 import type { ProcessorNotice } from '#processor/processor';
 
-export type DisputeNotice = Extract<
+type DisputeNotice = Extract<
   ProcessorNotice,
   { kind: 'dispute_opened' | 'dispute_updated' | 'dispute_closed' }
 >;

@@ -5,7 +5,7 @@
 import type { NoticeOutcome } from '#domain/notices';
 import type { ProcessorNotice } from '#processor/processor';
 
-export type NocNotice = Extract<ProcessorNotice, { kind: 'noc' }>;
+type NocNotice = Extract<ProcessorNotice, { kind: 'noc' }>;
 
 /** Applies one notification of change once: not built yet. */
 export function applyNoc(notice: NocNotice, _now: Date): Promise<NoticeOutcome> {

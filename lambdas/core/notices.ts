@@ -32,15 +32,15 @@ import { runFollowUp } from './notice-follow-ups';
 import { applyNoc } from './nocs';
 
 /** Where a notice came from (logged with what it came to). */
-export type NoticeSource = 'webhook' | 'backstop' | 'held' | 'sandbox';
+type NoticeSource = 'webhook' | 'backstop' | 'held' | 'sandbox';
 
 /** What a batch of notices came to, by outcome. */
-export type NoticeCounts = Record<NoticeOutcomeKind, number> & {
+type NoticeCounts = Record<NoticeOutcomeKind, number> & {
   /** Held notices given up on after HOLD_DAYS (their record never appeared): marked skipped. */
   givenUp: number;
 };
 
-export const emptyCounts = (): NoticeCounts => ({
+const emptyCounts = (): NoticeCounts => ({
   applied: 0,
   applied_before: 0,
   stale: 0,

@@ -1,11 +1,9 @@
 /**
  * Notices: what a processor answers later (docs/architecture.md "Notices"; docs/product.md
  * "Returns" and "Notifications of change"). Plain rules, no AWS: the return codes and their
- * categories, the change codes, and the per-object order.
+ * categories, and the per-object order.
  */
 import type { ReturnCategory } from './transactions';
-
-export type { ReturnCategory };
 
 /**
  * Nacha return reason codes (Nacha Operating Rules, Appendix Four "Return Entries"), with the
@@ -43,21 +41,6 @@ export function returnCodeOf(
 ): { reason: string; category: ReturnCategory } {
   return RETURN_CODES[code] ?? { reason: processorReason ?? `Returned (${code})`, category: 'other' };
 }
-
-/**
- * Nacha change codes of a notification of change (Appendix Five): what the bank corrects. The
- * service applies the correction to the saved method before its next debit (Nacha: within six
- * banking days or before the next entry, whichever is later).
- */
-export const CHANGE_CODES: Readonly<Record<string, string>> = {
-  C01: 'Incorrect account number',
-  C02: 'Incorrect routing number',
-  C03: 'Incorrect routing number and account number',
-  C05: 'Incorrect account type',
-  C06: 'Incorrect account number and account type',
-  C07: 'Incorrect routing number, account number and account type',
-  C09: 'Incorrect individual identification number',
-};
 
 /**
  * What applying a notice came to (each counted by the run that met it):

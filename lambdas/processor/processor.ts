@@ -194,11 +194,8 @@ export interface NoticeCharge {
   idempotencyKey: string;
 }
 
-/** How the service acts on a bank return (docs/product.md "Returns"), from its R-code. */
-export type ReturnCategory = 'nsf' | 'administrative' | 'unauthorized' | 'other';
-
 /** The bank account types a debit goes to (a NOC may correct one to the other). */
-export type BankAccountType = 'CHECKING' | 'SAVINGS';
+type BankAccountType = 'CHECKING' | 'SAVINGS';
 
 /**
  * What a notification of change corrects, as the vault now holds it: the new account number's
@@ -213,7 +210,7 @@ export interface NocCorrection {
 }
 
 /** A card dispute's state as the processor reports it (docs/product.md "Disputes"). */
-export type DisputeStatus = 'inquiry' | 'needs_response' | 'under_review' | 'won' | 'lost';
+type DisputeStatus = 'inquiry' | 'needs_response' | 'under_review' | 'won' | 'lost';
 
 export interface NoticeDispute {
   /** The processor's dispute id (the notice's objectId). */
@@ -263,8 +260,6 @@ export type ProcessorNotice = NoticeBase &
       } & NoticeDispute)
     | { kind: 'account_update'; update: AccountUpdate }
   );
-
-export type NoticeKind = ProcessorNotice['kind'];
 
 /** A page of the processor's notices since a cursor (the backstop's listing). */
 export interface NoticePage {

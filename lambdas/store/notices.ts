@@ -27,7 +27,7 @@ import { containerStore, epoch, isConditionFailure, strip } from './items';
 const MARK_TTL_SECONDS = 400 * 86_400;
 
 /** A notice kept for its record. */
-export interface HeldNotice<N extends NoticeRef = NoticeRef> {
+interface HeldNotice<N extends NoticeRef = NoticeRef> {
   notice: N;
   reason: string;
   heldAt: string;
@@ -36,7 +36,7 @@ export interface HeldNotice<N extends NoticeRef = NoticeRef> {
 }
 
 /** A notice's follow-up work. */
-export interface FollowUpItem {
+interface FollowUpItem {
   noticeId: string;
   work: NoticeFollowUp;
   dueAt: string;
