@@ -9,6 +9,7 @@
  */
 import { RETURN_RATES_METRIC } from '#contract/return-rates';
 import { newEvent, type ServiceEvent } from './events';
+import { countMetricLine } from './metrics';
 
 /** The window: today and the 59 UTC days before it. */
 export const RETURN_RATE_WINDOW_DAYS = 60;
@@ -152,16 +153,5 @@ export const returnRatesEvent = (
   );
 
 /** The metric line (Embedded Metric Format) of the merchants at `alert` or `over`. */
-export function attentionMetricLine(count: number, stage: string, at: Date): string {
-  const { namespace, name, dimension } = RETURN_RATES_METRIC;
-  return JSON.stringify({
-    _aws: {
-      Timestamp: at.getTime(),
-      CloudWatchMetrics: [
-        { Namespace: namespace, Dimensions: [[dimension]], Metrics: [{ Name: name, Unit: 'Count' }] },
-      ],
-    },
-    [dimension]: stage,
-    [name]: count,
-  });
-}
+export const attentionMetricLine = (count: number, stage: string, at: Date): string =>
+  countMetricLine(RETURN_RATES_METRIC, count, stage, at);

@@ -21,7 +21,6 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
-  TransactWriteCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { isCard, type AccountType } from '#domain/cards';
@@ -38,8 +37,8 @@ import {
 } from '#domain/return-rates';
 import { shardOf } from '#shared/shards';
 import { keys } from './keys';
-import { eventPut, sequenced } from './events';
-import { conditionOutcome, containerStore, epoch, isConditionFailure } from './items';
+import { eventPut, sequenced, writeAnnounced } from './events';
+import { containerStore, epoch, isConditionFailure } from './items';
 import { queryPages, readAll } from './paging';
 
 /** Counter items per merchant and day. */
@@ -202,37 +201,27 @@ class ReturnRateStore {
   ): Promise<boolean> {
     const seq = sequenced(seen?.eventSeq);
     const attention = needsAttention(rates.status);
-    try {
-      await this.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: this.tableName,
-                Item: {
-                  ...stateKey(merchantId),
-                  entity: 'return-rate-state',
-                  ...(attention && { gsi1pk: ATTENTION, gsi1sk: merchantId }),
-                  merchantId,
-                  status: rates.status,
-                  rates,
-                  changedAt: now.toISOString(),
-                  eventSeq: seq.values[':nextSeq'],
-                },
-                ConditionExpression: seq.condition,
-                ...(Object.keys(seq.conditionValues).length > 0 && {
-                  ExpressionAttributeValues: seq.conditionValues,
-                }),
-              },
-            },
-            eventPut(this.tableName, event),
-          ] as never,
+    const state = {
+      Put: {
+        TableName: this.tableName,
+        Item: {
+          ...stateKey(merchantId),
+          entity: 'return-rate-state',
+          ...(attention && { gsi1pk: ATTENTION, gsi1sk: merchantId }),
+          merchantId,
+          status: rates.status,
+          rates,
+          changedAt: now.toISOString(),
+          eventSeq: seq.values[':nextSeq'],
+        },
+        ConditionExpression: seq.condition,
+        ...(Object.keys(seq.conditionValues).length > 0 && {
+          ExpressionAttributeValues: seq.conditionValues,
         }),
-      );
-      return true;
-    } catch (error) {
-      return conditionOutcome(error, [[0, false]]);
-    }
+      },
+    };
+    // Refused at the state (item 0): another run changed it first.
+    return writeAnnounced(this.db, [state, eventPut(this.tableName, event)], 0);
   }
 
   /** Merchants whose counts a return moved since the job last looked (mark time by merchant). */

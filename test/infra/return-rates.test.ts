@@ -7,6 +7,7 @@ import { RETURN_RATES_JOB, RETURN_RATES_METRIC } from '#contract/return-rates';
 import type { Stage } from '#contract/stage';
 import { attentionMetricLine } from '#domain/return-rates';
 import {
+  emittedMetric,
   flatten,
   functionIdOf,
   props,
@@ -49,22 +50,15 @@ describe.each(['dev', 'prod'] as const)('the return-rates job (%s)', (stage: Sta
   it('alarms on any merchant at alert or over, exactly as the job emits the count (namespace, name, dimension)', () => {
     const topicRef = template.findOutputs('AlarmTopicArn').AlarmTopicArn?.Value as { Ref: string };
     // What the job writes (an embedded-metric log line), read back as CloudWatch would.
-    const line = JSON.parse(attentionMetricLine(1, stage, new Date())) as {
-      _aws: {
-        CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[];
-      };
-      [key: string]: unknown;
-    };
-    const [emitted] = line._aws.CloudWatchMetrics;
-    const dimension = emitted!.Dimensions[0]![0]!;
+    const emitted = emittedMetric(attentionMetricLine(1, stage, new Date()));
     expect(emitted).toMatchObject({
-      Namespace: RETURN_RATES_METRIC.namespace,
-      Metrics: [{ Name: RETURN_RATES_METRIC.name }],
+      namespace: RETURN_RATES_METRIC.namespace,
+      name: RETURN_RATES_METRIC.name,
     });
     expect(alarm('return-rates-attention')).toMatchObject({
-      Namespace: emitted!.Namespace,
-      MetricName: emitted!.Metrics[0]!.Name,
-      Dimensions: [{ Name: dimension, Value: line[dimension] }],
+      Namespace: emitted.namespace,
+      MetricName: emitted.name,
+      Dimensions: [emitted.dimension],
       Statistic: 'Maximum',
       Period: 3600,
       Threshold: 1,
