@@ -25,9 +25,9 @@ export const NESTED_STACKS = {
   ApiTransactions: 'the functions of the transaction routes',
   ApiProcessing: 'the functions of the processing trigger and test clock routes',
   ApiWebhooks: 'the functions of the webhook and event routes',
-  ApiSettings: 'the functions of the merchant settings routes',
+  ApiSettings: 'the functions of the merchant settings and return-rates routes',
   ApiSeries: 'the functions of the series routes',
-  ApiOther: 'the functions of the routes of any area without a stack of its own (return rates)',
+  ApiOther: 'the functions of the routes of any area without a stack of its own',
   ProcessingFunctions: 'the task functions of the group processing state machine',
   VoidOrRefundFunctions: 'the task functions of the background void-or-refund state machine',
   ScheduledFunctions:
@@ -52,6 +52,7 @@ export const API_AREA_STACKS: Readonly<Record<string, NestedStackId>> = {
   webhooks: 'ApiWebhooks',
   events: 'ApiWebhooks',
   settings: 'ApiSettings',
+  'return-rates': 'ApiSettings',
   series: 'ApiSeries',
 };
 
