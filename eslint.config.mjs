@@ -14,6 +14,7 @@ export const HANDLER_FOLDERS = [
   'methods',
   'transactions',
   'settings',
+  'return-rates',
   'events',
   'webhooks',
   'triggers',

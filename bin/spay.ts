@@ -2,7 +2,7 @@
 /**
  * The tester CLI (`npm run cli -- <command>`, or `spay` once linked), built on the TypeScript
  * client: log in, create payors and groups, process a group and watch it, read its outcomes,
- * reverse it, settle sales now (test clock), and read the e-mails sent. docs/integrating.md "Tester CLI".
+ * reverse it, settle sales now (test clock), read the e-mails sent and the return rates. docs/integrating.md "Tester CLI".
  */
 import { Command } from 'commander';
 import { ApiError } from '../client/index';
@@ -11,6 +11,7 @@ import { groupCommands } from './cli/groups';
 import { listenCommands } from './cli/listen';
 import { loginCommands } from './cli/login';
 import { payorCommands } from './cli/payors';
+import { returnRateCommands } from './cli/return-rates';
 import { seriesCommands } from './cli/series';
 import { wrapLines } from './cli/layout';
 
@@ -19,6 +20,7 @@ loginCommands(program);
 payorCommands(program);
 groupCommands(program);
 seriesCommands(program);
+returnRateCommands(program);
 emailCommands(program);
 listenCommands(program);
 

@@ -303,6 +303,10 @@ export class ScheduledPaymentsClient extends ApiSession {
     const template = '/rest/merchants/{MID}/settings';
     return this.call<'UpdateMerchantSettings'>('PUT', template, { MID: mid }, { body });
   }
+  /** The merchant's Nacha return rates of its bank debits (the last 60 UTC days). */
+  getReturnRates(mid: string) {
+    return this.call<'GetReturnRates'>('GET', '/rest/merchants/{MID}/return-rates', { MID: mid });
+  }
   voidOrRefundGroup(
     mid: string,
     groupId: string,

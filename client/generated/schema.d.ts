@@ -508,6 +508,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/rest/merchants/{MID}/return-rates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get the merchant's bank-debit return rates (Nacha)
+     * @description The merchant's return rates of the last 60 UTC days up to today, as Nacha watches them: of the bank debits (CHECKING and SAVINGS) approved in the window, counted by each debit's date, how many were returned as **unauthorized** (limit 0.5%), as **administrative** (limit 3%) and in all (**overall**, limit 15%). A return counts on its debit's day however late it comes, so a debit and its returns leave the window together; a debit voided before its cut-off never reached the bank and is not counted. Each rate is rounded to 4 decimals (0 when there are no debits); each `status` is `ok`, `warning` (at least half the limit), `alert` (at least 80% of it) or `over` (above it), from the exact counts; the top `status` is the worst.
+     *
+     *     Read live from the merchant's counters. A change of the top status is announced by the event `merchant.return_rates_changed` (whose `data` is this body) when the service recomputes the rates: within the hour after a return, and each day as old debits leave the window. A merchant above a limit must act before Nacha does: see docs/product.md "Return rates". No query parameters: any is 400.
+     */
+    get: operations['GetReturnRates'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/rest/merchants/{MID}/payors': {
     parameters: {
       query?: never;
@@ -2416,6 +2438,72 @@ export interface components {
        */
       status: 'ok';
     };
+    /** @description The merchant's Nacha return rates: the returns of its bank debits of the last `windowDays` UTC days (today included), counted by each debit's date. */
+    ReturnRates: {
+      /**
+       * @description The window, in UTC days up to today.
+       * @enum {integer}
+       */
+      windowDays: 60;
+      /** @description Bank debits (CHECKING and SAVINGS) approved in the window; voided ones are not counted. */
+      debitCount: number;
+      /** @description Unauthorized returns (R05, R07, R10, R11, R29, R51): limit 0.5%. */
+      unauthorized: {
+        /** @description Returns of this kind of the debits in the window. */
+        count: number;
+        /** @description count / debitCount, rounded to 4 decimals; 0 when there are no debits. */
+        rate: number;
+        /**
+         * @description Nacha's threshold for this rate.
+         * @enum {number}
+         */
+        limit: 0.005;
+        /**
+         * @description `ok` below half the limit, `warning` at half of it or more, `alert` at 80% of it or more, `over` above it (the counts compared exactly, not the rounded rate).
+         * @enum {string}
+         */
+        status: 'ok' | 'warning' | 'alert' | 'over';
+      };
+      /** @description Administrative returns (R02, R03, R04): limit 3%. */
+      administrative: {
+        /** @description Returns of this kind of the debits in the window. */
+        count: number;
+        /** @description count / debitCount, rounded to 4 decimals; 0 when there are no debits. */
+        rate: number;
+        /**
+         * @description Nacha's threshold for this rate.
+         * @enum {number}
+         */
+        limit: 0.03;
+        /**
+         * @description `ok` below half the limit, `warning` at half of it or more, `alert` at 80% of it or more, `over` above it (the counts compared exactly, not the rounded rate).
+         * @enum {string}
+         */
+        status: 'ok' | 'warning' | 'alert' | 'over';
+      };
+      /** @description Every return, whatever its code: limit 15%. */
+      overall: {
+        /** @description Returns of this kind of the debits in the window. */
+        count: number;
+        /** @description count / debitCount, rounded to 4 decimals; 0 when there are no debits. */
+        rate: number;
+        /**
+         * @description Nacha's threshold for this rate.
+         * @enum {number}
+         */
+        limit: 0.15;
+        /**
+         * @description `ok` below half the limit, `warning` at half of it or more, `alert` at 80% of it or more, `over` above it (the counts compared exactly, not the rounded rate).
+         * @enum {string}
+         */
+        status: 'ok' | 'warning' | 'alert' | 'over';
+      };
+      /**
+       * @description The worst of the three statuses.
+       * @enum {string}
+       */
+      status: 'ok' | 'warning' | 'alert' | 'over';
+    };
   };
   responses: {
     /** @description The bearer token is missing, malformed or expired. Get a new token and retry once. */
@@ -4067,6 +4155,46 @@ export interface operations {
              */
             lastUpdated?: string;
           };
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  GetReturnRates: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The merchant's return rates. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReturnRates'];
         };
       };
       /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */

@@ -3,6 +3,7 @@ import { eventExamples } from './events';
 import { groupExamples } from './groups';
 import { healthExamples } from './health';
 import { payorExamples } from './payors';
+import { returnRateExamples } from './return-rates';
 import { seriesExamples } from './series';
 import { settingsExamples } from './settings';
 import { transactionExamples } from './transactions';
@@ -15,6 +16,7 @@ export const operationExamples: Readonly<Record<string, OperationExamples>> = {
   ...groupExamples,
   ...seriesExamples,
   ...settingsExamples,
+  ...returnRateExamples,
   ...payorExamples,
   ...transactionExamples,
   ...eventExamples,

@@ -9,6 +9,7 @@ import { paymentAliasRoutes, paymentRoutes } from './payments';
 import { payorRoutes } from './payors';
 import { processingRoutes } from './processing';
 import { returnRoutes } from './returns';
+import { returnRateRoutes } from './return-rates';
 import { seriesRoutes } from './series';
 import { settingsRoutes } from './settings';
 import { testClockRoutes } from './test-clock';
@@ -28,6 +29,7 @@ export const routes = {
   ...processingRoutes,
   ...testClockRoutes,
   ...settingsRoutes,
+  ...returnRateRoutes,
   ...payorRoutes,
   ...transactionRoutes,
   ...returnRoutes,

@@ -67,6 +67,7 @@ import {
   updateSeriesSchema,
 } from './series';
 import { retryPolicySchema } from './retries';
+import { returnRatesSchema } from './return-rates';
 import { settleNowResultSchema } from './test-clock';
 import {
   createdWebhookEndpointSchema,
@@ -151,4 +152,5 @@ export const responseComponents: ReadonlyMap<string, object> = new Map<string, o
   ['WebhookDeliveryPage', webhookDeliveryPageSchema],
   ['ReplayAccepted', replayAcceptedSchema],
   ['Health', healthSchema],
+  ['ReturnRates', returnRatesSchema],
 ]);

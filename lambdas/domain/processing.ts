@@ -8,6 +8,7 @@ import { STUCK_GROUPS_METRIC } from '#contract/processing';
 import type { ProcessingSummaryView } from '#contract/schemas/processing';
 import type { AuthResponse } from '#contract/schemas/transactions';
 import type { TransactionView } from './transactions';
+import { countMetricLine } from './metrics';
 
 export type { AuthResponse };
 
@@ -304,16 +305,5 @@ export const summaryView = (s: ProcessingSummary): ProcessingSummaryView => ({
  * turns it into the GroupsProcessingTooLong metric (namespace and dimension from the contract,
  * which the CDK alarm uses too) without an API call.
  */
-export function stuckGroupsMetricLine(count: number, stage: string, at: Date): string {
-  const { namespace, name, dimension } = STUCK_GROUPS_METRIC;
-  return JSON.stringify({
-    _aws: {
-      Timestamp: at.getTime(),
-      CloudWatchMetrics: [
-        { Namespace: namespace, Dimensions: [[dimension]], Metrics: [{ Name: name, Unit: 'Count' }] },
-      ],
-    },
-    [dimension]: stage,
-    [name]: count,
-  });
-}
+export const stuckGroupsMetricLine = (count: number, stage: string, at: Date): string =>
+  countMetricLine(STUCK_GROUPS_METRIC, count, stage, at);

@@ -16,6 +16,7 @@ import {
   WEBHOOK_SECRET_BYTES,
   WEBHOOK_SECRET_PREFIX,
 } from '#contract/webhooks';
+import { countMetricLine } from './metrics';
 
 export type EndpointStatus = 'enabled' | 'disabled';
 
@@ -209,16 +210,5 @@ export const deliveryExpiry = (createdAt: string, now: Date): number =>
   Math.floor(Math.max(Date.parse(createdAt), now.getTime()) / 1000) + DELIVERY_RETENTION_DAYS * 86_400;
 
 /** The delivery function's failed attempts as one CloudWatch embedded-metric log line. */
-export function failedAttemptsMetricLine(count: number, stage: string, at: Date): string {
-  const { namespace, name, dimension } = WEBHOOK_FAILURES_METRIC;
-  return JSON.stringify({
-    _aws: {
-      Timestamp: at.getTime(),
-      CloudWatchMetrics: [
-        { Namespace: namespace, Dimensions: [[dimension]], Metrics: [{ Name: name, Unit: 'Count' }] },
-      ],
-    },
-    [dimension]: stage,
-    [name]: count,
-  });
-}
+export const failedAttemptsMetricLine = (count: number, stage: string, at: Date): string =>
+  countMetricLine(WEBHOOK_FAILURES_METRIC, count, stage, at);

@@ -19733,6 +19733,11 @@ export const UpdateMerchantSettings = /* @__PURE__ */ routeCheck<typeof routes.U
   { optional: false, validate: s14 },
   s0,
 );
+export const GetReturnRates = /* @__PURE__ */ routeCheck<typeof routes.GetReturnRates>(
+  'GetReturnRates',
+  undefined,
+  s0,
+);
 export const CreatePayor = /* @__PURE__ */ routeCheck<typeof routes.CreatePayor>(
   'CreatePayor',
   { optional: false, validate: s15 },

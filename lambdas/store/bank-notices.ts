@@ -2,9 +2,10 @@
  * A bank debit's clearing or return written once (core/bank-notices.ts, domain/bank-notices.ts):
  * one transaction holds the notice's mark (store/notices.ts), the sale's new state, the refunds
  * the return cancels, the payment the sale charged (its authResponse and attempt) and the
- * event(s) announcing it (store/events.ts), and the notice's follow-up written ahead. Every record
- * holds only as read: a lost race reads again; a mark already written means another caller
- * applied the notice.
+ * event(s) announcing it (store/events.ts), the notice's follow-up written ahead, and for a return
+ * the count of it in its merchant's return rates (store/return-rates.ts): counted with the mark,
+ * so exactly once. Every record holds only as read: a lost race reads again; a mark already
+ * written means another caller applied the notice.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ServiceEvent } from '#domain/events';
@@ -12,9 +13,10 @@ import type { Payment } from '#domain/groups';
 import type { NoticeFollowUp, NoticeRef } from '#domain/notices';
 import type { Refund, Transaction } from '#domain/transactions';
 import { announcedUpdate, eventPut, writeAnnounced } from './events';
-import { conditionOutcome, containerStore } from './items';
+import { conditionOutcome, containerStore, sendThroughConflicts } from './items';
 import { keys } from './keys';
 import { NoticeStore } from './notices';
+import { returnCountItems } from './return-rates';
 import { refundFinished } from './transactions';
 import { returnPut, returnRow } from './returns';
 
@@ -108,9 +110,15 @@ class BankNoticeStore {
     // The merchant's returns list: the row of a sale returned now.
     if (next.status === 'Returned' && previous.status !== 'Returned')
       items.push(returnPut(this.tableName, next.merchantId, returnRow(next)));
+    // A return counts against its debit's day in the merchant's return rates, by its category.
+    if (next.return && previous.status !== 'Returned')
+      items.push(...returnCountItems(this.tableName, next, next.return.category, now));
     try {
-      // Its mark refused: another caller applied the notice.
-      return (await writeAnnounced(this.db, items, 0)) ? 'ok' : 'applied-before';
+      // Its mark refused: another caller applied the notice. The day's counter is shared with the
+      // merchant's other debits of that day: a transaction cancelled by a conflict on it changed
+      // nothing and is sent again.
+      const written = await sendThroughConflicts(() => writeAnnounced(this.db, items, 0));
+      return written ? 'ok' : 'applied-before';
     } catch (error) {
       // Another record refused: it changed since it was read.
       return conditionOutcome<BankNoticeWrite>(error, [['any', 'changed']]);

@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { withBackoff, type BackoffDelays } from '#shared/backoff';
 import { config } from '#shared/config';
-import { cancellationCodes, ddb } from '#shared/ddb';
+import { cancellationCodes, ddb, isConflict } from '#shared/ddb';
 import { clock } from '#shared/clock';
 
 export type Item = Record<string, unknown>;
@@ -76,6 +76,15 @@ export function conditionOutcome<O>(
   if (found === undefined) throw error;
   return found[1];
 }
+
+/**
+ * Sends a transaction again, a few times after short jittered pauses, while DynamoDB cancels it
+ * because another transaction held one of its items (a counter many writes share: a merchant's
+ * return-rate counter of a day): a cancelled transaction changed nothing. Any other error, a
+ * failed condition included, is thrown at once.
+ */
+export const sendThroughConflicts = <T>(send: () => Promise<T>): Promise<T> =>
+  withBackoff(send, { attempts: 5, firstMs: 10, maxMs: 200, jitter: 'half', retryable: isConflict });
 
 /** BatchWriteItem takes at most 25 requests. */
 const BATCH_SIZE = 25;

@@ -17,11 +17,12 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
 import { refundEvent, transactionEvent, type Refund, type Transaction } from '#domain/transactions';
-import { conditionOutcome, containerStore, isConditionFailure, strip } from './items';
+import { conditionOutcome, containerStore, isConditionFailure, sendThroughConflicts, strip } from './items';
 import { readAll } from './paging';
 import { eventPut } from './events';
 import { sweepEntry } from './sweep-index';
 import { saleUseItem } from './card-history';
+import { debitCountItem, isBankDebit } from './return-rates';
 import { clock } from '#shared/clock';
 
 export interface SaleWithRefunds {
@@ -107,7 +108,8 @@ export class DynamoTransactionStore implements TransactionStore {
    * (not a scheduled payment's, which its payment's events announce) that this write makes final
    * is announced by `transaction.approved` or `transaction.declined`, its first event, in the same
    * transaction: the first answer written is the one announced, once. A final sale on a known card
-   * writes its entry in the card's history (store/card-history.ts) in the same transaction.
+   * writes its entry in the card's history (store/card-history.ts) in the same transaction, and an
+   * approved bank debit is counted for its merchant's return rates there too (once, as the write).
    */
   private async putSale(txn: Transaction, condition: string, entry: object = {}): Promise<Transaction> {
     const pending = condition.includes(':pending');
@@ -142,10 +144,13 @@ export class DynamoTransactionStore implements TransactionStore {
         : []),
       // The history entry replaces the retry's pending one (same key): no condition.
       ...(use ? [{ Put: { TableName: this.tableName, Item: use } }] : []),
+      ...(txn.status === 'Approved' && isBankDebit(txn) ? [debitCountItem(this.tableName, txn, 1)] : []),
     ];
     try {
       if (together.length > 0) {
-        await this.db.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, ...together] as never }));
+        await sendThroughConflicts(() =>
+          this.db.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, ...together] as never })),
+        );
       } else {
         await this.db.send(new PutCommand(put));
       }
@@ -242,25 +247,29 @@ export class DynamoTransactionStore implements TransactionStore {
         unknown
       >,
     };
+    // A voided bank debit left the batch before the file went out: the bank never saw it, and
+    // the return rates no longer count it (in the same transaction: Approved → Voided once).
+    const uncount = isBankDebit(txn) ? [debitCountItem(this.tableName, txn, -1)] : [];
+    const together: object[] = [...uncount];
+    if (txn.paymentId === undefined) {
+      // Announced by transaction.voided (after its transaction.approved).
+      const voided: Transaction = { ...txn, status: 'Voided', voidedAt: at, eventSeq: 2 };
+      update.UpdateExpression = update.UpdateExpression.replace('SET ', 'SET eventSeq = :seq, ');
+      update.ExpressionAttributeValues[':seq'] = 2;
+      together.push(eventPut(this.tableName, transactionEvent('transaction.voided', voided, new Date(at))));
+    }
     try {
-      if (txn.paymentId === undefined) {
-        // Announced by transaction.voided (after its transaction.approved): Approved → Voided once.
-        const voided: Transaction = { ...txn, status: 'Voided', voidedAt: at, eventSeq: 2 };
-        update.UpdateExpression = update.UpdateExpression.replace('SET ', 'SET eventSeq = :seq, ');
-        update.ExpressionAttributeValues[':seq'] = 2;
-        await this.db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Update: update },
-              eventPut(this.tableName, transactionEvent('transaction.voided', voided, new Date(at))),
-            ] as never,
-          }),
+      if (together.length > 0) {
+        await sendThroughConflicts(() =>
+          this.db.send(
+            new TransactWriteCommand({ TransactItems: [{ Update: update }, ...together] as never }),
+          ),
         );
       } else {
         await this.db.send(new UpdateCommand(update));
       }
     } catch (error) {
-      if (txn.paymentId === undefined) conditionOutcome(error, [[0, true]]);
+      if (together.length > 0) conditionOutcome(error, [[0, true]]);
       else if (!isConditionFailure(error)) throw error;
       const found = await this.find(transactionId);
       if (found?.transaction.status !== 'Voided') {

@@ -14,6 +14,7 @@ import { ServiceProcessing } from './processing';
 import { ServiceSweeper } from './sweeper';
 import { ServiceAccountUpdater } from './account-updater';
 import { NoticeBackstop } from './notice-backstop';
+import { ServiceReturnRates } from './return-rates';
 import { ServiceNotifications } from './notifications';
 import { ServiceReconciliation } from './reconciliation';
 import { ServiceSeries } from './series';
@@ -189,6 +190,13 @@ export class ServiceStack extends Stack {
       functionScope: nested.of('ScheduledFunctions'),
     });
     new NoticeBackstop(this, 'NoticeBackstop', {
+      stage,
+      table: this.table.table,
+      alarmTopic: this.processing.alarmTopic,
+      functionScope: nested.of('ScheduledFunctions'),
+    });
+    // The hourly return-rates job: a scheduled job, with the others.
+    new ServiceReturnRates(this, 'ReturnRates', {
       stage,
       table: this.table.table,
       alarmTopic: this.processing.alarmTopic,

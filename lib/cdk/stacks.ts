@@ -25,13 +25,13 @@ export const NESTED_STACKS = {
   ApiTransactions: 'the functions of the transaction routes',
   ApiProcessing: 'the functions of the processing trigger and test clock routes',
   ApiWebhooks: 'the functions of the webhook and event routes',
-  ApiSettings: 'the functions of the merchant settings routes',
+  ApiSettings: 'the functions of the merchant settings and return-rates routes',
   ApiSeries: 'the functions of the series routes',
   ApiOther: 'the functions of the routes of any area without a stack of its own',
   ProcessingFunctions: 'the task functions of the group processing state machine',
   VoidOrRefundFunctions: 'the task functions of the background void-or-refund state machine',
   ScheduledFunctions:
-    'the functions EventBridge runs on a schedule: the hourly scheduler, the due start, the sweeper, the reconciliation, the webhook recovery, the daily series job and the account updater',
+    'the functions EventBridge runs on a schedule: the hourly scheduler, the due start, the sweeper, the reconciliation, the webhook recovery, the daily series job, the account updater and the return-rates job',
   NotificationFunctions: 'the stream forwarder and the notifier of the e-mails',
   WebhookFunctions: 'the delivery function of the webhooks',
 } as const;
@@ -52,6 +52,7 @@ export const API_AREA_STACKS: Readonly<Record<string, NestedStackId>> = {
   webhooks: 'ApiWebhooks',
   events: 'ApiWebhooks',
   settings: 'ApiSettings',
+  'return-rates': 'ApiSettings',
   series: 'ApiSeries',
 };
 

@@ -45,6 +45,21 @@ function onSchedule(
 export const everyHour = (run: (time: string) => Promise<unknown>, name: string): { stop: () => void } =>
   onSchedule((now) => Math.floor(now.getTime() / 3_600_000) * 3_600_000 + 3_600_000, run, name);
 
+/** An hourly EventBridge rule at a minute (cron(m * * * ? *)): `run` at that minute of each UTC hour. */
+export const everyHourAt = (
+  minute: string | number,
+  run: (time: string) => Promise<unknown>,
+  name: string,
+): { stop: () => void } =>
+  onSchedule(
+    (now) => {
+      const at = Math.floor(now.getTime() / 3_600_000) * 3_600_000 + Number(minute) * 60_000;
+      return at > now.getTime() ? at : at + 3_600_000;
+    },
+    run,
+    name,
+  );
+
 /** A daily EventBridge rule: `run` at the schedule's UTC hour and minute each day. */
 export function everyDay(
   schedule: { hour: string | number; minute: string | number },

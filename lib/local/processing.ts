@@ -22,6 +22,7 @@ import { localMachineFiles, localSubstitutions, type LocalMachineFile } from './
 import { localSweeper } from './sweeper';
 import { localAccountUpdater } from './account-updater';
 import { localNotices } from './notices';
+import { localReturnRates } from './return-rates';
 import { everyDay, everyHour, hourlyTickEnabled } from './daily-timer';
 import { ConcurrencyLimiter, parseReservedConcurrency } from './reserved-concurrency';
 import { pipelineMetrics } from './pipeline-metrics';
@@ -179,6 +180,8 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
   localRoutes.push(...accountUpdater.routes);
   const notices = await localNotices();
   localRoutes.push(...notices.routes);
+  const returnRates = await localReturnRates();
+  localRoutes.push(...returnRates.routes);
   const stopTimer = () => {
     hourlyTimer?.stop();
     dailyTimer.stop();
@@ -186,6 +189,7 @@ export async function localProcessing(stateMachineArn: string, voidOrRefundState
     sweeper.stop();
     accountUpdater.stop();
     notices.stop();
+    returnRates.stop();
   };
   return { sfn, voidOrRefund, localRoutes, stopTimer };
 }

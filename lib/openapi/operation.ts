@@ -47,6 +47,15 @@ export const TAGS: Record<string, { name: string; description: string }> = {
     name: 'Settings',
     description: "The merchant's settings: the retry policy of its groups that have none of their own.",
   },
+  disputes: {
+    name: 'Disputes',
+    description:
+      "Card holders' disputes of charges, as the processor reports them: opened, updated, won or lost.",
+  },
+  'return-rates': {
+    name: 'Return rates',
+    description: "The merchant's bank-debit return rates against Nacha's limits.",
+  },
   events: {
     name: 'Events',
     description:
@@ -84,6 +93,7 @@ export const TAG_GROUPS: readonly { name: string; tags: readonly string[] }[] = 
     ],
   },
   { name: 'Payors and transactions', tags: [TAGS.payors!.name, TAGS.methods!.name, TAGS.transactions!.name] },
+  { name: 'Money that comes back', tags: [TAGS.disputes!.name, TAGS['return-rates']!.name] },
   { name: 'Events and webhooks', tags: [TAGS.events!.name, TAGS.webhooks!.name] },
   { name: 'Service', tags: [TAGS.health!.name] },
 ];

@@ -256,6 +256,10 @@ test('defect: the series tables were 147-151 columns wide and group show cut the
   expect(await spay('groups')).toMatch(/│ processed\s+│ 3\s+│/);
   expect(await spay('group reverse', '$G')).toMatch(/Voided \d+, refunded \d+, skipped \d+, failed \d+/);
   expect(await spay('emails', `--to ${email}`)).toMatch(/\d+ e-mails?/);
+  // The merchant's return rates against Nacha's limits, one row per rate, within 80 columns.
+  const rates = await spay('return-rates');
+  expect(rates).toMatch(/\d+ bank debits in the last 60 UTC days/);
+  expect(rates).toMatch(/│ unauthorized\s+│ \d+\s+│ [\d.]+%\s+│ 0\.50%\s+│ (ok|warning|alert|over)\s+│/);
 
   // A series in a time zone with a long name; its first occurrence's group made at once.
   const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);

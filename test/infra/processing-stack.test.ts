@@ -21,6 +21,7 @@ import { accessOf, readsSetting } from '#lib/cdk/access';
 import type { Stage } from '#contract/stage';
 import {
   actionsOf,
+  emittedMetric,
   flatten,
   functionIdOf,
   functionName,
@@ -513,31 +514,24 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
     it('alarms on GroupsProcessingTooLong > 0 exactly as the tick emits it (namespace, name, dimension)', () => {
       const topicRef = template.findOutputs('AlarmTopicArn').AlarmTopicArn?.Value as { Ref: string };
       // What the tick writes (an embedded-metric log line), read back as CloudWatch would.
-      const line = JSON.parse(stuckGroupsMetricLine(2, stage, new Date())) as {
-        _aws: {
-          CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[];
-        };
-        [key: string]: unknown;
-      };
-      const [emitted] = line._aws.CloudWatchMetrics;
-      const dimension = emitted!.Dimensions[0]![0]!;
+      const emitted = emittedMetric(stuckGroupsMetricLine(2, stage, new Date()));
       expect(emitted).toMatchObject({
-        Namespace: STUCK_GROUPS_METRIC.namespace,
-        Metrics: [{ Name: STUCK_GROUPS_METRIC.name }],
+        namespace: STUCK_GROUPS_METRIC.namespace,
+        name: STUCK_GROUPS_METRIC.name,
+        value: 2,
       });
       const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm'))
         .map(props)
-        .filter((a) => a.MetricName === emitted!.Metrics[0]!.Name);
+        .filter((a) => a.MetricName === emitted.name);
       expect(alarms).toHaveLength(1);
       expect(alarms[0]).toMatchObject({
-        Namespace: emitted!.Namespace,
-        Dimensions: [{ Name: dimension, Value: line[dimension] }],
+        Namespace: emitted.namespace,
+        Dimensions: [emitted.dimension],
         Statistic: 'Maximum',
         Threshold: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
         AlarmActions: expect.arrayContaining([topicRef]),
       });
-      expect(line[STUCK_GROUPS_METRIC.name]).toBe(2);
     });
 
     it('outputs the state machine ARN and the alarm topic ARN', () => {

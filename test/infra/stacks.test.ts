@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Stack } from 'aws-cdk-lib';
 import { ACCOUNT_UPDATER_JOB } from '#contract/account-updater';
+import { RETURN_RATES_JOB } from '#contract/return-rates';
 import { handlerModules } from '#contract/routes/index';
 import {
   DUE_START_HANDLER,
@@ -144,9 +145,12 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s stacks', (stage) =
       [OUTBOX_FORWARDER_HANDLER, 'NotificationFunctions'],
       [NOTIFIER_HANDLER, 'NotificationFunctions'],
       [WEBHOOK_DELIVERY_HANDLER, 'WebhookFunctions'],
-      ...[WEBHOOK_RECOVERY_HANDLER, SERIES_JOB.handler, ACCOUNT_UPDATER_JOB.handler].map(
-        (h): [string, NestedStackId] => [h, 'ScheduledFunctions'],
-      ),
+      ...[
+        WEBHOOK_RECOVERY_HANDLER,
+        SERIES_JOB.handler,
+        ACCOUNT_UPDATER_JOB.handler,
+        RETURN_RATES_JOB.handler,
+      ].map((h): [string, NestedStackId] => [h, 'ScheduledFunctions']),
     ];
     expect(expected.map(([h]) => [h, where.get(functionName(stage, h))])).toEqual(expected);
     expect(where.size).toBe(expected.length);

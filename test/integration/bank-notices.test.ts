@@ -7,6 +7,7 @@
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { deleteMethod } from '#core/method-deletion';
+import { merchantReturnRates } from '#core/return-rates';
 import { runDueFollowUps } from '#core/notice-follow-ups';
 import { addMethod } from '#core/payors';
 import { createDueOccurrences, createSeries } from '#core/series';
@@ -27,6 +28,7 @@ import { MerchantRegistry, type Merchant } from '#store/merchants';
 import { noticeStore } from '#store/notices';
 import { paymentItem, paymentStore } from '#store/payments';
 import { DynamoPayorStore, payorStore } from '#store/payors';
+import { returnRateStore } from '#store/return-rates';
 import { seriesStore } from '#store/series';
 import { DynamoTransactionStore, transactionStore } from '#store/transactions';
 import { CrashError, injectCrash, removeCrashes } from '#support/ddb-faults';
@@ -202,6 +204,44 @@ test('a return is applied once, however often it arrives: one change, one event'
     status: 'Returned',
     cleared: false,
   });
+});
+
+test('a returned bank debit counts in its merchant’s return rates by its category, once however often its notice is applied', async () => {
+  const { profileId } = await checkingPayor();
+  // Debits of today (the window of the rates is the last 60 days up to today).
+  const today = () => ({ processedAt: new Date().toISOString() });
+  const store = new DynamoTransactionStore(table.db, table.tableName);
+  const [unauthorized, administrative, nsf] = await Promise.all(
+    [1, 2, 3].map(() => store.recordSale({ ...debit(profileId, newId()), ...today() })),
+  );
+  // What GET /rest/merchants/{MID}/return-rates answers (get-return-rates.ts's body).
+  const rates = () => merchantReturnRates(MID, new Date());
+  const before = await rates();
+  expect(before.debitCount).toBeGreaterThanOrEqual(3);
+
+  const notices = [returned(unauthorized!, 'R10'), returned(administrative!, 'R02'), returned(nsf!, 'R01')];
+  // The unauthorized return from 8 callers at once, every notice again after.
+  await Promise.all(
+    Array.from({ length: 8 }, (_, i) =>
+      receiveNotices([notices[0]!], i % 2 ? 'webhook' : 'backstop', later(70)),
+    ),
+  );
+  expect(await receiveNotices(notices, 'webhook', later(80))).toMatchObject({
+    applied: 2,
+    applied_before: 1,
+  });
+  expect(await receiveNotices(notices, 'backstop', later(90))).toMatchObject({
+    applied: 0,
+    applied_before: 3,
+  });
+
+  const after = await rates();
+  expect(after.debitCount).toBe(before.debitCount);
+  expect(after.unauthorized.count).toBe(before.unauthorized.count + 1);
+  expect(after.administrative.count).toBe(before.administrative.count + 1);
+  expect(after.overall.count).toBe(before.overall.count + 3);
+  // The merchant is marked for the return-rates job to recompute its status within the hour.
+  expect((await returnRateStore().changed(1000)).map((m) => m.merchantId)).toContain(MID);
 });
 
 test('8 callers at once with the same unauthorized return: one effect, every answer a success', async () => {

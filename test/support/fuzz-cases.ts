@@ -418,9 +418,10 @@ export function fuzzCase(
         ...(mutation?.body === undefined && mutation !== undefined && { value: mutation.value }),
         ...(body !== undefined && { body }),
         ...(mutation?.bodyIsBase64 && { bodyIsBase64: true as const }),
-        // Only for requests that reach the operation as declared.
+        // Only for requests that reach the operation as declared: a dot segment leaves its path
+        // (`/health/..` is `/`, the docs page, not the health check).
         mustRefuse: r.method === op.method && !dotSegments(r.path) ? mustRefuse : [],
-        ...(op.open && { open: true }),
+        ...(op.open && !dotSegments(r.path) && { open: true }),
       };
     });
 }

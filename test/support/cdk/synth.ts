@@ -282,3 +282,28 @@ export function resourcePaths(template: Template): Map<string, string> {
   for (const id of Object.keys(resources)) pathOf(id);
   return paths;
 }
+
+/**
+ * A function's embedded-metric-format log line read back as CloudWatch reads it: the metric's
+ * namespace and name, its one dimension (as an alarm names it) and the count it carries.
+ */
+export function emittedMetric(line: string): {
+  namespace: string;
+  name: string;
+  dimension: { Name: string; Value: unknown };
+  value: unknown;
+} {
+  const parsed = JSON.parse(line) as {
+    _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };
+    [key: string]: unknown;
+  };
+  const [emitted] = parsed._aws.CloudWatchMetrics;
+  const dimension = emitted!.Dimensions[0]![0]!;
+  const name = emitted!.Metrics[0]!.Name;
+  return {
+    namespace: emitted!.Namespace,
+    name,
+    dimension: { Name: dimension, Value: parsed[dimension] },
+    value: parsed[name],
+  };
+}
