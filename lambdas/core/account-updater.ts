@@ -63,7 +63,7 @@ function changeOf(update: AccountUpdate): AccountChange {
   }
 }
 
-export type Applied = 'applied' | 'applied-before' | 'no-method';
+type Applied = 'applied' | 'applied-before' | 'no-method';
 
 /**
  * The payor's e-mail asking for a new method, the one `method` can no longer be charged (an

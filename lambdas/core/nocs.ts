@@ -16,7 +16,7 @@ import { changeMethodOnce } from './account-updater';
 type NocNotice = Extract<ProcessorNotice, { kind: 'noc' }>;
 
 /** The mark of a NOC on a method: apart from account updates' ids by its prefix. */
-export const nocMarkId = (noticeId: string): string => `noc:${noticeId}`;
+const nocMarkId = (noticeId: string): string => `noc:${noticeId}`;
 
 /** Applies one notification of change once per method vaulted with its token. */
 export async function applyNoc(notice: NocNotice, now: Date): Promise<NoticeOutcome> {

@@ -47,7 +47,7 @@ export function accountUpdated(method: SavedMethod, change: AccountChange, now: 
 }
 
 /** What a bank's notification of change corrects (never a full number). */
-export interface NocChange {
+interface NocChange {
   maskedAccountNumber?: string;
   fingerprint?: string;
   accountType?: 'CHECKING' | 'SAVINGS';

@@ -531,6 +531,13 @@ describe('money that comes back', () => {
     // Money that came back is not refunded again.
     const refund = await call('POST', `${V1}/transactions/${transactionId}/refunds`, { amount: 10 });
     expect(refund.status).toBe(400);
+    // The merchant's returns list has it, and its return rates count it (this runtime's only debit).
+    const listed = await call('GET', `${V1}/returns`);
+    expect(listed.body.items).toEqual([
+      expect.objectContaining({ transactionId, code: 'R01', category: 'nsf', amount: 40 }),
+    ]);
+    const rates = await call('GET', `/rest/merchants/${MID}/return-rates`);
+    expect(rates.body).toMatchObject({ debitCount: 1, overall: { count: 1, rate: 1, status: 'over' } });
   }, 60_000);
 });
 

@@ -5,6 +5,7 @@
  * core/notices.ts), however often and however many runs at once.
  */
 import { runNoticeBackstop } from '#core/notice-backstop';
+import { listReturns } from '#core/returns';
 import { runSale } from '#core/sale';
 import type { ServiceEvent } from '#domain/events';
 import { useProcessor } from '#processor/index';
@@ -84,6 +85,30 @@ it('a debit of the R01 test account is returned when the test clock brings its n
   const second = await backstop();
   expect(second.listed.applied).toBe(0);
   expect((await eventsOf(transactionId)).filter((e) => e.type === 'transaction.returned')).toHaveLength(1);
+  // Listed once among the merchant's returns.
+  const { items } = await listReturns(MID, {});
+  expect(items.filter((r) => r.transactionId === transactionId)).toEqual([
+    expect.objectContaining({ code: 'R01', category: 'nsf', amount: 40 }),
+  ]);
+});
+
+it("the returns list pages newest first with tokens of this merchant's list only", async () => {
+  const merchant: Merchant = { merchantId: '32360000007', shortId: '23600007', name: 'Cypress Creek' };
+  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  const returned = [];
+  for (let i = 0; i < 3; i++) {
+    returned.push(await approvedDebit('nR01', merchant.merchantId));
+    await sandbox.noticesNow({ merchantId: merchant.merchantId });
+    await backstop();
+  }
+  const first = await listReturns(merchant.merchantId, { pageSize: '2' });
+  expect(first.items.map((r) => r.transactionId)).toEqual([returned[2], returned[1]]);
+  const second = await listReturns(merchant.merchantId, { pageToken: first.meta.nextPageToken! });
+  expect(second.items.map((r) => r.transactionId)).toEqual([returned[0]]);
+  expect(second.meta.nextPageToken).toBeUndefined();
+  await expect(listReturns(MID, { pageToken: first.meta.nextPageToken! })).rejects.toThrow(
+    'pageToken is not a token of this list',
+  );
 });
 
 it('an ordinary account clears at its 2nd cut-off, and the R10 account clears then is returned unauthorized a cut-off later', async () => {
