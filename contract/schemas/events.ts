@@ -3,6 +3,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { EVENT_TYPES } from '../events';
 import { MAX_PAGE_SIZE } from '../limits';
 import { count, dateTime, queryInt } from './common';
+import { pageQueryDocs, tokenPageSchema } from './pages';
 
 export const eventSchema = {
   type: 'object',
@@ -53,33 +54,10 @@ export const listEventsQueryDocs = {
   type: { description: 'Only events of this type.' },
   objectId: { description: 'Only the events of this object (its id), newest first.' },
   since: { description: 'Only events created at or after this time (ISO 8601).' },
-  pageSize: {
-    description: `Events per page, 1-${MAX_PAGE_SIZE} (default 25).`,
-    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE },
-  },
-  pageToken: { description: "The previous page's `meta.nextPageToken`: the page after it." },
+  ...pageQueryDocs('Events'),
 } as const;
 
-export const eventPageSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['meta', 'items'],
-  properties: {
-    meta: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['pageSize'],
-      properties: {
-        pageSize: count('Events per page.', 1),
-        nextPageToken: {
-          type: 'string',
-          description: 'Pass as `pageToken` for the next page; absent on the last page.',
-        },
-      },
-    },
-    items: { type: 'array', items: eventSchema },
-  },
-} as const;
+export const eventPageSchema = tokenPageSchema('Events', eventSchema);
 
 export type EventView = FromSchema<typeof eventSchema>;
 export type ListEventsQuery = FromSchema<typeof listEventsQuerySchema>;

@@ -1,7 +1,8 @@
 /** A merchant's returned bank debits (docs/product.md#returns): the list's query and page. */
 import type { FromSchema } from 'json-schema-to-ts';
 import { MAX_PAGE_SIZE } from '../limits';
-import { count, dateTime, money, queryInt } from './common';
+import { dateTime, money, NO_CONTROL_CHARACTERS, queryInt } from './common';
+import { pageQueryDocs, tokenPageSchema } from './pages';
 import { returnSchema } from './transactions';
 
 export const returnItemSchema = {
@@ -25,38 +26,13 @@ export const listReturnsQuerySchema = {
   additionalProperties: false,
   properties: {
     pageSize: queryInt(MAX_PAGE_SIZE, `must be an integer 1-${MAX_PAGE_SIZE}`),
-    pageToken: { type: 'string', minLength: 1, maxLength: 1000 },
+    pageToken: { type: 'string', minLength: 1, maxLength: 1000, pattern: NO_CONTROL_CHARACTERS },
   },
 } as const;
 
-export const listReturnsQueryDocs = {
-  pageSize: {
-    description: `Returns per page, 1-${MAX_PAGE_SIZE} (default 25).`,
-    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE },
-  },
-  pageToken: { description: "The previous page's `meta.nextPageToken`: the page after it." },
-} as const;
+export const listReturnsQueryDocs = pageQueryDocs('Returns');
 
-export const returnPageSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['meta', 'items'],
-  properties: {
-    meta: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['pageSize'],
-      properties: {
-        pageSize: count('Returns per page.', 1),
-        nextPageToken: {
-          type: 'string',
-          description: 'Pass as `pageToken` for the next page; absent on the last page.',
-        },
-      },
-    },
-    items: { type: 'array', items: returnItemSchema },
-  },
-} as const;
+export const returnPageSchema = tokenPageSchema('Returns', returnItemSchema);
 
 export type ReturnItem = FromSchema<typeof returnItemSchema>;
 export type ListReturnsQuery = FromSchema<typeof listReturnsQuerySchema>;

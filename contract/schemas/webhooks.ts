@@ -4,6 +4,7 @@ import { EVENT_PATTERN, EVENT_TYPES } from '../events';
 import { MAX_PAGE_SIZE } from '../limits';
 import { MAX_WEBHOOK_ENDPOINTS } from '../webhooks';
 import { count, dateTime, freeText, NO_CONTROL_CHARACTERS, queryInt } from './common';
+import { pageQueryDocs, tokenPageSchema } from './pages';
 
 /** The URL's shape; where it may point is checked in code (docs/decisions.md "Where a webhook may go"). */
 const url = {
@@ -163,33 +164,10 @@ export const listDeliveriesQuerySchema = {
 
 export const listDeliveriesQueryDocs = {
   status: { description: 'Only deliveries in this status.' },
-  pageSize: {
-    description: `Deliveries per page, 1-${MAX_PAGE_SIZE} (default 25).`,
-    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE },
-  },
-  pageToken: { description: "The previous page's `meta.nextPageToken`: the page after it." },
+  ...pageQueryDocs('Deliveries'),
 } as const;
 
-export const webhookDeliveryPageSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['meta', 'items'],
-  properties: {
-    meta: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['pageSize'],
-      properties: {
-        pageSize: count('Deliveries per page.', 1),
-        nextPageToken: {
-          type: 'string',
-          description: 'Pass as `pageToken` for the next page; absent on the last page.',
-        },
-      },
-    },
-    items: { type: 'array', items: webhookDeliverySchema },
-  },
-} as const;
+export const webhookDeliveryPageSchema = tokenPageSchema('Deliveries', webhookDeliverySchema);
 
 export const replayAcceptedSchema = {
   type: 'object',

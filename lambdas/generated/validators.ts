@@ -15818,7 +15818,7 @@ const schema36 = {
   additionalProperties: false,
   properties: {
     pageSize: { type: 'string', pattern: '^\\d{1,3}$', description: 'must be an integer 1-500' },
-    pageToken: { type: 'string', minLength: 1, maxLength: 1000 },
+    pageToken: { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
   },
 };
 function validate61(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -15924,8 +15924,26 @@ function validate61(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (!pattern6.test(data1)) {
+          const err5 = {
+            instancePath: instancePath + '/pageToken',
+            schemaPath: '#/properties/pageToken/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema36.properties.pageToken,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
       } else {
-        const err5 = {
+        const err6 = {
           instancePath: instancePath + '/pageToken',
           schemaPath: '#/properties/pageToken/type',
           keyword: 'type',
@@ -15936,15 +15954,15 @@ function validate61(data, { instancePath = '', parentData, parentDataProperty, r
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err5];
+          vErrors = [err6];
         } else {
-          vErrors.push(err5);
+          vErrors.push(err6);
         }
         errors++;
       }
     }
   } else {
-    const err6 = {
+    const err7 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -15955,9 +15973,9 @@ function validate61(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err6];
+      vErrors = [err7];
     } else {
-      vErrors.push(err6);
+      vErrors.push(err7);
     }
     errors++;
   }
@@ -16020,7 +16038,7 @@ const schema37 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000 },
   },
 };
-const pattern68 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
+const pattern69 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
 function validate62(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -16170,7 +16188,7 @@ function validate62(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern68.test(data1)) {
+        if (!pattern69.test(data1)) {
           const err5 = {
             instancePath: instancePath + '/objectId',
             schemaPath: '#/properties/objectId/pattern',
@@ -16402,8 +16420,8 @@ const schema38 = {
     },
   },
 };
-const pattern70 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
-const pattern71 = new RegExp(
+const pattern71 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
+const pattern72 = new RegExp(
   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
   'u',
 );
@@ -16492,7 +16510,7 @@ function validate63(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern70.test(data0)) {
+        if (!pattern71.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -16572,7 +16590,7 @@ function validate63(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern71.test(data2)) {
+            if (!pattern72.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',
@@ -16890,7 +16908,7 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern70.test(data0)) {
+        if (!pattern71.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -16970,7 +16988,7 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern71.test(data2)) {
+            if (!pattern72.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',
