@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Stack } from 'aws-cdk-lib';
 import { ACCOUNT_UPDATER_JOB } from '#contract/account-updater';
 import { RETURN_RATES_JOB } from '#contract/return-rates';
+import { NOTICE_BACKSTOP_JOB } from '#contract/notices';
 import { handlerModules } from '#contract/routes/index';
 import {
   DUE_START_HANDLER,
@@ -150,6 +151,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s stacks', (stage) =
         SERIES_JOB.handler,
         ACCOUNT_UPDATER_JOB.handler,
         RETURN_RATES_JOB.handler,
+        NOTICE_BACKSTOP_JOB.handler,
       ].map((h): [string, NestedStackId] => [h, 'ScheduledFunctions']),
     ];
     expect(expected.map(([h]) => [h, where.get(functionName(stage, h))])).toEqual(expected);
