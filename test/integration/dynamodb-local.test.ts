@@ -4,10 +4,11 @@
  * another DynamoDB Local holds (one that answers every DynamoDB call), it fails as Node's `listen`
  * fails on a busy port, and leaves no Java process of its own; it does not use the other one.
  * With a data directory (what `npm start` uses unless DYNAMODB_IN_MEMORY=true) the table outlives
- * the process, in the file DynamoDB Local's own launcher uses with `-sharedDb`.
+ * the process, in the file DynamoDB Local's own launcher uses with `-sharedDb`. Without Java on
+ * the PATH (not probed beforehand) the start fails saying what to install.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
@@ -30,6 +31,29 @@ test('on a port another DynamoDB Local holds, the start fails as a busy port and
   });
   expect(javaOn(taken)).toHaveLength(1);
 }, 90_000);
+
+test('without Java on the PATH, the start fails saying that Java is required', () => {
+  // In a process of its own whose PATH has the watchdog's shell and `sleep`, and no `java`.
+  const bin = mkdtempSync(join(tmpdir(), 'no-java-'));
+  try {
+    for (const tool of ['sh', 'sleep']) {
+      const found = spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
+      symlinkSync(found, join(bin, tool));
+    }
+    const start =
+      "require('#lib/local/dynamodb-local').startDynamoDbLocal()" +
+      '.then(() => console.log("started"), (error) => console.log(error.message))';
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '-e', start], {
+      encoding: 'utf8',
+      env: { ...process.env, PATH: bin },
+    });
+    expect(run.stdout.trim()).toBe(
+      'Java is required for DynamoDB Local: install Java 11 or newer (e.g. `apt-get install openjdk-17-jre-headless`)',
+    );
+  } finally {
+    rmSync(bin, { recursive: true, force: true });
+  }
+});
 
 test('with a data directory, a table outlives the process', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'ddb-local-disk-'));
