@@ -5,14 +5,22 @@
  * fails on a busy port, and leaves no Java process of its own; it does not use the other one.
  * With a data directory (what `npm start` uses unless DYNAMODB_IN_MEMORY=true) the table outlives
  * the process, in the file DynamoDB Local's own launcher uses with `-sharedDb`. Without Java on
- * the PATH (not probed beforehand) the start fails saying what to install.
+ * the PATH (not probed beforehand) the start fails saying what to install. It maps the class-data
+ * sharing archive the tier's global setup recorded (lib/local/dynamodb-local-archive.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { dynamoDbLocalCommandPattern, startDynamoDbLocal } from '#lib/local/dynamodb-local';
+import { classPathArgs, JAR_DIR } from '#lib/local/dynamodb-local-archive';
+import {
+  DYNAMODB_LOCAL_JVM_FLAGS,
+  dynamoDbLocalCommandPattern,
+  startDynamoDbLocal,
+} from '#lib/local/dynamodb-local';
+
+const XML_CONFIGURATION = 'org.eclipse.jetty.xml.XmlConfiguration';
 
 /** The Java processes of DynamoDB Local on `port` (not their watchdogs: `sh -c ... java ...`). */
 const javaOn = (port: number): string[] =>
@@ -31,6 +39,21 @@ test('on a port another DynamoDB Local holds, the start fails as a busy port and
   });
   expect(javaOn(taken)).toHaveLength(1);
 }, 90_000);
+
+test('DynamoDB Local starts from the class-data sharing archive the global setup recorded', () => {
+  const args = classPathArgs();
+  expect(args[0]).toMatch(/^-XX:SharedArchiveFile=.*classes\.jsa$/);
+  // -Xshare:on fails where the archive cannot be mapped (another Java, another class path).
+  const run = spawnSync(
+    'java',
+    // Jetty's XmlConfiguration without arguments: it loads, says how to use it and ends.
+    [...DYNAMODB_LOCAL_JVM_FLAGS, '-Xshare:on', '-Xlog:class+load=info', ...args, XML_CONFIGURATION],
+    { cwd: JAR_DIR, encoding: 'utf8' },
+  );
+  expect(run.stdout).toMatch(
+    new RegExp(`${XML_CONFIGURATION.replaceAll('.', '\\.')} source: shared objects file \\(top\\)`),
+  );
+});
 
 test('without Java on the PATH, the start fails saying that Java is required', () => {
   // In a process of its own whose PATH has the watchdog's shell and `sleep`, and no `java`.
