@@ -106,8 +106,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   try {
     // PROCESSOR=stripe: the Stripe stand-in, its variables set before any handler loads. Loaded
     // only then: the stand-in loads the `stripe` package (0.15 s of CPU at each start otherwise).
-    const stripeLocal = process.env.PROCESSOR === 'stripe' ? await import('./stripe-local') : undefined;
-    if (stripeLocal) stripe = await stripeLocal.startLocalStripe(dataDir);
+    let mapMerchants: typeof import('./stripe-local').mapLocalMerchants | undefined;
+    if (process.env.PROCESSOR === 'stripe') {
+      const { startLocalStripe, mapLocalMerchants } = await import('./stripe-local');
+      stripe = await startLocalStripe(dataDir);
+      mapMerchants = mapLocalMerchants;
+    }
     const sesPort = options.sesPort ?? 8005;
     ses = await startSes(sesPort);
     const sfnPort = options.sfnPort ?? (await freePort());
@@ -136,7 +140,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     const client = new DynamoDBClient({});
     await ensureTable(client, tableName);
     await seedIdentities(DynamoDBDocumentClient.from(client), tableName);
-    if (stripeLocal) await stripeLocal.mapLocalMerchants(DynamoDBDocumentClient.from(client), tableName);
+    if (mapMerchants) await mapMerchants(DynamoDBDocumentClient.from(client), tableName);
     client.destroy();
 
     const handlers = new Map<string, ApiHandler>();
