@@ -40,7 +40,7 @@ function javaBinary(): string | undefined {
   return undefined;
 }
 
-export interface ArchiveFiles {
+interface ArchiveFiles {
   /** The copy of DynamoDBLocal.jar without its manifest. */
   jar: string;
   /** The class-data sharing archive. */
