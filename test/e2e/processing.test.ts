@@ -105,6 +105,9 @@ describe('trigger processing of one group', () => {
       retriesScheduled: 0,
       recoveredCount: 0,
       recoveredAmount: 0,
+      // No bank debit here: nothing returned.
+      returnedCount: 0,
+      returnedAmount: 0,
     });
 
     const byId = await paymentsById(id);
