@@ -54,6 +54,12 @@ function loadedOnUse(
     settlementTime,
     listActivity: async (since, until) => (await ready()).listActivity(since, until),
     accountUpdates: async (since, until) => (await ready()).accountUpdates(since, until),
+    // Every adapter loaded on use lists its notices (Stripe's events); none brings them forward.
+    listNotices: async (r) => {
+      const processor = await ready();
+      if (!processor.listNotices) throw new Error('the processor lists no notices');
+      return processor.listNotices(r);
+    },
     ...(hasTestClock && {
       settleNow: async (r: Parameters<NonNullable<PaymentProcessor['settleNow']>>[0]) =>
         (await ready()).settleNow!(r),

@@ -8,7 +8,7 @@ import { parseProcessorKey } from '#domain/processor-keys';
 import type { AccountUpdate, ProcessorActivity } from '#processor/processor';
 import { saleAnswer } from './answers';
 import { isoOf, isReversalKey, KEY_FIELD, must, reversalKeyOf, TIMEOUT_REVERSAL_FIELD } from './calls';
-import { vaultToken } from './vault-token';
+import { accountUpdateOf } from './notices';
 
 type Accounts = readonly { merchantId: string; account: string }[];
 
@@ -109,10 +109,6 @@ export async function activityOf(
   return lines.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }
 
-/** A masked number from the last four digits (an American Express number has 15 digits). */
-const maskedOf = (last4: string, brand: string | undefined): string =>
-  '*'.repeat(brand === 'amex' ? 11 : 12) + last4;
-
 export async function accountUpdatesOf(
   stripe: Stripe,
   accounts: Accounts,
@@ -128,25 +124,8 @@ export async function accountUpdatesOf(
       ),
     );
     for (const event of events) {
-      const method = event.data.object as Stripe.PaymentMethod;
-      const card = method.card;
-      const at = isoOf(event.created);
-      if (typeof method.customer !== 'string' || !card || at < since || at >= until) continue;
-      const token = vaultToken({ customer: method.customer, paymentMethod: method.id });
-      const before = (
-        event.data.previous_attributes as { card?: Partial<Stripe.PaymentMethod.Card> } | undefined
-      )?.card;
-      const expiry = { expiryMonth: card.exp_month, expiryYear: card.exp_year };
-      const base = { updateId: event.id, token, at };
-      if (before?.last4 !== undefined || before?.fingerprint !== undefined)
-        updates.push({
-          ...base,
-          kind: 'new_number',
-          maskedAccountNumber: maskedOf(card.last4, card.brand),
-          ...(card.fingerprint ? { fingerprint: card.fingerprint } : {}),
-          ...expiry,
-        });
-      else updates.push({ ...base, kind: 'new_expiry', ...expiry });
+      const update = accountUpdateOf(event);
+      if (update && update.at >= since && update.at < until) updates.push(update);
     }
   }
   return updates.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.updateId < b.updateId ? -1 : 1));

@@ -13,6 +13,7 @@ import { nextCutoff, type SettlementSchedule } from '#processor/cut-offs';
 import {
   ProcessorUnavailableError,
   type AccountUpdate,
+  type NoticePage,
   type PaymentProcessor,
   type ProcessorActivity,
   type ReversalRequest,
@@ -26,6 +27,7 @@ import {
 import { BadRequestError } from '#shared/errors';
 import type { ConnectedAccounts } from './accounts';
 import { accountUpdatesOf, activityOf } from './activity';
+import { listStripeNotices } from './notices';
 import { declined, declinedCharge, refused, reversalAnswer, saleAnswer } from './answers';
 import {
   attempt,
@@ -301,6 +303,14 @@ export class StripeProcessor implements PaymentProcessor {
       until,
       new Date(this.now()).toISOString(),
     );
+  }
+
+  /** Stripe's events of every connected account since the cursor, as notices (notices.ts). */
+  async listNotices(request: { cursor?: string; limit: number; now?: string }): Promise<NoticePage> {
+    return listStripeNotices(this.stripe, await this.accounts.all(), {
+      ...request,
+      now: request.now ?? new Date(this.now()).toISOString(),
+    });
   }
 
   async accountUpdates(

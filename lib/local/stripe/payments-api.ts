@@ -278,8 +278,13 @@ export function listRefunds(account: AccountState, params: Params) {
 
 export function listEvents(account: AccountState, params: Params) {
   const inWindow = createdFilter(params.created);
+  // `type` (one) or `types` (several, as `types[0]=…`), as Stripe filters them.
+  const types = Array.isArray(params.types) ? (params.types as unknown[]) : undefined;
   const items = account.events.filter(
-    (e) => inWindow(e.created) && (params.type === undefined || e.type === params.type),
+    (e) =>
+      inWindow(e.created) &&
+      (params.type === undefined || e.type === params.type) &&
+      (types === undefined || types.includes(e.type)),
   );
   const { data, hasMore } = page(items, params);
   return listObject('/v1/events', data, hasMore);
@@ -326,6 +331,26 @@ export function settleDebits(state: StandInState): void {
       state.emit(account, 'payment_intent.payment_failed', failed);
     }
   }
+}
+
+/**
+ * Test helper: a dispute moves on (evidence submitted: `under_review`) or closes (`won`, `lost`),
+ * with its event, as Stripe's test mode does when evidence is submitted.
+ */
+export function moveDispute(
+  state: StandInState,
+  account: AccountState,
+  id: string,
+  status: 'under_review' | 'won' | 'lost',
+): Stripe.Event {
+  const dispute = account.disputes.get(id);
+  if (!dispute) throw noSuch('dispute', id);
+  const moved: Stripe.Dispute = { ...dispute, status };
+  account.disputes.set(id, moved);
+  const previous = { status: dispute.status };
+  return status === 'under_review'
+    ? state.emit(account, 'charge.dispute.updated', moved, previous)
+    : state.emit(account, 'charge.dispute.closed', moved, previous);
 }
 
 /** Test helper: Stripe's card updater changed a vaulted card (a new expiry, or a new number). */

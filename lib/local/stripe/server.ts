@@ -19,6 +19,7 @@ import {
   listEvents,
   listPaymentIntents,
   listRefunds,
+  moveDispute,
   retrievePaymentIntent,
   settleDebits,
   updateCard,
@@ -154,6 +155,14 @@ export async function startStripeStandIn(options: StripeStandInOptions): Promise
         state.account(String(input.account)),
         String(input.paymentMethod),
         input.change as never,
+      );
+      return send(res, 200, JSON.stringify(event));
+    } else if (path === '/_stand-in/disputes') {
+      const event = moveDispute(
+        state,
+        state.account(String(input.account)),
+        String(input.dispute),
+        input.status as never,
       );
       return send(res, 200, JSON.stringify(event));
     } else

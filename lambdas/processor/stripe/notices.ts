@@ -1,0 +1,304 @@
+/**
+ * Stripe's events as the processor port's notices (docs/integrating.md "Stripe's events"): what
+ * the backstop lists (`listNotices`) and what Stripe's webhooks will carry, read by one mapping.
+ *
+ * - `payment_intent.succeeded` of a bank debit: it cleared;
+ * - `payment_intent.payment_failed` of a bank debit (it was `processing`): it was returned, its
+ *   ACH failure code read as the Nacha return code it stands for;
+ * - `charge.dispute.created|updated|closed`: the card charge's dispute (Stripe's `warning_*`
+ *   statuses, an inquiry before a chargeback, as `inquiry`); a dispute of a bank debit is how
+ *   Stripe reports some unauthorized returns, so it is one (`R10`);
+ * - `payment_method.automatically_updated`: a card network's account update.
+ *
+ * Every other event is not a notice. An event's `noticeId` is its id, so a webhook and the
+ * listing of the same event are one notice, applied once.
+ */
+import type Stripe from 'stripe';
+import type { AccountUpdate, NoticeCharge, NoticePage, ProcessorNotice } from '#processor/processor';
+import { isoOf, KEY_FIELD, must } from './calls';
+import { vaultToken } from './vault-token';
+
+type Accounts = readonly { merchantId: string; account: string }[];
+
+/**
+ * Stripe's ACH failure codes (its `failure_code` of a failed debit) and the Nacha return codes
+ * they stand for. Stripe folds the unauthorized returns (R05, R07, R10, R29, R51) into
+ * `debit_not_authorized`: read as R10. A code not listed is `R99` (category `other`, Stripe's
+ * message kept as the reason), so that no return is lost for want of a code.
+ */
+const ACH_RETURN_CODES: Readonly<Record<string, string>> = {
+  insufficient_funds: 'R01',
+  account_closed: 'R02',
+  no_account: 'R03',
+  invalid_account_number: 'R04',
+  debit_not_authorized: 'R10',
+  bank_ownership_changed: 'R12',
+  account_frozen: 'R16',
+  bank_account_restricted: 'R16',
+};
+export const UNKNOWN_RETURN_CODE = 'R99';
+
+/** Stripe's dispute statuses as the service's (`warning_*`: an inquiry, no money moved yet). */
+const DISPUTE_STATUSES: Readonly<
+  Record<string, 'inquiry' | 'needs_response' | 'under_review' | 'won' | 'lost'>
+> = {
+  warning_needs_response: 'inquiry',
+  warning_under_review: 'inquiry',
+  // An inquiry closed without a chargeback: the merchant keeps the money.
+  warning_closed: 'won',
+  needs_response: 'needs_response',
+  under_review: 'under_review',
+  won: 'won',
+  lost: 'lost',
+  // Stripe stopped the dispute before it became a chargeback.
+  prevented: 'won',
+};
+
+const isBankDebit = (intent: Stripe.PaymentIntent): boolean =>
+  intent.payment_method_types.includes('us_bank_account');
+
+const chargeOf = (intent: Stripe.PaymentIntent): NoticeCharge | undefined => {
+  const key = intent.metadata?.[KEY_FIELD];
+  return key === undefined ? undefined : { processorTransactionId: intent.id, idempotencyKey: key };
+};
+
+/** A masked number from the last four digits (an American Express number has 15 digits). */
+export const maskedOf = (last4: string, brand: string | undefined): string =>
+  '*'.repeat(brand === 'amex' ? 11 : 12) + last4;
+
+/** A `payment_method.automatically_updated` event as an account update, if it is one of a vaulted card. */
+export function accountUpdateOf(event: Stripe.Event): AccountUpdate | undefined {
+  const method = event.data.object as Stripe.PaymentMethod;
+  const card = method.card;
+  if (typeof method.customer !== 'string' || !card) return undefined;
+  const token = vaultToken({ customer: method.customer, paymentMethod: method.id });
+  const before = (event.data.previous_attributes as { card?: Partial<Stripe.PaymentMethod.Card> } | undefined)
+    ?.card;
+  const base = { updateId: event.id, token, at: isoOf(event.created) };
+  const expiry = { expiryMonth: card.exp_month, expiryYear: card.exp_year };
+  if (before?.last4 !== undefined || before?.fingerprint !== undefined)
+    return {
+      ...base,
+      kind: 'new_number',
+      maskedAccountNumber: maskedOf(card.last4, card.brand),
+      ...(card.fingerprint ? { fingerprint: card.fingerprint } : {}),
+      ...expiry,
+    };
+  return { ...base, kind: 'new_expiry', ...expiry };
+}
+
+/**
+ * The PaymentIntent a dispute is about, read from Stripe (a dispute names it but carries none of
+ * the service's metadata); undefined when it is not one the service made.
+ */
+export type IntentReader = (account: string, id: string) => Promise<Stripe.PaymentIntent | undefined>;
+
+/** One of Stripe's events as a notice for `merchantId`, or undefined when it is not one. */
+export async function noticeOfEvent(
+  event: Stripe.Event,
+  merchantId: string,
+  account: string,
+  readIntent: IntentReader,
+): Promise<ProcessorNotice | undefined> {
+  const occurredAt = isoOf(event.created);
+  const base = { noticeId: event.id, merchantId, occurredAt, sequence: event.created * 1000 };
+  switch (event.type) {
+    case 'payment_intent.succeeded': {
+      const intent = event.data.object;
+      const charge = chargeOf(intent);
+      if (!isBankDebit(intent) || !charge) return undefined;
+      return { ...base, kind: 'cleared', objectId: intent.id, charge, clearedAt: occurredAt };
+    }
+    case 'payment_intent.payment_failed': {
+      const intent = event.data.object;
+      const charge = chargeOf(intent);
+      if (!isBankDebit(intent) || !charge) return undefined;
+      const failure = intent.last_payment_error;
+      const code = (failure?.code !== undefined && ACH_RETURN_CODES[failure.code]) || UNKNOWN_RETURN_CODE;
+      return {
+        ...base,
+        kind: 'returned',
+        objectId: intent.id,
+        charge,
+        code,
+        ...(failure?.message !== undefined && { reason: failure.message }),
+        returnedAt: occurredAt,
+      };
+    }
+    case 'charge.dispute.created':
+    case 'charge.dispute.updated':
+    case 'charge.dispute.closed': {
+      const dispute = event.data.object;
+      const intentId =
+        typeof dispute.payment_intent === 'string' ? dispute.payment_intent : dispute.payment_intent?.id;
+      const intent = intentId === undefined ? undefined : await readIntent(account, intentId);
+      const charge = intent && chargeOf(intent);
+      if (!intent || !charge) return undefined;
+      if (isBankDebit(intent))
+        return event.type === 'charge.dispute.created'
+          ? {
+              ...base,
+              kind: 'returned',
+              objectId: intent.id,
+              charge,
+              code: 'R10',
+              reason: `Disputed as ${dispute.reason}`,
+              returnedAt: occurredAt,
+            }
+          : undefined;
+      const status = DISPUTE_STATUSES[dispute.status];
+      if (status === undefined) return undefined;
+      const kind =
+        event.type === 'charge.dispute.created'
+          ? 'dispute_opened'
+          : event.type === 'charge.dispute.closed'
+            ? 'dispute_closed'
+            : 'dispute_updated';
+      const dueBy = dispute.evidence_details?.due_by;
+      return {
+        ...base,
+        kind,
+        objectId: dispute.id,
+        charge,
+        disputeId: dispute.id,
+        status,
+        reason: dispute.reason,
+        amountCents: dispute.amount,
+        ...(typeof dueBy === 'number' && { evidenceDueBy: isoOf(dueBy) }),
+      };
+    }
+    case 'payment_method.automatically_updated': {
+      const update = accountUpdateOf(event);
+      return update && { ...base, kind: 'account_update', objectId: update.token, update };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The event types that can be notices: what the listing asks Stripe for. */
+export const NOTICE_EVENT_TYPES = [
+  'payment_intent.succeeded',
+  'payment_intent.payment_failed',
+  'charge.dispute.created',
+  'charge.dispute.updated',
+  'charge.dispute.closed',
+  'payment_method.automatically_updated',
+] as const;
+
+/**
+ * How far back a listing from a `t:` cursor reaches: an event Stripe records a little late is
+ * listed by the next run; the marks make a relisted notice change nothing.
+ */
+const RELIST_SECONDS = 300;
+/** The longest stretch of time one run lists (a backstop that fell behind catches up by stretches). */
+const WINDOW_SECONDS = 3600;
+/** The most events one run reads of one account (bounded work); a busier stretch is narrowed. */
+const MAX_EVENTS_PER_ACCOUNT = 2000;
+
+/**
+ * The cursor:
+ * - `t:<unix seconds>`: the listing was complete up to then (list from five minutes before it);
+ * - `from:<unix seconds>`: a stretch was cut short: list on from that second exactly;
+ * - `after:<unix seconds>:<event id>`: a run stopped at its limit: list on after that event.
+ * None (or another processor's): from the start of the last stretch before now.
+ */
+function parseCursor(
+  cursor: string | undefined,
+  now: number,
+): { since: number; after?: { created: number; id: string } } {
+  const at = /^t:(\d+)$/.exec(cursor ?? '');
+  if (at) return { since: Number(at[1]) - RELIST_SECONDS };
+  const from = /^from:(\d+)$/.exec(cursor ?? '');
+  if (from) return { since: Number(from[1]) };
+  const after = /^after:(\d+):(evt_\w+)$/.exec(cursor ?? '');
+  if (after) return { since: Number(after[1]), after: { created: Number(after[1]), id: after[2]! } };
+  return { since: now - WINDOW_SECONDS };
+}
+
+/** A listed event; `age` is its place in its account's listing (Stripe's, newest first). */
+type Listed = { event: Stripe.Event; merchantId: string; account: string; age: number };
+/** Oldest first: by second, and within a second in Stripe's own order. */
+const order = (a: Listed, b: Listed): number =>
+  a.event.created - b.event.created || b.age - a.age || (a.account < b.account ? -1 : 1);
+
+/**
+ * The account's notice events from `since` to `until` (seconds, inclusive), or undefined when
+ * there are more than MAX_EVENTS_PER_ACCOUNT of them (Stripe lists newest first: a listing cut
+ * short misses the oldest, which must come first).
+ */
+async function eventsOf(
+  stripe: Stripe,
+  account: string,
+  since: number,
+  until: number,
+): Promise<Stripe.Event[] | undefined> {
+  return must('notice listing', async () => {
+    const events: Stripe.Event[] = [];
+    const list = stripe.events.list(
+      { types: [...NOTICE_EVENT_TYPES], created: { gte: since, lte: until }, limit: 100 },
+      { stripeAccount: account },
+    );
+    for await (const event of list) {
+      if (events.length === MAX_EVENTS_PER_ACCOUNT) return undefined;
+      events.push(event);
+    }
+    return events;
+  });
+}
+
+/** Where a listing resumes: after the event a run stopped at (should it be gone, after its second). */
+function resumeIndex(sorted: readonly Listed[], after: { created: number; id: string } | undefined): number {
+  if (after === undefined) return 0;
+  const at = sorted.findIndex(({ event }) => event.id === after.id);
+  if (at >= 0) return at + 1;
+  const later = sorted.findIndex(({ event }) => event.created > after.created);
+  return later >= 0 ? later : sorted.length;
+}
+
+/**
+ * The notices of every connected account since the cursor, oldest first, at most `limit`: the
+ * backstop's listing (bounded: one stretch of at most an hour, at most MAX_EVENTS_PER_ACCOUNT
+ * events of each account). Events that are not notices are passed over (the cursor moves past
+ * them). `more` says a run should list again at once.
+ */
+export async function listStripeNotices(
+  stripe: Stripe,
+  accounts: Accounts,
+  request: { cursor?: string; limit: number; now: string },
+): Promise<NoticePage> {
+  const now = Math.floor(Date.parse(request.now) / 1000);
+  const { since, after } = parseCursor(request.cursor, now);
+  // A stretch from `since`, narrowed when an account has too many events in it.
+  let until = Math.min(now, since + WINDOW_SECONDS);
+  const listed: Listed[] = [];
+  for (const { merchantId, account } of accounts) {
+    let events = await eventsOf(stripe, account, since, until);
+    // Too many: half the stretch, until it fits (the accounts listed before keep what falls in it).
+    while (events === undefined) {
+      if (until === since)
+        throw new Error(`more than ${MAX_EVENTS_PER_ACCOUNT} notice events of ${account} in one second`);
+      until = since + Math.floor((until - since) / 2);
+      events = await eventsOf(stripe, account, since, until);
+    }
+    events.forEach((event, age) => listed.push({ event, merchantId, account, age }));
+  }
+  const sorted = listed.filter(({ event }) => event.created <= until).sort(order);
+  const pending = sorted.slice(resumeIndex(sorted, after));
+  const readIntent: IntentReader = (account, id) =>
+    must('dispute’s payment', () => stripe.paymentIntents.retrieve(id, {}, { stripeAccount: account }));
+  const notices: ProcessorNotice[] = [];
+  let stoppedAfter: Stripe.Event | undefined;
+  for (const [index, { event, merchantId, account }] of pending.entries()) {
+    if (notices.length >= Math.max(1, request.limit)) {
+      stoppedAfter = pending[index - 1]!.event;
+      break;
+    }
+    const notice = await noticeOfEvent(event, merchantId, account, readIntent);
+    if (notice) notices.push(notice);
+  }
+  if (stoppedAfter)
+    return { notices, cursor: `after:${stoppedAfter.created}:${stoppedAfter.id}`, more: true };
+  if (until < now) return { notices, cursor: `from:${until + 1}`, more: true };
+  return { notices, cursor: `t:${now}`, more: false };
+}
