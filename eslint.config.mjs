@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 /**
  * The folders of lambdas/ that hold handlers, one file per entry point (contract/ names them), by
  * kind: API routes, non-production triggers, state machine tasks, EventBridge schedules, queue and
- * stream consumers. The README's layer picture lists them (test/unit/docs-sync.test.ts).
+ * stream consumers, the processors' inbound webhooks. The README's layer picture lists them (test/unit/docs-sync.test.ts).
  */
 export const HANDLER_FOLDERS = [
   'groups',
@@ -22,6 +22,7 @@ export const HANDLER_FOLDERS = [
   'void-or-refund',
   'scheduled',
   'notifications',
+  'processor-events',
 ];
 
 /** What no file of lambdas/ imports: the infrastructure, the tools and the tests. */

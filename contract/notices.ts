@@ -15,3 +15,19 @@ export const NOTICE_BACKSTOP_JOB = {
   /** Notices listed a page at a time; held notices and follow-ups taken a batch at a time. */
   pageSize: 100,
 } as const;
+
+/**
+ * The processors' inbound webhook routes (DESIGN section 6, "A real processor: Stripe"): outside
+ * the merchants' API (no bearer token: the processor signs each body), on a stage whose processor
+ * sends them only. CDK (lib/cdk/processor-events.ts) and the local runtime read it.
+ */
+export const PROCESSOR_EVENTS = {
+  stripe: {
+    method: 'POST',
+    path: '/processor-events/stripe',
+    handler: 'processor-events/stripe',
+    /** A larger body is 413, unread (Stripe's events are a few KB). */
+    maxBodyBytes: 256 * 1024,
+    timeoutSeconds: 29,
+  },
+} as const;

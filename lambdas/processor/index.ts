@@ -54,6 +54,11 @@ function loadedOnUse(
     settlementTime,
     listActivity: async (since, until) => (await ready()).listActivity(since, until),
     accountUpdates: async (since, until) => (await ready()).accountUpdates(since, until),
+    readWebhook: async (r) => {
+      const processor = await ready();
+      if (!processor.readWebhook) return { verified: false, why: 'the processor sends no webhooks' };
+      return processor.readWebhook(r);
+    },
     // Every adapter loaded on use lists its notices (Stripe's events); none brings them forward.
     listNotices: async (r) => {
       const processor = await ready();

@@ -271,6 +271,25 @@ export interface NoticePage {
   more: boolean;
 }
 
+/**
+ * A processor's webhook as its inbound route received it: the raw body, the headers (lower-case
+ * names), and the endpoint's signing secret (read by the route's function alone, on first use).
+ */
+export interface WebhookRequest {
+  body: string;
+  headers: Readonly<Record<string, string | undefined>>;
+  signingSecret: () => Promise<string>;
+}
+
+/**
+ * What a processor's webhook said, once verified: its notices (none when it is of an unknown
+ * account or of a kind that is not a notice: `ignored` says which), or why it was refused
+ * (verified before anything of it is read).
+ */
+export type WebhookReading =
+  | { verified: false; why: string }
+  | { verified: true; notices: ProcessorNotice[]; ignored?: 'unknown_account' | 'not_a_notice' };
+
 export interface PaymentProcessor {
   /** Vaults an account number and returns a token; the number is not kept by the caller. */
   tokenize(request: TokenizeRequest): Promise<Vaulted>;
@@ -318,6 +337,11 @@ export interface PaymentProcessor {
    * forward to now (they are then listed, and delivered, at once); answers how many.
    */
   noticesNow?(request: { merchantId: string }): Promise<{ broughtForward: number }>;
+  /**
+   * The processor's signed webhook (its inbound route, `POST /processor-events/<processor>`):
+   * verified, then read as notices. A processor that sends none leaves it out.
+   */
+  readWebhook?(request: WebhookRequest): Promise<WebhookReading>;
 }
 
 /** Thrown when the processor could not be reached or gave no definite answer: retry with the same key. */

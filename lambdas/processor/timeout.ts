@@ -36,5 +36,7 @@ export function withProcessorTimeout(inner: PaymentProcessor, ms: number): Payme
     // Listed by the notices' backstop job (minutes), and the test clock's bring-forward.
     ...(inner.listNotices && { listNotices: (r) => inner.listNotices!(r) }),
     ...(inner.noticesNow && { noticesNow: (r) => bounded(inner.noticesNow!(r), ms, 'notices') }),
+    // A webhook's reading asks the processor at most once (a dispute's charge).
+    ...(inner.readWebhook && { readWebhook: (r) => bounded(inner.readWebhook!(r), ms, 'webhook') }),
   };
 }

@@ -112,6 +112,8 @@ export interface FunctionConfig {
   readonly idempotencyHashKey: string | undefined;
   /** STRIPE_SECRET_KEY: where the Stripe secret key is (OPTIONAL_VARIABLES below). */
   readonly stripeSecretKey: string | undefined;
+  /** PROCESSOR_WEBHOOK_SECRET: where the processor's webhook signing secret is (OPTIONAL_VARIABLES below). */
+  readonly processorWebhookSecret: string | undefined;
   /**
    * WEBHOOK_ALLOW_LOOPBACK (`true` only in the local runtime): webhook URLs on 127.0.0.1 and
    * localhost are accepted. The cloud never sets it.
@@ -146,6 +148,12 @@ const OPTIONAL_VARIABLES = {
    * of a Stripe stage have it.
    */
   stripeSecretKey: 'STRIPE_SECRET_KEY',
+  /**
+   * PROCESSOR_WEBHOOK_SECRET: where the signing secret of the stage's webhook endpoint at its
+   * processor (Stripe: `whsec_…`) is, as STRIPE_SECRET_KEY; only the function of the processor's
+   * inbound route (`POST /processor-events/<processor>`) has it.
+   */
+  processorWebhookSecret: 'PROCESSOR_WEBHOOK_SECRET',
 } as const;
 type OptionalSetting = keyof typeof OPTIONAL_VARIABLES;
 
@@ -240,6 +248,7 @@ export function loadConfig(env: Env): FunctionConfig {
     webhookSecretKey: text(env, OPTIONAL_VARIABLES.webhookSecretKey),
     idempotencyHashKey: text(env, OPTIONAL_VARIABLES.idempotencyHashKey),
     stripeSecretKey: text(env, OPTIONAL_VARIABLES.stripeSecretKey),
+    processorWebhookSecret: text(env, OPTIONAL_VARIABLES.processorWebhookSecret),
     webhookAllowLoopback: text(env, 'WEBHOOK_ALLOW_LOOPBACK') === 'true',
     webhookRetryScale: scale(env, 'WEBHOOK_RETRY_SCALE'),
     emitMetrics: text(env, 'EMIT_METRICS') !== 'false',

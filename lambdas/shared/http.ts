@@ -334,3 +334,44 @@ function merchantHandler<R extends Route, M extends AuthorizedMerchant>(
       return json(result.status, result.body, result.headers);
     });
 }
+
+/**
+ * The builder of an inbound route that a processor calls (`POST /processor-events/<processor>`):
+ * no bearer token (the processor signs its body instead, checked by `fn` before it reads any of
+ * it), the raw body as sent, at most `maxBytes` of it (413 beyond). The answer and errors are as
+ * every route's; the access log names neither body nor headers.
+ */
+export function inboundRoute(
+  maxBytes: number,
+  fn: (request: {
+    body: string;
+    headers: Record<string, string | undefined>;
+    now: Date;
+  }) => Promise<ApiResult>,
+) {
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
+    .use(traceInvocations())
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use({ onError: (request) => void (request.response = errorResponse(request.error)) })
+    .handler(async (event) => {
+      const now = clock.now();
+      const raw = event.body ?? '';
+      const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
+      let result: ApiResult;
+      if (bytes.length > maxBytes)
+        result = { status: 413, body: errorBody(413, `the body is over ${maxBytes} bytes`) };
+      else {
+        const headers: Record<string, string | undefined> = {};
+        for (const [name, value] of Object.entries(event.headers ?? {}))
+          headers[name.toLowerCase()] = typeof value === 'string' ? value : undefined;
+        result = await fn({ body: bytes.toString('utf8'), headers, now });
+      }
+      logger.info('request', {
+        method: event.httpMethod,
+        resource: event.resource,
+        status: result.status,
+        ms: clock.nowMs() - now.getTime(),
+      });
+      return json(result.status, result.body, { ...result.headers });
+    });
+}

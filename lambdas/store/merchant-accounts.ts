@@ -19,6 +19,8 @@ interface MerchantAccounts {
   vaulting(merchantId: string, account: string): Promise<void>;
   /** After vaulting: whether the merchant's account is still `account` (read afresh). */
   stillMapped(merchantId: string, account: string): Promise<boolean>;
+  /** The way back: the merchant (11-digit MID) whose account it is, or undefined (kept once found). */
+  merchantOf(account: string): Promise<string | undefined>;
 }
 
 export function merchantAccountsAt(
@@ -28,6 +30,7 @@ export function merchantAccountsAt(
 ): MerchantAccounts {
   const known = new Map<string, string>();
   const marked = new Set<string>();
+  const owners = new Map<string, string>();
   const read = async (merchantId: string): Promise<string | undefined> => {
     const { Item } = await db.send(
       new GetCommand({
@@ -70,6 +73,16 @@ export function merchantAccountsAt(
         }),
       );
       marked.add(mark);
+    },
+    async merchantOf(account) {
+      const cached = owners.get(account);
+      if (cached !== undefined) return cached;
+      const { Item } = await db.send(
+        new GetCommand({ TableName: tableName, Key: keys.processorAccount(processor, account) }),
+      );
+      const merchantId = Item?.merchantId as string | undefined;
+      if (merchantId !== undefined) owners.set(account, merchantId);
+      return merchantId;
     },
     async stillMapped(merchantId, account) {
       const now = await read(merchantId);

@@ -274,7 +274,7 @@ export class ServiceApi extends Construct {
  * A Lambda proxy integration of a function, as LambdaIntegration makes it but without its invoke
  * permission, which ServiceApi adds beside the function (the function may be in another stack).
  */
-function lambdaProxy(fn: lambda.IFunction): apigw.Integration {
+export function lambdaProxy(fn: lambda.IFunction): apigw.Integration {
   return new apigw.AwsIntegration({
     proxy: true,
     service: 'lambda',

@@ -7,6 +7,8 @@ import { CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { Stage } from '../../contract/stage';
 import { ServiceApi, type ServiceApiProps } from './api';
+import { StripeEventsRoute } from './processor-events';
+import { PROCESSOR_EVENTS } from '../../contract/notices';
 import { ServiceAuth } from './auth';
 import { SERVICE_NAME } from './service-function';
 import { ServiceTable } from './table';
@@ -228,6 +230,15 @@ export class ServiceStack extends Stack {
         configureFunction?.(fn, handler, handlerRoutes);
       },
     });
+
+    // A Stripe stage takes Stripe's webhooks beside the API (lib/cdk/processor-events.ts).
+    if (this.processor === 'stripe')
+      new StripeEventsRoute(this, 'StripeEvents', {
+        stage,
+        table: this.table.table,
+        api: this.api.api,
+        functionScope: nested.of(apiStackOf(PROCESSOR_EVENTS.stripe.handler)),
+      });
 
     // The web application firewall on the API's stage (lib/cdk/waf.ts).
     this.waf = new ServiceWaf(this, 'Waf', {

@@ -143,6 +143,7 @@ export async function installFaults(): Promise<LocalRoute> {
     ...(processor.settleNow && { settleNow: (r) => processor.settleNow!(r) }),
     ...(processor.listNotices && { listNotices: (r) => processor.listNotices!(r) }),
     ...(processor.noticesNow && { noticesNow: (r) => processor.noticesNow!(r) }),
+    ...(processor.readWebhook && { readWebhook: (r) => processor.readWebhook!(r) }),
     async sale(request) {
       const paymentId = chargedPaymentId(request.idempotencyKey);
       if (paymentId !== undefined && failCharges.has(paymentId))

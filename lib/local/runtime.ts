@@ -30,6 +30,7 @@ import { localClients, localMerchants } from './identities';
 import { ensureTable } from './table';
 import { MerchantRegistry } from '../../lambdas/store/merchants';
 import type { LocalStripe } from './stripe-local';
+import { localProcessorEventsRoute } from './processor-events';
 
 interface RuntimeOptions {
   port: number;
@@ -109,7 +110,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     let mapMerchants: typeof import('./stripe-local').mapLocalMerchants | undefined;
     if (process.env.PROCESSOR === 'stripe') {
       const { startLocalStripe, mapLocalMerchants } = await import('./stripe-local');
-      stripe = await startLocalStripe(dataDir);
+      stripe = await startLocalStripe(dataDir, options.port);
       mapMerchants = mapLocalMerchants;
     }
     const sesPort = options.sesPort ?? 8005;
@@ -179,6 +180,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       ['GET /__local/emails', sesStore(`http://127.0.0.1:${sesPort}`)],
       ...webhooks.routes,
       ...notifications.routes,
+      ...(stripe ? [await localProcessorEventsRoute(stage)] : []),
       ...docsRoutes(stage, url),
       rootRoute(url),
     ]);

@@ -9,6 +9,7 @@
  * set), the same script with the same answers.
  */
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,6 +17,9 @@ import { promisify } from 'node:util';
 import { launchLocalRuntime } from '#lib/local/launcher';
 import { localStripeAccounts } from '#lib/local/stripe-local';
 import { farSettlementSeconds } from '#support/settlement-timing';
+import { MID, TESTER } from '#support/api';
+import { checkingInput } from '#support/fixtures/inputs';
+import { until } from '#support/webhook-receiver';
 
 const run = promisify(execFile);
 
@@ -47,6 +51,7 @@ test.each(['sandbox', 'stripe'] as const)(
         SANDBOX_SETTLEMENT_SECONDS: farSettlementSeconds(),
         SETTLEMENT_POLL_SECONDS: '1',
         LOCAL_DUE_SWEEP_SECONDS: '0',
+        LOCAL_NOTICES_TIMER: 'off',
       },
     });
     // The guide saves files (`-o report.xlsx`) where it runs: a directory of its own, not the checkout.
@@ -85,6 +90,7 @@ test.each(['sandbox', 'stripe'] as const)(
         const intents = ((await listed.json()) as { data: { status: string }[] }).data;
         expect(intents.length).toBeGreaterThanOrEqual(4);
         expect(intents.every((i) => i.status === 'succeeded')).toBe(true);
+        await moneyComesBackByStripeWebhook(runtime.url);
       }
     } finally {
       rmSync(workDir, { recursive: true, force: true });
@@ -93,6 +99,70 @@ test.each(['sandbox', 'stripe'] as const)(
   },
   150_000,
 );
+
+/**
+ * Stripe's webhooks reach the runtime's `POST /processor-events/stripe` (the notices backstop's
+ * timer is off here: nothing else brings a notice): a debit of Stripe's R01 test account fails at
+ * the stand-in moments later, which signs the event and sends it; the sale turns `Returned`. A
+ * webhook that does not verify is 400, one over 256 KB 413, and neither changes anything.
+ */
+async function moneyComesBackByStripeWebhook(url: string): Promise<void> {
+  const tokenAnswer = await fetch(`${url}/oauth2/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${TESTER.id}:${TESTER.secret}`).toString('base64')}`,
+    },
+    body: 'grant_type=client_credentials',
+  });
+  const { access_token } = (await tokenAnswer.json()) as { access_token: string };
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${url}/v1/rest/merchants/${MID}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${access_token}`,
+        ...(body !== undefined && { 'content-type': 'application/json', 'idempotency-key': randomUUID() }),
+      },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  };
+  const payor = await api('POST', '/payors', {
+    paymentMethod: {
+      ...checkingInput({ accountNumber: '000222222227' }),
+      mandate: { acceptedAt: new Date(Date.now() - 60_000).toISOString(), method: 'paper' },
+    },
+  });
+  expect(payor.status).toBe(201);
+  const sold = await api('POST', '/transactions', {
+    profileId: `${payor.body.payorId}/${payor.body.defaultPaymentMethodId}`,
+    amount: 40,
+  });
+  expect(sold).toMatchObject({ status: 201, body: { status: 'Approved', cleared: false } });
+  const transactionId = sold.body.transactionId as string;
+  const returned = await until('the return delivered by Stripe’s webhook', async () => {
+    const got = await api('GET', `/transactions/${transactionId}`);
+    return got.body.status === 'Returned' && got.body;
+  });
+  expect(returned).toMatchObject({ return: { code: 'R01', category: 'nsf' } });
+
+  const forged = await fetch(`${url}/processor-events/stripe`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' },
+    body: JSON.stringify({ id: 'evt_forged', type: 'payment_intent.payment_failed' }),
+  });
+  expect(forged.status).toBe(400);
+  expect(await forged.json()).toMatchObject({
+    responseCode: 400,
+    message: expect.stringContaining('Stripe-Signature'),
+  });
+  const huge = await fetch(`${url}/processor-events/stripe`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' },
+    body: JSON.stringify({ pad: 'x'.repeat(300 * 1024) }),
+  });
+  expect(huge.status).toBe(413);
+}
 
 const WALK_THROUGH_MID = '32350000077';
 

@@ -95,7 +95,9 @@ describe.each(['dev', 'prod'] as Stage[])('ScheduledPayments-%s on Stripe', (sta
         ['Allow', ['secretsmanager:GetSecretValue']],
       ]);
       expect(
-        resourcesOfStatement(reads[0]!).filter((r) => !/^\$\{IdempotencyHashKeySecret[0-9A-F]+\}$/.test(r)),
+        resourcesOfStatement(reads[0]!).filter(
+          (r) => !/^\$\{(IdempotencyHashKeySecret|StripeEventsSigningSecret)[0-9A-F]+\}$/.test(r),
+        ),
       ).toEqual([`\${${secretId}}`]);
       return [String(props(fn).FunctionName)];
     });
@@ -117,6 +119,33 @@ describe.each(['dev', 'prod'] as Stage[])('ScheduledPayments-%s on Stripe', (sta
       (fn) => props(fn).FunctionName === functionName(stage, 'transactions/create-sale'),
     )!;
     expect(Number(props(sale).Timeout)).toBeLessThan(29);
+  });
+
+  test("Stripe's webhooks: POST /processor-events/stripe without a token, its function alone has the signing secret, kept in prod", () => {
+    const methods = Object.values(resourcesOf(template, 'AWS::ApiGateway::Method')).filter(
+      (m) => props(m).OperationName === 'ReceiveStripeEvents',
+    );
+    expect(methods.map((m) => [props(m).HttpMethod, props(m).AuthorizationType])).toEqual([['POST', 'NONE']]);
+    const secrets = Object.entries(resourcesOf(template, 'AWS::SecretsManager::Secret')).filter(([id]) =>
+      id.startsWith('StripeEventsSigningSecret'),
+    );
+    expect(secrets.map(([, s]) => [props(s).Name, s.DeletionPolicy])).toEqual([
+      [`scheduled-payments/${stage}/stripe-webhook-secret`, stage === 'prod' ? 'Retain' : 'Delete'],
+    ]);
+    const signingId = secrets[0]![0];
+    const holders = Object.values(resourcesOf(template, 'AWS::Lambda::Function')).filter(
+      (fn) =>
+        variablesOf(fn).PROCESSOR_WEBHOOK_SECRET !== undefined ||
+        roleStatements(template, roleIdOf(fn)).some((st) =>
+          resourcesOfStatement(st).some((r) => r.includes(signingId)),
+        ),
+    );
+    expect(holders.map((fn) => props(fn).FunctionName)).toEqual([
+      functionName(stage, 'processor-events/stripe'),
+    ]);
+    expect(flatten(variablesOf(holders[0]!).PROCESSOR_WEBHOOK_SECRET)).toBe(
+      `secretsmanager:\${${signingId}}`,
+    );
   });
 
   test('no other role may reach the secret', () => {

@@ -16,6 +16,8 @@ export interface ConnectedAccounts {
   vaulting?(merchantId: string, account: string): Promise<void>;
   /** After vaulting: whether the merchant's account is still `account` (read afresh). */
   stillMapped?(merchantId: string, account: string): Promise<boolean>;
+  /** The way back: the merchant whose account it is (a webhook names the account), if any. */
+  merchantOf(account: string): Promise<string | undefined>;
 }
 
 /** A fixed mapping (tests). */
@@ -24,5 +26,6 @@ export function fixedAccounts(byMerchant: Readonly<Record<string, string>>): Con
   return {
     accountOf: async (merchantId) => byMerchant[merchantId],
     all: async () => entries,
+    merchantOf: async (account) => entries.find((e) => e.account === account)?.merchantId,
   };
 }

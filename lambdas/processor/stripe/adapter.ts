@@ -47,6 +47,7 @@ async function load(c: FunctionConfig, accounts: ConnectedAccounts): Promise<Str
     accounts,
     schedule: c.settlement,
     testClock: c.stripeMode === 'test',
+    live: c.stripeMode === 'live',
   });
 }
 

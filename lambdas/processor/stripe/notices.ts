@@ -36,7 +36,7 @@ const ACH_RETURN_CODES: Readonly<Record<string, string>> = {
   account_frozen: 'R16',
   bank_account_restricted: 'R16',
 };
-export const UNKNOWN_RETURN_CODE = 'R99';
+const UNKNOWN_RETURN_CODE = 'R99';
 
 /** Stripe's dispute statuses as the service's (`warning_*`: an inquiry, no money moved yet). */
 const DISPUTE_STATUSES: Readonly<
@@ -63,7 +63,7 @@ const chargeOf = (intent: Stripe.PaymentIntent): NoticeCharge | undefined => {
 };
 
 /** A masked number from the last four digits (an American Express number has 15 digits). */
-export const maskedOf = (last4: string, brand: string | undefined): string =>
+const maskedOf = (last4: string, brand: string | undefined): string =>
   '*'.repeat(brand === 'amex' ? 11 : 12) + last4;
 
 /** A `payment_method.automatically_updated` event as an account update, if it is one of a vaulted card. */
@@ -91,7 +91,13 @@ export function accountUpdateOf(event: Stripe.Event): AccountUpdate | undefined 
  * The PaymentIntent a dispute is about, read from Stripe (a dispute names it but carries none of
  * the service's metadata); undefined when it is not one the service made.
  */
-export type IntentReader = (account: string, id: string) => Promise<Stripe.PaymentIntent | undefined>;
+type IntentReader = (account: string, id: string) => Promise<Stripe.PaymentIntent | undefined>;
+
+/** Reads a PaymentIntent of a connected account (a dispute's). */
+export const intentReader =
+  (stripe: Stripe): IntentReader =>
+  (account, id) =>
+    must('dispute’s payment', () => stripe.paymentIntents.retrieve(id, {}, { stripeAccount: account }));
 
 /** One of Stripe's events as a notice for `merchantId`, or undefined when it is not one. */
 export async function noticeOfEvent(
@@ -177,7 +183,7 @@ export async function noticeOfEvent(
 }
 
 /** The event types that can be notices: what the listing asks Stripe for. */
-export const NOTICE_EVENT_TYPES = [
+const NOTICE_EVENT_TYPES = [
   'payment_intent.succeeded',
   'payment_intent.payment_failed',
   'charge.dispute.created',
@@ -285,8 +291,7 @@ export async function listStripeNotices(
   }
   const sorted = listed.filter(({ event }) => event.created <= until).sort(order);
   const pending = sorted.slice(resumeIndex(sorted, after));
-  const readIntent: IntentReader = (account, id) =>
-    must('dispute’s payment', () => stripe.paymentIntents.retrieve(id, {}, { stripeAccount: account }));
+  const readIntent = intentReader(stripe);
   const notices: ProcessorNotice[] = [];
   let stoppedAfter: Stripe.Event | undefined;
   for (const [index, { event, merchantId, account }] of pending.entries()) {

@@ -23,11 +23,14 @@ import {
   type TokenizeRequest,
   type UnansweredRequest,
   type Vaulted,
+  type WebhookReading,
+  type WebhookRequest,
 } from '#processor/processor';
 import { BadRequestError } from '#shared/errors';
 import type { ConnectedAccounts } from './accounts';
 import { accountUpdatesOf, activityOf } from './activity';
 import { listStripeNotices } from './notices';
+import { readStripeWebhook } from './webhook';
 import { declined, declinedCharge, refused, reversalAnswer, saleAnswer } from './answers';
 import {
   attempt,
@@ -65,6 +68,8 @@ interface StripeProcessorOptions {
    * own cut-off (both a void and a refund are Stripe refunds), so nothing is asked of Stripe.
    */
   testClock?: boolean;
+  /** Whether the key is a live-mode one: webhooks of the other mode are refused. @default false */
+  live?: boolean;
 }
 
 export class StripeProcessor implements PaymentProcessor {
@@ -72,6 +77,7 @@ export class StripeProcessor implements PaymentProcessor {
   private readonly accounts: ConnectedAccounts;
   private readonly schedule: SettlementSchedule;
   private readonly now: () => number;
+  private readonly live: boolean;
 
   constructor(options: StripeProcessorOptions) {
     this.stripe = options.stripe;
@@ -79,6 +85,7 @@ export class StripeProcessor implements PaymentProcessor {
     this.schedule = options.schedule;
     // Read at each use: the service's clock, which tests move.
     this.now = options.now ?? (() => clock.nowMs());
+    this.live = options.live ?? false;
     if (options.testClock === true)
       this.settleNow = async () => ({ settledAt: new Date(this.now()).toISOString() });
   }
@@ -302,6 +309,19 @@ export class StripeProcessor implements PaymentProcessor {
       since,
       until,
       new Date(this.now()).toISOString(),
+    );
+  }
+
+  /** A webhook Stripe sent, verified and read as notices (webhook.ts). */
+  async readWebhook(request: WebhookRequest): Promise<WebhookReading> {
+    return readStripeWebhook(
+      {
+        stripe: this.stripe,
+        live: this.live,
+        merchantOf: (account) => this.accounts.merchantOf(account),
+        now: this.now,
+      },
+      request,
     );
   }
 

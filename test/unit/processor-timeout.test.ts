@@ -1,0 +1,43 @@
+/**
+ * The adapter as functions get it (lambdas/processor/timeout.ts): every call bounded, and every
+ * optional call the adapter has kept. A wrapper that lists the calls it forwards drops a new one
+ * silently: the inbound webhook route answered 404 on a Stripe stage until the wrapper forwarded
+ * `readWebhook`.
+ */
+import type { PaymentProcessor } from '#processor/processor';
+import { withProcessorTimeout } from '#processor/timeout';
+
+/** An adapter with every call of the port, each answering its own name. */
+const everyCall = (): Required<PaymentProcessor> => {
+  const named = (name: string) => jest.fn(async () => name);
+  return {
+    tokenize: named('tokenize'),
+    sale: named('sale'),
+    void: named('void'),
+    refund: named('refund'),
+    reverseUnanswered: named('reverseUnanswered'),
+    settleNow: named('settleNow'),
+    settlementTime: jest.fn(() => 'settlementTime'),
+    listActivity: named('listActivity'),
+    accountUpdates: named('accountUpdates'),
+    listNotices: named('listNotices'),
+    noticesNow: named('noticesNow'),
+    readWebhook: named('readWebhook'),
+  } as unknown as Required<PaymentProcessor>;
+};
+
+test('defect: the timeout wrapper dropped readWebhook: every call of the adapter, optional ones included, is forwarded', async () => {
+  const inner = everyCall();
+  const wrapped = withProcessorTimeout(inner, 1000) as unknown as Record<
+    string,
+    (...a: unknown[]) => unknown
+  >;
+  expect(Object.keys(wrapped).sort()).toEqual(Object.keys(inner).sort());
+  for (const name of Object.keys(inner))
+    await expect(Promise.resolve(wrapped[name]!({}))).resolves.toBe(name);
+});
+
+test('an adapter without the optional calls is wrapped without them', () => {
+  const { settleNow: _s, listNotices: _l, noticesNow: _n, readWebhook: _r, ...required } = everyCall();
+  expect(Object.keys(withProcessorTimeout(required, 1000)).sort()).toEqual(Object.keys(required).sort());
+});
