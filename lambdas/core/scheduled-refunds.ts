@@ -29,6 +29,11 @@ export function refundResponse(refund: Refund): VoidOrRefundResponse {
       }),
     date: refund.date,
     ...(refund.sendAfter !== undefined && { scheduledFor: refund.sendAfter }),
+    ...(refund.heldUntilCleared === true &&
+      refund.status === 'Pending' && {
+        heldUntilCleared: true as const,
+        responseMessage: 'Held until the bank debit clears; sent then, Failed if it is returned first',
+      }),
   };
 }
 

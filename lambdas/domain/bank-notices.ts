@@ -124,10 +124,16 @@ export function bankNoticeEventType(kind: BankNoticeKind, ofPayment: boolean): E
 
 /**
  * The payment after its sale `after` cleared or was returned: its `authResponse` when it is that
- * sale's (a later retry's answer stays), and that sale's attempt. Undefined when the payment shows
- * neither (nothing of it changes).
+ * sale's (a later retry's answer stays), that sale's attempt, and the held refunds the return
+ * cancelled (`cancelled`, as after) among its `voidOrRefundResponses`. Undefined when the payment
+ * shows none of them (nothing of it changes).
  */
-export function paymentAfterNotice(payment: Payment, after: Transaction, now: Date): Payment | undefined {
+export function paymentAfterNotice(
+  payment: Payment,
+  after: Transaction,
+  now: Date,
+  cancelled: readonly Refund[] = [],
+): Payment | undefined {
   const id = after.transactionId;
   const auth = payment.authResponse;
   const ownsAuth = auth?.transactionId === id;
@@ -139,6 +145,19 @@ export function paymentAfterNotice(payment: Payment, after: Transaction, now: Da
   if (attempts && attemptIndex >= 0) {
     next.attempts = attempts.map((a, i) => (i === attemptIndex ? attemptAfter(a, after) : a));
   }
+  if (payment.voidOrRefundResponses && cancelled.length > 0)
+    next.voidOrRefundResponses = payment.voidOrRefundResponses.map((r) => {
+      const refund = cancelled.find((c) => r.type === 'Refund' && r.transactionId === c.refundId);
+      if (!refund) return r;
+      const failed = {
+        ...r,
+        status: refund.status,
+        responseCode: refund.responseCode!,
+        responseMessage: refund.responseMessage!,
+      };
+      delete failed.heldUntilCleared;
+      return failed;
+    });
   return next;
 }
 

@@ -13,6 +13,9 @@ import { runNoticeBackstop } from '#core/notice-backstop';
 import { refundSale, voidSale } from '#core/reversals';
 import { listReturns } from '#core/returns';
 import { runSale } from '#core/sale';
+import { voidOrRefundGroup } from '#core/void-or-refund';
+import type { Payment } from '#domain/groups';
+import { saleAuthResponse } from '#domain/processing';
 import type { ServiceEvent } from '#domain/events';
 import { processorKeys } from '#domain/processor-keys';
 import { transactionView } from '#domain/transactions';
@@ -22,7 +25,9 @@ import { SandboxProcessor } from '#processor/sandbox';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { BadRequestError } from '#shared/errors';
-import { newId } from '#shared/ids';
+import { newId, transactionIdOf } from '#shared/ids';
+import { groupStore } from '#store/groups';
+import { paymentStore } from '#store/payments';
 import { eventStore } from '#store/events';
 import { MerchantRegistry, type Merchant } from '#store/merchants';
 import { noticeStore } from '#store/notices';
@@ -30,7 +35,7 @@ import { DynamoPayorStore } from '#store/payors';
 import { transactionStore } from '#store/transactions';
 import { CrashError, injectCrash, removeCrashes } from '#support/ddb-faults';
 import { createTestTable, type TestTable } from '#support/ddb';
-import { makePayor } from '#support/fixtures/index';
+import { makeGroup, makePayor } from '#support/fixtures/index';
 import { saleRequest } from '#support/sales';
 
 /** Cut-offs every minute: a debit approved now has settled two minutes later. */
@@ -42,7 +47,11 @@ let sandbox: SandboxProcessor;
 let merchantCount = 0;
 beforeAll(async () => {
   table = await createTestTable();
-  Object.assign(process.env, { TABLE_NAME: table.tableName, SERVICE_STAGE: 'dev' });
+  Object.assign(process.env, {
+    TABLE_NAME: table.tableName,
+    SERVICE_STAGE: 'dev',
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+  });
   reloadConfigForTests();
   sandbox = new SandboxProcessor(ddb(), table.tableName, SCHEDULE);
 });
@@ -65,17 +74,47 @@ async function newMerchant(): Promise<string> {
   return merchant.merchantId;
 }
 
-/** An approved $40 debit of a new payor whose CHECKING account behaves as `profile`: its id. */
-async function approvedDebit(merchantId: string, profile: string): Promise<string> {
+/** A new payor whose CHECKING account behaves as `profile` at the sandbox: its profileId. */
+async function checkingProfile(merchantId: string, profile: string): Promise<string> {
   const { payor, method } = makePayor(merchantId, { email: 'payor@example.com' }, profile);
   const checking = { ...method, accountType: 'CHECKING' as const, maskedAccountNumber: '********2227' };
   delete checking.expiryMonth;
   delete checking.expiryYear;
   await new DynamoPayorStore(table.db, table.tableName).create(payor, checking);
-  const request = saleRequest(merchantId, `${payor.payorId}/${checking.savedPaymentMethodId}`, 4000);
+  return `${payor.payorId}/${checking.savedPaymentMethodId}`;
+}
+
+/** An approved $40 debit of a new payor whose CHECKING account behaves as `profile`: its id. */
+async function approvedDebit(merchantId: string, profile: string): Promise<string> {
+  const request = saleRequest(merchantId, await checkingProfile(merchantId, profile), 4000);
   expect(await runSale(request, new Date())).toMatchObject({ status: 'Approved' });
   return request.transactionId;
 }
+
+/** A processed group of one $40 payment charged (as processing does) to a CHECKING account. */
+async function paidDebitPayment(merchantId: string, profile: string): Promise<Payment> {
+  const profileId = await checkingProfile(merchantId, profile);
+  const { group, payments } = makeGroup(1, { merchantId, scheduleDate: '2031-05-01', amountOf: () => 40 });
+  const payment = { ...payments[0]!, profileId };
+  await groupStore().createGroup({ ...group, status: 'processed' }, [payment]);
+  const txn = await runSale(
+    {
+      ...saleRequest(merchantId, profileId, 4000),
+      transactionId: transactionIdOf(payment.paymentId),
+      processorKey: `payment:${payment.paymentId}`,
+      paymentId: payment.paymentId,
+      paymentGroupId: group.paymentGroupId,
+    },
+    new Date(),
+  );
+  expect(txn.status).toBe('Approved');
+  const auth = saleAuthResponse(transactionView(txn, [], new Date()));
+  expect(await paymentStore().setAuthResponse(payment, auth, new Date())).toBe(true);
+  return (await paymentStore().getPayment(group.paymentGroupId, payment.paymentId))!;
+}
+
+const reversalsOf = async (p: Payment) =>
+  (await paymentStore().getPayment(p.paymentGroupId, p.paymentId))!.voidOrRefundResponses;
 
 const found = async (transactionId: string) => (await transactionStore().find(transactionId))!;
 const refundOf = async (transactionId: string, refundId: string) =>
@@ -291,4 +330,68 @@ test('a processor that cannot cancel a submitted debit: a void answers 400, a re
   expect(refund).toMatchObject({ status: 'Pending', heldUntilCleared: true });
   expect(await refundsAtProcessor(refund.refundId)).toBe(0);
   expect((await found(transactionId)).transaction).toMatchObject({ status: 'Approved', refundedCents: 4000 });
+});
+
+test('a group’s void-or-refund of a settled, uncleared debit holds its refund; the clearing sends it and the payment shows it Completed', async () => {
+  const mid = await newMerchant();
+  const payment = await paidDebitPayment(mid, 'bank');
+  const { outcomes } = await voidOrRefundGroup(payment.paymentGroupId, mid, undefined, settled());
+  expect(outcomes).toEqual([
+    expect.objectContaining({
+      outcome: 'refund_scheduled',
+      response: expect.objectContaining({
+        type: 'Refund',
+        status: 'Pending',
+        amount: 40,
+        heldUntilCleared: true,
+      }),
+    }),
+  ]);
+  const refundId = outcomes[0]!.response!.transactionId;
+  expect(await refundsAtProcessor(refundId)).toBe(0);
+  // Repeated: the same held refund, nothing more.
+  const again = await voidOrRefundGroup(payment.paymentGroupId, mid, undefined, settled());
+  expect(again.outcomes[0]).toMatchObject({ outcome: 'skipped', reason: 'already reversed' });
+
+  await sandbox.noticesNow({ merchantId: mid });
+  await backstop();
+  expect(await reversalsOf(payment)).toEqual([
+    expect.objectContaining({
+      type: 'Refund',
+      transactionId: refundId,
+      status: 'Completed',
+      responseCode: '00',
+    }),
+  ]);
+  expect((await reversalsOf(payment))![0]).not.toHaveProperty('heldUntilCleared');
+  expect(await refundsAtProcessor(refundId)).toBe(1);
+  expect(await eventTypes(mid, payment.paymentId)).toContain('payment.refunded');
+});
+
+test('a group’s held refund cancelled by a return: Failed on the sale and on the payment, saying the debit was returned first', async () => {
+  const mid = await newMerchant();
+  const payment = await paidDebitPayment(mid, 'nR01');
+  // A processor that cannot cancel a submitted debit: held even before the cut-off.
+  useProcessor(sandboxWith({ voidsBankDebits: false }));
+  const { outcomes } = await voidOrRefundGroup(payment.paymentGroupId, mid, undefined, new Date());
+  expect(outcomes[0]).toMatchObject({ outcome: 'refund_scheduled', response: { heldUntilCleared: true } });
+  const refundId = outcomes[0]!.response!.transactionId;
+
+  await sandbox.noticesNow({ merchantId: mid });
+  await backstop();
+  const sale = await found(transactionIdOf(payment.paymentId));
+  expect(sale.transaction).toMatchObject({ status: 'Returned', refundedCents: 0 });
+  expect(sale.refunds).toEqual([
+    expect.objectContaining({ refundId, status: 'Failed', responseCode: 'R01' }),
+  ]);
+  const [reversal] = (await reversalsOf(payment))!;
+  expect(reversal).toMatchObject({
+    type: 'Refund',
+    transactionId: refundId,
+    status: 'Failed',
+    responseCode: 'R01',
+    responseMessage: expect.stringMatching(/returned .*before it cleared/),
+  });
+  expect(reversal).not.toHaveProperty('heldUntilCleared');
+  expect(await refundsAtProcessor(refundId)).toBe(0);
 });
