@@ -222,7 +222,7 @@ test('a return before the clearing cancels the held refund: Failed, saying the d
   expect(await eventTypes(mid, refundId)).toEqual(['refund.failed']);
 });
 
-test('a returned debit has nothing left to reverse: availableRefundAmount 0, a refund and a void answer 400 saying it was returned', async () => {
+test('defect: a void of a returned debit answered another reason (its cut-off) — a returned debit has nothing left to reverse: availableRefundAmount 0, a refund and a void answer 400 saying it was returned', async () => {
   const mid = await newMerchant();
   const transactionId = await approvedDebit(mid, 'nR02');
   await sandbox.noticesNow({ merchantId: mid });
