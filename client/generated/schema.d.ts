@@ -725,7 +725,7 @@ export interface paths {
     put?: never;
     /**
      * Void an unsettled sale
-     * @description Voids an approved sale before it settles (the whole amount; no body). Voiding a voided sale returns it unchanged. A declined sale, or a settled one (refund it instead), is 400.
+     * @description Voids an approved sale before it settles (the whole amount; no body). Voiding a voided sale returns it unchanged. A declined sale, or a settled one (refund it instead), is 400. A sale the bank returned is 400 saying so. A bank debit that has not cleared is voided before its cut-off where the processor can (the sandbox can); on a processor that cannot cancel a submitted debit (Stripe) its void is 400: refund it instead, the refund is held until the debit clears (docs/product.md "Reversals of bank debits").
      */
     post: operations['VoidTransaction'];
     delete?: never;
@@ -745,7 +745,9 @@ export interface paths {
     put?: never;
     /**
      * Refund a settled sale, whole or in part
-     * @description Refunds a settled sale, whole or in part. An amount above availableRefundAmount is 400; an unsettled sale is 400 (void it instead). A refund the processor refuses ends Failed and is not counted against availableRefundAmount.
+     * @description Refunds a settled sale, whole or in part. An amount above availableRefundAmount is 400; an unsettled sale is 400 (void it instead). A refund the processor refuses ends Failed and is not counted against availableRefundAmount. A sale the bank returned is 400 saying so (availableRefundAmount 0).
+     *
+     *     A bank debit that has not cleared (cleared false): the refund is accepted and **held** (201, status Pending, heldUntilCleared true, its amount reserved) and sent by the service when the debit clears (then Completed or Failed, announced by refund.completed or refund.failed); a return that comes first makes it Failed, saying the debit was returned before it cleared. On a processor that cannot cancel a submitted debit (Stripe) such a refund is accepted before the cut-off too. A return after a completed refund is recorded with return.afterRefund true (docs/product.md "Reversals of bank debits").
      *
      *     idempotencyKey: the same key with the same body returns the first response without refunding again; with a different body, 409.
      */
@@ -1859,6 +1861,11 @@ export interface components {
        * @description Present on a refund scheduled because the void-or-refund came within the void safety margin before the sale’s settlement cut-off (when no void may start): the cut-off, right after which the service sends the refund by itself. Its amount is reserved on the sale meanwhile. UTC (ISO 8601, `Z`).
        */
       scheduledFor?: string;
+      /**
+       * @description Present (true) on a Pending refund of a bank debit that has not cleared (docs/product.md "Reversals of bank debits"): the service sends it by itself when the debit clears (then Completed or Failed, announced by payment.refunded when Completed), and it becomes Failed, saying so, if the debit is returned first. Its amount is reserved on the sale meanwhile.
+       * @enum {boolean}
+       */
+      heldUntilCleared?: true;
     };
     /** @description A payor (payorView): a customer payment profile with one or more saved methods. */
     Payor: {
@@ -2061,7 +2068,7 @@ export interface components {
        */
       date: string;
       /**
-       * @description Present (true) on a Pending refund of a bank debit that has not cleared: it is sent when the debit clears, and Failed if the debit is returned first.
+       * @description Present (true) on a Pending refund of a bank debit that has not cleared: accepted and its amount reserved, but held; the service sends it by itself when the debit clears (then Completed or Failed, announced by refund.completed or refund.failed), and it becomes Failed, saying so, if the debit is returned first (docs/product.md "Reversals of bank debits").
        * @enum {boolean}
        */
       heldUntilCleared?: true;
@@ -2089,7 +2096,7 @@ export interface components {
       /** @description The processor's words, or why the service failed the refund (the debit was returned before it cleared). */
       responseMessage?: string;
       /**
-       * @description Present (true) on a Pending refund of a bank debit that has not cleared: it is sent when the debit clears, and Failed if the debit is returned first.
+       * @description Present (true) on a Pending refund of a bank debit that has not cleared: accepted and its amount reserved, but held; the service sends it by itself when the debit clears (then Completed or Failed, announced by refund.completed or refund.failed), and it becomes Failed, saying so, if the debit is returned first (docs/product.md "Reversals of bank debits").
        * @enum {boolean}
        */
       heldUntilCleared?: true;

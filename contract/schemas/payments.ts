@@ -140,6 +140,12 @@ export const voidOrRefundResponseSchema = {
     scheduledFor: dateTime(
       'Present on a refund scheduled because the void-or-refund came within the void safety margin before the sale’s settlement cut-off (when no void may start): the cut-off, right after which the service sends the refund by itself. Its amount is reserved on the sale meanwhile.',
     ),
+    heldUntilCleared: {
+      type: 'boolean',
+      enum: [true],
+      description:
+        'Present (true) on a Pending refund of a bank debit that has not cleared (docs/product.md "Reversals of bank debits"): the service sends it by itself when the debit clears (then Completed or Failed, announced by payment.refunded when Completed), and it becomes Failed, saying so, if the debit is returned first. Its amount is reserved on the sale meanwhile.',
+    },
   },
 } as const;
 

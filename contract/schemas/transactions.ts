@@ -48,7 +48,7 @@ export const refundHistoryItemSchema = {
       type: 'boolean',
       enum: [true],
       description:
-        'Present (true) on a Pending refund of a bank debit that has not cleared: it is sent when the debit clears, and Failed if the debit is returned first.',
+        'Present (true) on a Pending refund of a bank debit that has not cleared: accepted and its amount reserved, but held; the service sends it by itself when the debit clears (then Completed or Failed, announced by refund.completed or refund.failed), and it becomes Failed, saying so, if the debit is returned first (docs/product.md "Reversals of bank debits").',
     },
   },
 } as const;

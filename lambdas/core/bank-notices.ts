@@ -61,16 +61,20 @@ function changeOf(
   };
 }
 
-/** The payment the sale charged, as it is after the notice, with its event (none: unchanged). */
+/**
+ * The payment the sale charged, as it is after the notice (with the held refunds the notice
+ * cancelled), with its event (none: unchanged).
+ */
 async function paymentChange(
   notice: BankNotice,
   next: Transaction,
+  cancelled: readonly Refund[],
   now: Date,
 ): Promise<BankNoticeChange['payment']> {
   if (next.paymentId === undefined || next.paymentGroupId === undefined) return undefined;
   const previous = await paymentStore().getPayment(next.paymentGroupId, next.paymentId);
   if (!previous) return undefined;
-  const after = paymentAfterNotice(previous, next, now);
+  const after = paymentAfterNotice(previous, next, now, cancelled);
   if (!after) return undefined;
   const announced: Payment = { ...after, eventSeq: nextSequence(previous.eventSeq) };
   return {
@@ -99,7 +103,7 @@ export async function applyBankNotice(notice: BankNotice, now: Date): Promise<No
       const { next, cancelled, followUp } = changeOf(notice, sale);
       const ofApi = next.paymentId === undefined;
       const announcedSale: Transaction = ofApi ? { ...next, eventSeq: nextSequence(next.eventSeq) } : next;
-      const payment = await paymentChange(notice, next, now);
+      const payment = await paymentChange(notice, next, cancelled, now);
       const change: BankNoticeChange = {
         notice,
         sale: { previous: sale.transaction, next },

@@ -8,8 +8,10 @@
  *   payor's e-mail, in one transaction under the account updater's per-cause mark
  *   (store/account-updates.ts: `return:<transactionId>`), so that a repeat changes nothing; a
  *   method already so (or revoked, which nothing undoes) or deleted is left as it is.
- * - `refunds`: refunds held until the debit cleared, sent now: not built yet (nothing holds a
- *   refund yet); it stays written for the backstop until it is.
+ * - `refunds`: refunds held until the debit cleared (docs/product.md "Reversals of bank debits"),
+ *   sent now, each with its own processor key (the one it was given when it was accepted: a repeat
+ *   gets the first answer), its outcome written (and announced) only while it is still Pending:
+ *   however often and by however many passes it runs, each refund moves money once.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { methodAfterReturn, nsfAsDecline, seriesSuspension } from '#domain/bank-notices';
@@ -30,6 +32,7 @@ import { paymentStore } from '#store/payments';
 import { retryRoundStore } from '#store/retry-rounds';
 import { transactionStore } from '#store/transactions';
 import { retryDecision } from './attempts';
+import { sendScheduledRefund } from './scheduled-refunds';
 import { groupRetryPolicy } from './processing-run';
 import { methodUnusableEmail } from './account-updater';
 
@@ -141,6 +144,29 @@ async function retryAfterReturn(work: RetryWork, now: Date): Promise<string> {
   );
 }
 
+type RefundsWork = Extract<NoticeFollowUp, { kind: 'refunds' }>;
+
+/**
+ * The refunds held until the debit cleared, sent now: each still Pending sent with its key and
+ * finished (Completed, or Failed with its amount given back), one after the other. A crash between
+ * the processor's answer and the refund's outcome leaves it Pending and the follow-up written: the
+ * next pass asks again under the same key and gets the same answer. What each came to, for the log.
+ */
+async function sendHeldRefunds(work: RefundsWork, now: Date): Promise<string> {
+  const found = await transactionStore().find(work.transactionId);
+  if (!found) return 'sale gone';
+  const results: string[] = [];
+  for (const refundId of work.refundIds) {
+    const refund = found.refunds.find((r) => r.refundId === refundId);
+    if (refund?.status !== 'Pending') {
+      results.push(`${refundId} ${refund?.status ?? 'gone'} before`);
+      continue;
+    }
+    results.push(`${refundId} ${(await sendScheduledRefund(found.transaction, refund, now)).status}`);
+  }
+  return results.join('; ');
+}
+
 /** Does one follow-up's work (each kind's steps are idempotent). */
 async function perform(work: NoticeFollowUp, now: Date): Promise<string> {
   switch (work.kind) {
@@ -154,7 +180,7 @@ async function perform(work: NoticeFollowUp, now: Date): Promise<string> {
     case 'retry':
       return retryAfterReturn(work, now);
     case 'refunds':
-      throw new Error('sending refunds held until the debit cleared is not built yet');
+      return sendHeldRefunds(work, now);
   }
 }
 

@@ -179,9 +179,15 @@ export function compare(input: ReconcileInput): Difference[] {
       refundId: r.refundId,
       recordCents: r.amountCents,
     };
-    // A scheduled refund is due from its cut-off on, not from when it was recorded.
-    const due = r.sendAfter !== undefined && r.sendAfter > r.date ? r.sendAfter : r.date;
-    if (r.status === 'Pending' && due < staleBefore)
+    // A scheduled refund is due from its cut-off on, not from when it was recorded; one held until
+    // its bank debit cleared, from the clearing on (not cleared, or its sale not read: not due).
+    const due =
+      r.heldUntilCleared === true
+        ? sales.get(r.transactionId)?.clearedAt
+        : r.sendAfter !== undefined && r.sendAfter > r.date
+          ? r.sendAfter
+          : r.date;
+    if (r.status === 'Pending' && due !== undefined && due < staleBefore)
       add({ kind: 'stale-pending', ...ids, detail: `refund Pending since ${due}` });
     if (r.status === 'Completed' && calls.get(processorKeys.refund(r.refundId))?.approved !== true)
       add({

@@ -7,7 +7,10 @@ import { config } from '#shared/config';
 import { BadRequestError } from '#shared/errors';
 import {
   availableRefundCents,
+  debitVoidRefusal,
   isSettled,
+  isUnclearedDebit,
+  returnedRefusal,
   voidMarginSeconds,
   withinVoidMargin,
   type Refund,
@@ -65,6 +68,8 @@ export async function voidSale(merchantId: string, transactionId: string, now: D
 /** Throws the true reason an unreserved sale cannot be voided now. */
 function assertVoidable(txn: Transaction, now: Date): void {
   const id = txn.transactionId;
+  const refusal = returnedRefusal(txn, 'void') ?? debitVoidRefusal(txn, paymentProcessor().voidsBankDebits);
+  if (refusal !== undefined) throw new BadRequestError(refusal);
   if (txn.status === 'Declined') throw new BadRequestError(`transaction ${id} was declined; nothing to void`);
   if (txn.status === 'Pending')
     throw new BadRequestError(`transaction ${id} is Pending; nothing to void yet`);
@@ -80,7 +85,10 @@ function assertVoidable(txn: Transaction, now: Date): void {
 }
 
 /**
- * Refunds part or all of a settled sale. The amount is reserved first (conditionally, so racing
+ * Refunds part or all of a settled sale. A refund of a bank debit that has not cleared is held:
+ * reserved as now, answered Pending with `heldUntilCleared`, and sent when the debit clears (or
+ * Failed if it is returned first); where the processor cannot cancel a submitted debit, such a
+ * refund is also how the debit is reversed before its cut-off. The amount is reserved first (conditionally, so racing
  * refunds cannot exceed the charge), then sent to the processor, then marked Completed or Failed
  * (a failed refund gives its amount back). A processor that cannot be reached leaves the refund
  * Pending, still counted, and the error propagates: a retry with the same idempotencyKey resumes it.
@@ -103,9 +111,14 @@ export async function refundSale(
     if (same) return { refund: same, txn };
     if (txn.voidingAt !== undefined && txn.status === 'Approved')
       throw new BadRequestError(`transaction ${transactionId} is being voided; nothing to refund`);
+    const returned = returnedRefusal(txn, 'refund');
+    if (returned !== undefined) throw new BadRequestError(returned);
     if (txn.status !== 'Approved')
       throw new BadRequestError(`transaction ${transactionId} is ${txn.status}; nothing to refund`);
-    if (!isSettled(txn, now)) {
+    // A bank debit that has not cleared: the refund is held until it clears (also before the
+    // cut-off where the processor cannot cancel a submitted debit).
+    const held = isUnclearedDebit(txn);
+    if (!isSettled(txn, now) && !(held && !paymentProcessor().voidsBankDebits)) {
       throw new BadRequestError(
         `transaction ${transactionId} has not settled yet (settles ${txn.settlesAt}); void it instead`,
       );
@@ -122,11 +135,13 @@ export async function refundSale(
       amountCents,
       status: 'Pending',
       date: now.toISOString(),
+      ...(held && { heldUntilCleared: true as const }),
     };
     return (await store.reserveRefund(txn, pending)) ? { refund: pending, txn } : undefined;
   });
   let { refund } = reserved;
-  if (refund.status === 'Pending') {
+  // A held refund is sent by its debit's clearing (core/notice-follow-ups.ts), not now.
+  if (refund.status === 'Pending' && refund.heldUntilCleared !== true) {
     const result = await paymentProcessor().refund({
       idempotencyKey: processorKeys.refund(refundId),
       merchantId,

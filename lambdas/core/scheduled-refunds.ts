@@ -29,6 +29,11 @@ export function refundResponse(refund: Refund): VoidOrRefundResponse {
       }),
     date: refund.date,
     ...(refund.sendAfter !== undefined && { scheduledFor: refund.sendAfter }),
+    ...(refund.heldUntilCleared === true &&
+      refund.status === 'Pending' && {
+        heldUntilCleared: true as const,
+        responseMessage: 'Held until the bank debit clears; sent then, Failed if it is returned first',
+      }),
   };
 }
 
@@ -59,7 +64,10 @@ async function recordRefundOutcome(refund: Refund, now: Date): Promise<void> {
  * The sweeper's part (core/sweeper.ts): sends a scheduled refund whose cut-off has passed, with its
  * own processor key (a replay gets the first answer), shows the outcome on the payment, and only
  * then settles the refund (Completed, or Failed with its amount given back), which drops its sweep
- * entry: a crash anywhere before that leaves it Pending for the next sweep.
+ * entry: a crash anywhere before that leaves it Pending for the next sweep. The same for a refund
+ * held until its debit cleared, sent by the clearing's follow-up (core/notice-follow-ups.ts), which
+ * stays written until it is done; a refund of a sale of the transactions API is announced
+ * (refund.completed, refund.failed) with its outcome.
  */
 export async function sendScheduledRefund(txn: Transaction, refund: Refund, now: Date): Promise<Refund> {
   const result = await paymentProcessor().refund({
@@ -74,5 +82,9 @@ export async function sendScheduledRefund(txn: Transaction, refund: Refund, now:
     responseMessage: result.responseMessage,
   };
   await recordRefundOutcome({ ...refund, ...outcome }, now);
-  return transactionStore().finishRefund(refund, outcome);
+  return transactionStore().finishRefund(
+    refund,
+    outcome,
+    txn.paymentId === undefined ? txn.merchantId : undefined,
+  );
 }

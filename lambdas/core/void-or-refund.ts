@@ -10,6 +10,11 @@
  * `refund_scheduled`, and sent by the sweeper right after the cut-off (core/scheduled-refunds.ts),
  * which shows the outcome on the payment. It has the id the refund after the cut-off would have, so a
  * repeat at any time finds it instead of refunding again.
+ *
+ * A bank debit that has not cleared is voided before its cut-off where the processor can; else
+ * (settled, inside the margin, or a processor that cannot cancel a submitted debit) its refund is
+ * held until it clears (written ahead the same way, answered `refund_scheduled` with
+ * `heldUntilCleared`), sent by its clearing and Failed if it is returned first.
  */
 import { v5 as uuidv5 } from 'uuid';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
@@ -18,6 +23,7 @@ import { fromCents } from '#domain/money';
 import {
   availableRefundCents,
   isSettled,
+  isUnclearedDebit,
   voidMarginSeconds,
   withinVoidMargin,
   type Refund,
@@ -32,6 +38,7 @@ import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { groupStore } from '#store/groups';
 import { paymentStore } from '#store/payments';
 import { transactionStore } from '#store/transactions';
+import { paymentProcessor } from './processor';
 import { refundResponse } from './scheduled-refunds';
 import { requireTransaction } from './transactions';
 import { requireGroup } from './groups';
@@ -65,18 +72,22 @@ const outcomeOfRefund = (refund: Refund): Outcome =>
   refund.status === 'Failed' ? 'failed' : refund.status === 'Pending' ? 'refund_scheduled' : 'refunded';
 
 /**
- * Inside the void margin of an approved, unsettled sale: its available amount is refunded after
- * the cut-off. The Pending refund is the record written ahead (reserving the amount, so no other
- * refund or void can take it); the processor is not asked now. A refund of this id found already
- * (a repeat, or a request that died before recording it on the payment) is answered as it stands.
+ * A refund of an approved sale written ahead and sent later by the service: inside the void margin
+ * of an unsettled sale (`scheduled`), sent right after the cut-off; of a bank debit that has not
+ * cleared (`held`, docs/product.md "Reversals of bank debits"), sent by its clearing. The Pending
+ * refund is the record written ahead (reserving the amount, so no other refund or void can take
+ * it); the processor is not asked now. A refund of this id found already (a repeat, or a request
+ * that died before recording it on the payment) is answered as it stands. Undefined: a held refund
+ * lost to the debit's clearing (the sale is reversed again as it now is).
  */
-async function scheduleRefund(
+async function writeAheadRefund(
   payment: Payment,
   transaction: Transaction,
   refunds: Refund[],
   refundId: string,
   now: Date,
-): Promise<PaymentOutcome> {
+  kind: 'scheduled' | 'held',
+): Promise<PaymentOutcome | undefined> {
   const { paymentId } = payment;
   let refund = refunds.find((r) => r.refundId === refundId);
   if (!refund) {
@@ -88,16 +99,18 @@ async function scheduleRefund(
       amountCents,
       status: 'Pending',
       date: now.toISOString(),
-      sendAfter: transaction.settlesAt!,
+      ...(kind === 'held' ? { heldUntilCleared: true as const } : { sendAfter: transaction.settlesAt! }),
       paymentGroupId: payment.paymentGroupId,
       paymentId,
     };
     if (await transactionStore().reserveRefund(transaction, planned)) refund = planned;
     else {
-      // Lost a race: to a concurrent repeat of this refund (go on with it), or to a void or refund
-      // that took the amount (a refusal of this payment's reversal).
+      // Lost a race: to a concurrent repeat of this refund (go on with it), to the debit's
+      // clearing (refund it as now), or to a void or refund that took the amount (a refusal of
+      // this payment's reversal).
       const current = await requireTransaction(transaction.transactionId, transaction.merchantId);
       refund = current.refunds.find((r) => r.refundId === refundId);
+      if (!refund && kind === 'held' && !isUnclearedDebit(current.transaction)) return undefined;
       if (!refund)
         throw new BadRequestError(
           `transaction ${transaction.transactionId} is being voided or refunded by another request`,
@@ -105,6 +118,21 @@ async function scheduleRefund(
     }
   }
   return { paymentId, outcome: outcomeOfRefund(refund), response: refundResponse(refund) };
+}
+
+/**
+ * Whether the sale is a bank debit that has not cleared and is reversed by a refund held until it
+ * clears: settled, inside the void margin, or on a processor that cannot cancel a submitted debit
+ * (a repeat finds the refund of this id). Otherwise it is voided or refunded as any sale.
+ */
+function heldReversal(transaction: Transaction, refunds: Refund[], refundId: string, now: Date): boolean {
+  if (!isUnclearedDebit(transaction) || transaction.voidingAt !== undefined) return false;
+  return (
+    refunds.some((r) => r.refundId === refundId) ||
+    !paymentProcessor().voidsBankDebits ||
+    isSettled(transaction, now) ||
+    withinVoidMargin(transaction, now, voidMarginSeconds(config().settlement.periodSeconds))
+  );
 }
 
 /** Voids an unsettled sale, refunds what is left of a settled one. */
@@ -119,6 +147,11 @@ async function reverseSale(
   // One refund per payment; after a failed one (recorded), the next attempt gets a new id.
   const failedBefore = (payment.voidOrRefundResponses ?? []).filter((r) => r.status === 'Failed').length;
   const refundId = uuidv5(`reversal:${paymentId}:${failedBefore}`, REVERSAL_NAMESPACE);
+  // Money that may still come back: the refund waits for the debit to clear.
+  if (heldReversal(transaction, refunds, refundId, now)) {
+    const held = await writeAheadRefund(payment, transaction, refunds, refundId, now, 'held');
+    return held ?? reverseSale(payment, transactionId, merchantId, now);
+  }
   // Too late to void, too early to refund: the refund is scheduled for right after the cut-off.
   if (
     transaction.status === 'Approved' &&
@@ -127,7 +160,7 @@ async function reverseSale(
     (refunds.some((r) => r.refundId === refundId) ||
       withinVoidMargin(transaction, now, voidMarginSeconds(config().settlement.periodSeconds)))
   )
-    return scheduleRefund(payment, transaction, refunds, refundId, now);
+    return (await writeAheadRefund(payment, transaction, refunds, refundId, now, 'scheduled'))!;
   // A reserved void is finished whatever the time (a refund could never start after it).
   if (
     transaction.status === 'Voided' ||

@@ -11,7 +11,9 @@
  *   after a return, a second clearing or return, is `stale`: marked, nothing changed.
  * - A voided or declined sale has no debit to clear or return (`skipped`), nor has a card sale.
  * - A return cancels the refunds held until the debit cleared (Failed, saying why); after a
- *   completed refund it is recorded `afterRefund`, for the merchant to settle with the payor.
+ *   completed refund it is recorded `afterRefund`, for the merchant to settle with the payor. Once
+ *   the debit cleared, its held refunds are being sent (the clearing's follow-up): a return then
+ *   waits for them (`held`) and is recorded `afterRefund` when they completed.
  * - Per category: `administrative` closes the method, `unauthorized` revokes it (and suspends its
  *   series payments), both as the notice's follow-up; `nsf` and `other` leave the method as it is.
  */
@@ -48,7 +50,11 @@ export function bankNoticeDecision(
   if (!isBank(txn.accountType)) return not('skipped', 'its sale is not a bank debit');
   if (kind === 'cleared' && txn.cleared === true) return not('stale', 'its sale cleared already');
   if (txn.voidingAt !== undefined) return not('held', 'a void of its sale is under way');
-  if (kind === 'returned' && sale.refunds.some((r) => r.status === 'Pending' && !r.heldUntilCleared))
+  // A refund held until the debit cleared is in flight once it cleared (its clearing sends it).
+  if (
+    kind === 'returned' &&
+    sale.refunds.some((r) => r.status === 'Pending' && (r.heldUntilCleared !== true || txn.cleared === true))
+  )
     return not('held', 'a refund of its sale is in flight');
   return { outcome: 'apply' };
 }
@@ -118,10 +124,16 @@ export function bankNoticeEventType(kind: BankNoticeKind, ofPayment: boolean): E
 
 /**
  * The payment after its sale `after` cleared or was returned: its `authResponse` when it is that
- * sale's (a later retry's answer stays), and that sale's attempt. Undefined when the payment shows
- * neither (nothing of it changes).
+ * sale's (a later retry's answer stays), that sale's attempt, and the held refunds the return
+ * cancelled (`cancelled`, as after) among its `voidOrRefundResponses`. Undefined when the payment
+ * shows none of them (nothing of it changes).
  */
-export function paymentAfterNotice(payment: Payment, after: Transaction, now: Date): Payment | undefined {
+export function paymentAfterNotice(
+  payment: Payment,
+  after: Transaction,
+  now: Date,
+  cancelled: readonly Refund[] = [],
+): Payment | undefined {
   const id = after.transactionId;
   const auth = payment.authResponse;
   const ownsAuth = auth?.transactionId === id;
@@ -133,6 +145,19 @@ export function paymentAfterNotice(payment: Payment, after: Transaction, now: Da
   if (attempts && attemptIndex >= 0) {
     next.attempts = attempts.map((a, i) => (i === attemptIndex ? attemptAfter(a, after) : a));
   }
+  if (payment.voidOrRefundResponses && cancelled.length > 0)
+    next.voidOrRefundResponses = payment.voidOrRefundResponses.map((r) => {
+      const refund = cancelled.find((c) => r.type === 'Refund' && r.transactionId === c.refundId);
+      if (!refund) return r;
+      const failed = {
+        ...r,
+        status: refund.status,
+        responseCode: refund.responseCode!,
+        responseMessage: refund.responseMessage!,
+      };
+      delete failed.heldUntilCleared;
+      return failed;
+    });
   return next;
 }
 

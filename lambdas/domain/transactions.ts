@@ -147,6 +147,32 @@ export const isSettled = (t: Transaction, now: Date): boolean =>
 export const availableRefundCents = (t: Transaction): Cents =>
   t.status === 'Approved' && t.voidingAt === undefined ? Math.max(0, t.approvedCents - t.refundedCents) : 0;
 
+/**
+ * A bank debit the processor accepted that has not cleared: money that may still come back. A
+ * refund of it is held until it clears, and cancelled if it is returned first (docs/product.md
+ * "Reversals of bank debits").
+ */
+export const isUnclearedDebit = (t: Transaction): boolean =>
+  t.status === 'Approved' && t.accountType !== undefined && isBank(t.accountType) && t.cleared !== true;
+
+/**
+ * Why a sale cannot be reversed because the bank returned it (400), or undefined. Its return is
+ * final: nothing of it is left to void or refund.
+ */
+export const returnedRefusal = (t: Transaction, what: 'void' | 'refund'): string | undefined =>
+  t.status === 'Returned'
+    ? `transaction ${t.transactionId} was returned by the bank (${t.return?.code ?? 'returned'}: ${t.return?.reason ?? 'returned'}); nothing to ${what}`
+    : undefined;
+
+/**
+ * Why a void of this sale is refused because its processor cannot cancel a submitted bank debit
+ * (Stripe), or undefined: such a debit is reversed by a refund, held until it clears.
+ */
+export const debitVoidRefusal = (t: Transaction, voidsBankDebits: boolean): string | undefined =>
+  !voidsBankDebits && isUnclearedDebit(t)
+    ? `transaction ${t.transactionId} is a bank debit the processor cannot cancel once submitted; refund it instead (the refund is held until the debit clears)`
+    : undefined;
+
 /** A refund as its route answers it, less the sale's availableRefundAmount (the handler adds it). */
 export const refundView = (r: Refund): Omit<RefundResponse, 'availableRefundAmount'> => ({
   refundId: r.refundId,

@@ -38,6 +38,7 @@ function loadedOnUse(
   load: () => Promise<PaymentProcessor>,
   settlementTime: (at: string) => string,
   hasTestClock: boolean,
+  voidsBankDebits: boolean,
 ): PaymentProcessor {
   let loading: Promise<PaymentProcessor> | undefined;
   const ready = (): Promise<PaymentProcessor> =>
@@ -46,6 +47,7 @@ function loadedOnUse(
       throw error;
     }));
   return {
+    voidsBankDebits,
     tokenize: async (r) => (await ready()).tokenize(r),
     sale: async (r) => (await ready()).sale(r),
     void: async (r) => (await ready()).void(r),
@@ -87,6 +89,7 @@ const adapters: Readonly<Partial<Record<ProcessorName, Adapter>>> = {
           (at) => nextCutoff(at, c.settlement),
           // The test clock of a test-mode stage: the service's own cut-offs (stripe/stripe-processor.ts).
           c.stripeMode === 'test',
+          false,
         ),
     },
   }),

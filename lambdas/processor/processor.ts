@@ -294,6 +294,13 @@ export interface PaymentProcessor {
   /** Vaults an account number and returns a token; the number is not kept by the caller. */
   tokenize(request: TokenizeRequest): Promise<Vaulted>;
   sale(request: SaleRequest): Promise<SaleResult>;
+  /**
+   * Whether a bank debit can be voided before its settlement cut-off: the sandbox can (the entry
+   * leaves the batch before the file goes out); Stripe cannot cancel a debit once submitted. Where
+   * it cannot, any reversal of a debit that has not cleared is a refund held until it clears
+   * (docs/product.md "Reversals of bank debits").
+   */
+  readonly voidsBankDebits: boolean;
   /** Reverses an unsettled sale in full. */
   void(request: ReversalRequest): Promise<ReversalResult>;
   /** Returns money of a settled sale, in full or in part. */

@@ -64,6 +64,9 @@ function ledgerItem(kind: LedgerKind, key: string, request: LedgerRequest, resul
 }
 
 export class SandboxProcessor implements PaymentProcessor {
+  /** A debit voided before its cut-off leaves the batch before the file goes out. */
+  readonly voidsBankDebits = true;
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,

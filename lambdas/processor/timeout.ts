@@ -22,6 +22,7 @@ const bounded = <T>(call: Promise<T>, ms: number, what: string): Promise<T> =>
 /** The adapter with every network call bounded by `ms` (settlementTime is local arithmetic). */
 export function withProcessorTimeout(inner: PaymentProcessor, ms: number): PaymentProcessor {
   return {
+    voidsBankDebits: inner.voidsBankDebits,
     tokenize: (r) => bounded(inner.tokenize(r), ms, 'tokenize'),
     sale: (r) => bounded(inner.sale(r), ms, 'sale'),
     void: (r) => bounded(inner.void(r), ms, 'void'),

@@ -125,19 +125,23 @@ class BankNoticeStore {
     }
   }
 
-  /** The payment's authResponse and attempts as after, if it is as read, with its event. */
+  /** The payment's authResponse, attempts and reversals as after, if it is as read, with its event. */
   private paymentItems({ previous, next, event }: NonNullable<BankNoticeChange['payment']>): object[] {
     return announcedUpdate(
       this.tableName,
       {
         Key: keys.payment(previous.paymentGroupId, previous.paymentId),
-        set: `authResponse = :a, lastUpdated = :now${next.attempts ? ', attempts = :attempts' : ''}`,
+        set:
+          `authResponse = :a, lastUpdated = :now${next.attempts ? ', attempts = :attempts' : ''}` +
+          (next.voidOrRefundResponses ? ', voidOrRefundResponses = :reversals' : ''),
         condition: 'lastUpdated = :seen',
         values: {
           ':a': next.authResponse,
           ':now': next.lastUpdated,
           ':seen': previous.lastUpdated,
           ...(next.attempts && { ':attempts': next.attempts }),
+          // A held refund the return cancelled: Failed on the payment too.
+          ...(next.voidOrRefundResponses && { ':reversals': next.voidOrRefundResponses }),
         },
       },
       previous.eventSeq,

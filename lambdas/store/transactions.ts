@@ -300,9 +300,13 @@ export class DynamoTransactionStore implements TransactionStore {
 
   /**
    * Reserves a refund: the Pending refund item and the sale's refundedCents/refundCount move
-   * together, on the condition that the amount still fits. False when it does not.
+   * together, on the condition that the amount still fits. False when it does not. A refund held
+   * until the debit clears holds only while the sale has not cleared (a clearing written meanwhile
+   * would never send it: the caller reads again and sends it now), and has no sweep entry: the
+   * clearing's follow-up sends it (core/notice-follow-ups.ts).
    */
   async reserveRefund(txn: Transaction, refund: Refund): Promise<boolean> {
+    const held = refund.heldUntilCleared === true;
     try {
       await this.db.send(
         new TransactWriteCommand({
@@ -313,13 +317,15 @@ export class DynamoTransactionStore implements TransactionStore {
                 Key: keys.transaction(txn.transactionId),
                 UpdateExpression: 'ADD refundedCents :a, refundCount :one',
                 ConditionExpression:
-                  '#status = :approved AND refundedCents <= :limit AND attribute_not_exists(voidingAt)',
+                  '#status = :approved AND refundedCents <= :limit AND attribute_not_exists(voidingAt)' +
+                  (held ? ' AND (attribute_not_exists(cleared) OR cleared = :no)' : ''),
                 ExpressionAttributeNames: { '#status': 'status' },
                 ExpressionAttributeValues: {
                   ':a': refund.amountCents,
                   ':one': 1,
                   ':approved': 'Approved',
                   ':limit': txn.approvedCents - refund.amountCents,
+                  ...(held && { ':no': false }),
                 },
               },
             },
@@ -330,7 +336,7 @@ export class DynamoTransactionStore implements TransactionStore {
                   ...keys.refund(txn.transactionId, refund.refundId),
                   ...keys.dayIndex('REFUND', refund.date, refund.refundId),
                   // A scheduled refund is due from its cut-off on: the sweeper leaves it until then.
-                  ...sweepEntry('refund', refund.refundId, refund.sendAfter ?? refund.date),
+                  ...(!held && sweepEntry('refund', refund.refundId, refund.sendAfter ?? refund.date)),
                   entity: 'refund',
                   ...refund,
                 },

@@ -25,8 +25,10 @@ function recordedByThisRun(payment: Payment, startedAt: string): Outcome | undef
   );
   if (!mine) return undefined;
   if (mine.type === 'Void') return 'voided';
-  // A refund scheduled inside the void margin and not sent yet.
-  return mine.status === 'Pending' && mine.scheduledFor !== undefined ? 'refund_scheduled' : 'refunded';
+  // A refund scheduled inside the void margin, or held until its debit clears, not sent yet.
+  return mine.status === 'Pending' && (mine.scheduledFor !== undefined || mine.heldUntilCleared === true)
+    ? 'refund_scheduled'
+    : 'refunded';
 }
 
 export const handler = taskHandler(async (state: ReversalState): Promise<ReversalState> => {

@@ -134,6 +134,7 @@ export async function installFaults(): Promise<LocalRoute> {
   };
 
   useProcessor({
+    voidsBankDebits: processor.voidsBankDebits,
     tokenize: (r) => processor.tokenize(r),
     refund: (r) => processor.refund(r),
     reverseUnanswered: (r) => processor.reverseUnanswered(r),

@@ -494,7 +494,7 @@ describe('delivery', () => {
 });
 
 describe('money that comes back', () => {
-  test('a returned bank debit: settle-now brings its return forward, the notices backstop applies it, GET shows it Returned and the receiver gets transaction.returned, verified', async () => {
+  test('a returned bank debit: settle-now brings its return forward, the notices backstop applies it, GET shows it Returned (the refund held until it cleared Failed) and the receiver gets transaction.returned, verified', async () => {
     const hooks = await receiver();
     const endpoint = await createEndpoint({ url: hooks.url('/returns'), enabledEvents: ['transaction.*'] });
     hooks.secrets = [endpoint.secret];
@@ -510,6 +510,12 @@ describe('money that comes back', () => {
     // One banking day sooner: the earliest notice still ahead (this debit's return) is due now.
     const settled = await call('POST', `/rest/merchants/${MID}/settle-now`);
     expect(settled).toMatchObject({ status: 200, body: { noticesBroughtForward: 1 } });
+    // Settled, not cleared: a refund is accepted but held until the debit clears.
+    const held = await call('POST', `${V1}/transactions/${transactionId}/refunds`, { amount: 10 });
+    expect(held).toMatchObject({
+      status: 201,
+      body: { status: 'Pending', heldUntilCleared: true, availableRefundAmount: 30 },
+    });
     const run = await fetch(`${runtime!.url}/__local/events/notices`, { method: 'POST' });
     expect(run.status).toBe(200);
     expect(((await run.json()) as { listed: { applied: number } }).listed.applied).toBe(1);
@@ -518,6 +524,10 @@ describe('money that comes back', () => {
     expect(got.body).toMatchObject({
       status: 'Returned',
       return: { code: 'R01', category: 'nsf' },
+      refundedAmount: 0,
+      availableRefundAmount: 0,
+      // Returned before it cleared: the held refund was never sent.
+      refundHistory: [{ refundId: held.body.refundId, amount: 10, status: 'Failed' }],
     });
     const returned = await until('transaction.returned delivered', () =>
       delivered(hooks, '/returns').find((r) => r.event.type === 'transaction.returned'),
@@ -530,7 +540,10 @@ describe('money that comes back', () => {
     });
     // Money that came back is not refunded again.
     const refund = await call('POST', `${V1}/transactions/${transactionId}/refunds`, { amount: 10 });
-    expect(refund.status).toBe(400);
+    expect(refund).toMatchObject({
+      status: 400,
+      body: { message: expect.stringContaining('was returned by the bank (R01') },
+    });
     // The merchant's returns list has it, and its return rates count it (this runtime's only debit).
     const listed = await call('GET', `${V1}/returns`);
     expect(listed.body.items).toEqual([

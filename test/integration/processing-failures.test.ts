@@ -61,6 +61,7 @@ beforeAll(async () => {
   sandbox = new SandboxProcessor(ddb(), table.tableName, { periodSeconds: 3600, offsetSeconds: 1800 });
   faulty = new FaultyProcessor(sandbox);
   const outage: PaymentProcessor = {
+    voidsBankDebits: faulty.voidsBankDebits,
     tokenize: (r) => faulty.tokenize(r),
     settlementTime: (t) => faulty.settlementTime(t),
     listActivity: (since, until) => faulty.listActivity(since, until),

@@ -125,6 +125,7 @@ test('CheckSettlement: settled by the cut-off, or by a mark after the group comp
 test('an adapter without a test clock makes settle-now a 403', async () => {
   const sandbox = paymentProcessor();
   const withoutClock: PaymentProcessor = {
+    voidsBankDebits: sandbox.voidsBankDebits,
     tokenize: (r) => sandbox.tokenize(r),
     sale: (r) => sandbox.sale(r),
     void: (r) => sandbox.void(r),

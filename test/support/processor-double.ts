@@ -27,6 +27,9 @@ export class FaultyProcessor implements PaymentProcessor {
   /** The sale and timeout-reversal requests as the core made them. */
   readonly requests: (SaleRequest | UnansweredRequest)[] = [];
 
+  /** As the sandbox; false stands for a processor that cannot cancel a submitted debit (Stripe). */
+  voidsBankDebits = true;
+
   constructor(private readonly inner: SandboxProcessor) {}
 
   /** The next `faults.length` calls with this key fail as listed ('none' passes one through). */
@@ -43,6 +46,7 @@ export class FaultyProcessor implements PaymentProcessor {
     this.faults.clear();
     this.refundFault = 'none';
     this.reverseFault = 'none';
+    this.voidsBankDebits = true;
     this.calls.length = 0;
     this.requests.length = 0;
   }

@@ -1,7 +1,8 @@
 /**
  * The rules of a bank debit's clearing and return (lambdas/domain/bank-notices.ts; DESIGN section
  * 6): when a notice applies, is held, is stale or is skipped; what a return records on the sale,
- * its payment's authResponse and attempt; which held refunds it cancels; what each category
+ * its payment's authResponse and attempt (`afterRefund` after a completed refund); which held
+ * refunds it cancels (on the payment too), and that a held refund being sent holds it; what each category
  * leaves to the follow-up; a revoked method stays revoked.
  */
 import { accountUpdated } from '#domain/account-updates';
@@ -100,6 +101,14 @@ describe('when a bank notice applies', () => {
       ),
     ).toEqual({ outcome: 'apply' });
   });
+
+  it('a held refund of a debit that cleared is being sent (the clearing’s follow-up): it holds a return until it is done', () => {
+    const sending = refund({ status: 'Pending', heldUntilCleared: true });
+    expect(bankNoticeDecision('returned', 2, sale(debit({ cleared: true }), [sending]))).toMatchObject({
+      outcome: 'held',
+      reason: 'a refund of its sale is in flight',
+    });
+  });
 });
 
 describe('what a return records', () => {
@@ -156,6 +165,40 @@ describe('what a return records', () => {
 
     // A payment that shows nothing of the sale does not change.
     expect(paymentAfterNotice(payment(), returnedSale(txn, ret, 1, []), NOW)).toBeUndefined();
+  });
+
+  it('a return after a completed refund: afterRefund on the payment’s authResponse and attempt too', () => {
+    const txn = debit({ transactionId: 't1', paymentId: 'p1', paymentGroupId: 'g1' });
+    const auth = { ...answer('Approved', 19.99, 19.99), transactionId: 't1' };
+    const paid = payment({ authResponse: auth, attempts: [attemptOf(1, auth)] });
+    const ret = debitReturn(R01, [refund()]);
+    const after = paymentAfterNotice(paid, returnedSale(txn, ret, 1, []), NOW)!;
+    expect(after.authResponse!.return).toMatchObject({ code: 'R01', afterRefund: true });
+    expect(after.attempts![0]!.return).toMatchObject({ code: 'R01', afterRefund: true });
+  });
+
+  it('a held refund of a scheduled payment cancelled by the return: Failed among its reversals, no longer held', () => {
+    const txn = debit({ transactionId: 't1', paymentId: 'p1', paymentGroupId: 'g1' });
+    const auth = { ...answer('Approved', 19.99, 19.99), transactionId: 't1' };
+    const held = { type: 'Refund' as const, transactionId: 'held', status: 'Pending' as const };
+    const pending = { ...held, amount: 19.99, date: NOW.toISOString(), heldUntilCleared: true as const };
+    const other = { ...pending, transactionId: 'other' };
+    const paid = payment({ authResponse: auth, voidOrRefundResponses: [pending, other] });
+    const ret = debitReturn(R01, []);
+    const cancelled = { ...refund({ refundId: 'held' }), ...cancelledRefundOutcome(ret) };
+    const after = paymentAfterNotice(paid, returnedSale(txn, ret, 1, [cancelled]), NOW, [cancelled])!;
+    expect(after.voidOrRefundResponses).toEqual([
+      {
+        type: 'Refund',
+        transactionId: 'held',
+        status: 'Failed',
+        amount: 19.99,
+        date: NOW.toISOString(),
+        responseCode: 'R01',
+        responseMessage: 'Not sent: the debit was returned (R01, Insufficient funds) before it cleared',
+      },
+      other,
+    ]);
   });
 
   it('a clearing sets cleared and clearedAt on the sale and on its payment’s authResponse', () => {

@@ -73,6 +73,8 @@ interface StripeProcessorOptions {
 }
 
 export class StripeProcessor implements PaymentProcessor {
+  /** A submitted ACH debit cannot be cancelled at Stripe: only refunded once it succeeded. */
+  readonly voidsBankDebits = false;
   private readonly stripe: Stripe;
   private readonly accounts: ConnectedAccounts;
   private readonly schedule: SettlementSchedule;
