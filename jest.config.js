@@ -3,6 +3,9 @@ const transform = { '^.+\\.(t|j|mj)sx?$': '<rootDir>/test/support/esbuild-transf
 // ESM-only packages that Jest must transpile to CommonJS.
 const transformIgnorePatterns = ['/node_modules/(?!(@middy|jose|uuid)/)'];
 const base = { transform, transformIgnorePatterns, testEnvironment: 'node' };
+// Every tier's DynamoDB Locals (its own, the runtimes it starts) on the JVM's first tier: their
+// tables live minutes (lib/local/dynamodb-local.ts). npm start and the bench keep the JVM's defaults.
+process.env.DYNAMODB_LOCAL_JVM ??= 'first-tier';
 
 module.exports = {
   // Each tier's longest files first (a fresh clone has no timings of its own): test/support/test-sequencer.js.

@@ -26,9 +26,16 @@ import { loadavg } from 'node:os';
 import { Webhook } from 'standardwebhooks';
 import { WEBHOOK_DELIVERY } from '../../contract/webhooks';
 import { sleep } from '../../lambdas/shared/clock';
+import { dynamoDbLocalJvm } from '../../lib/local/dynamodb-local';
 import { MID, scheduleDate, type BenchContext } from '../support/context';
 import { round } from '../support/load';
 import type { CustomSection, Results } from './section';
+
+/** The JVM the runtime's DynamoDB Local ran on (the bench's: the JVM's defaults, as `npm start`). */
+const jvmWords = (): string =>
+  dynamoDbLocalJvm() === 'first-tier'
+    ? "the JVM's first tier (DYNAMODB_LOCAL_JVM=first-tier)"
+    : "the JVM's defaults";
 import { createPayors, type GroupView } from './processing-run';
 
 const PAYORS = 25;
@@ -374,8 +381,8 @@ function report(results: Results, key = 'delivery') {
       `${r.payments.toLocaleString('en-US')} payments processed by the local state machine: its events go the cloud's ` +
       `way (table stream, forwarder, webhook queue, delivery function at ${r.deliveryConcurrency} invocations of 10 ` +
       `messages, the slow lane's 2 beside them, 4 requests in flight per endpoint in each, an object's first event ` +
-      `attempted by the fan-out itself, signed POST) while the processing runs, DynamoDB Local on the JVM's first ` +
-      `tier (lib/local/dynamodb-local.ts). Events/s: from ` +
+      `attempted by the fan-out itself, signed POST) while the processing runs, DynamoDB Local on ` +
+      `${jvmWords()} (lib/local/dynamodb-local.ts). Events/s: from ` +
       `\`POST .../process-payments\` to the last event's first 2xx. Answer → webhook: a payment's event's \`createdAt\` ` +
       `(written in the answer's own transaction) to its first arrival at the receiver.` +
       (r.loadAverage

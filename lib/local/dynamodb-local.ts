@@ -102,6 +102,17 @@ function assertJar(): void {
  */
 export const DYNAMODB_LOCAL_JVM_FLAGS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-XX:-UsePerfData'];
 
+/**
+ * Which JVM a DynamoDB Local runs on: the test tiers' first tier above (DYNAMODB_LOCAL_JVM=first-tier,
+ * set for every tier by jest.config.js: their tables live minutes), or the JVM's own defaults, as
+ * `npm start` and the bench run it (a table a user keeps for hours, and the long reads of large
+ * items that the first tier slows: docs/decisions.md "DynamoDB Local on the JVM's first tier").
+ */
+export type DynamoDbLocalJvm = 'first-tier' | 'default';
+export const dynamoDbLocalJvm = (): DynamoDbLocalJvm =>
+  process.env.DYNAMODB_LOCAL_JVM === 'first-tier' ? 'first-tier' : 'default';
+const jvmFlags = (): string[] => (dynamoDbLocalJvm() === 'first-tier' ? DYNAMODB_LOCAL_JVM_FLAGS : []);
+
 // $1: parent pid to watch; the rest: the java command. Java dies with the watchdog's loop.
 const WATCHDOG =
   'p=$1; shift; "$@" & j=$!; trap \'kill $j 2>/dev/null\' TERM INT; ' +
@@ -114,7 +125,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const java = [
     'java',
-    ...DYNAMODB_LOCAL_JVM_FLAGS,
+    ...jvmFlags(),
     '-Xms256m',
     '-Djava.library.path=./DynamoDBLocal_lib',
     // As ServerRunner sets them: no Jetty banner, Jetty's warnings only.
