@@ -64,7 +64,9 @@ export const processingSummarySchema = {
     returnedCount: count(
       'Payments whose bank debit (their latest attempt) was returned after it was approved, before or after it cleared, and however long after the group was processed: no longer in approvedCount, partialCount or recoveredCount. Each return moves the summary once, right after it is applied (while a retry round of the group is charging, right after the round); a return that is retried counts here until the retry is answered.',
     ),
-    returnedAmount: money('Sum those returned debits had debited (no longer in approvedAmount or recoveredAmount).'),
+    returnedAmount: money(
+      'Sum those returned debits had debited (no longer in approvedAmount or recoveredAmount).',
+    ),
   },
 } as const;
 

@@ -102,7 +102,9 @@ export const groupReportSchema = {
       required: ['scheduled', 'approved', 'declined', 'failed', 'voided', 'refunded', 'returned'],
       properties: {
         scheduled: amount('Sum of the payments not deleted (the group’s totalAmount).'),
-        approved: amount('Sum approved (the approvedAmount of partial approvals), returned debits not included.'),
+        approved: amount(
+          'Sum approved (the approvedAmount of partial approvals), returned debits not included.',
+        ),
         declined: amount('Sum of the declined payments’ amounts.'),
         failed: amount('Sum of the failed payments’ amounts.'),
         voided: amount('Sum voided.'),

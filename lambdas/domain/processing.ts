@@ -281,7 +281,9 @@ const RETURN_MOVES = [
  * counters as the payment counts before (approved still) and after, each
  * non-zero difference. Empty when the payment is not returned.
  */
-export function returnSummaryDelta(payment: ChargedPayment): Partial<Record<(typeof RETURN_MOVES)[number], number>> {
+export function returnSummaryDelta(
+  payment: ChargedPayment,
+): Partial<Record<(typeof RETURN_MOVES)[number], number>> {
   const before = emptyTotals();
   const after = emptyTotals();
   const { returnCounted: _counted, ...uncounted } = payment;
