@@ -12,6 +12,7 @@ import { listenCommands } from './cli/listen';
 import { loginCommands } from './cli/login';
 import { payorCommands } from './cli/payors';
 import { returnRateCommands } from './cli/return-rates';
+import { saleCommands } from './cli/sales';
 import { seriesCommands } from './cli/series';
 import { wrapLines } from './cli/layout';
 
@@ -21,6 +22,7 @@ payorCommands(program);
 groupCommands(program);
 seriesCommands(program);
 returnRateCommands(program);
+saleCommands(program);
 emailCommands(program);
 listenCommands(program);
 

@@ -24,6 +24,8 @@ interface Outcomes {
   approved: number;
   declined: number;
   failed: number;
+  /** Approved bank debits the bank returned since (no longer approved). */
+  returned: number;
 }
 
 export async function paymentsOf(
@@ -40,7 +42,15 @@ export function outcomesOf(payments: Payment[]): Outcomes {
   const live = payments.filter((p) => !p.deleted);
   const count = (status: string) => live.filter((p) => p.authResponse?.status === status).length;
   const [approved, declined, failed] = [count('Approved'), count('Declined'), count('Failed')];
-  return { total: live.length, answered: approved + declined + failed, approved, declined, failed };
+  const returned = count('Returned');
+  return {
+    total: live.length,
+    answered: approved + declined + failed + returned,
+    approved,
+    declined,
+    failed,
+    returned,
+  };
 }
 
 /**
@@ -157,8 +167,11 @@ export function outcomeTable(payments: Payment[], all = false, width = screenWid
       p.paymentId,
       p.orderId ?? '',
       money(p.amount),
-      p.deleted ? 'Deleted' : [auth?.status ?? 'Pending', auth?.responseCode ?? ''].join(' ').trim(),
-      auth?.responseMessage ?? '',
+      // A returned debit shows the bank's return code and reason instead of the approval's.
+      p.deleted
+        ? 'Deleted'
+        : [auth?.status ?? 'Pending', auth?.return?.code ?? auth?.responseCode ?? ''].join(' ').trim(),
+      auth?.return ? `${auth.return.reason} (${auth.return.category})` : (auth?.responseMessage ?? ''),
       reversal ? reversalText(reversal.type, reversal.status) : '',
     ];
   });
@@ -197,6 +210,13 @@ export function groupCard(g: Group): string {
     { Payments: g.paymentCount },
     { Total: money(g.totalAmount) },
   );
+  const s = g.processingSummary;
+  if (s)
+    t.push(
+      { Approved: `${s.approvedCount} (${money(s.approvedAmount)})` },
+      // Returns move the summary after processing: shown once there is one.
+      ...(s.returnedCount > 0 ? [{ Returned: `${s.returnedCount} (${money(s.returnedAmount)})` }] : []),
+    );
   return t.toString();
 }
 
@@ -211,4 +231,5 @@ export function groupTable(groups: Group[], width = screenWidth()): string {
 }
 
 export const summaryLine = (o: Outcomes): string =>
-  `${o.answered}/${o.total} answered: ${o.approved} approved, ${o.declined} declined, ${o.failed} failed`;
+  `${o.answered}/${o.total} answered: ${o.approved} approved, ${o.declined} declined, ${o.failed} failed` +
+  (o.returned > 0 ? `, ${o.returned} returned` : '');

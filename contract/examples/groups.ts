@@ -103,8 +103,17 @@ export const groupExamples: Record<string, OperationExamples> = {
         refunded: 0,
         retryScheduled: 0,
         recovered: 0,
+        returned: 0,
       },
-      amounts: { scheduled: 500, approved: 260, declined: 200, failed: 0, voided: 100, refunded: 0 },
+      amounts: {
+        scheduled: 500,
+        approved: 260,
+        declined: 200,
+        failed: 0,
+        voided: 100,
+        refunded: 0,
+        returned: 0,
+      },
     }),
     invalid: {
       summary: 'A cursor that is not one',

@@ -56,15 +56,17 @@ export const processingSummarySchema = {
     declinedCount: count('Payments declined (duplicates included), by their latest attempt.'),
     failedCount: count('Payments that could not be charged after retries (authResponse status Failed).'),
     skippedCount: count('Deleted payments (never processed).'),
-    approvedAmount: money('Sum charged, recovered payments included.'),
+    approvedAmount: money('Sum charged, recovered payments included, returned debits not.'),
     processedAt: dateTime('When processing (or the latest retry round) completed.'),
     retriesScheduled: count('Payments whose retry is scheduled (retry.status scheduled).'),
     recoveredCount: count('Payments approved by a retry (retry.status succeeded).'),
     recoveredAmount: money('Sum charged by those retries.'),
     returnedCount: count(
-      'Payments whose bank debit was returned after it was approved (no longer in approvedCount; a return that is retried counts here until the retry is answered).',
+      'Payments whose bank debit (their latest attempt) was returned after it was approved, before or after it cleared, and however long after the group was processed: no longer in approvedCount, partialCount or recoveredCount. Each return moves the summary once, right after it is applied (while a retry round of the group is charging, right after the round); a return that is retried counts here until the retry is answered.',
     ),
-    returnedAmount: money('Sum of those returned debits (no longer in approvedAmount).'),
+    returnedAmount: money(
+      'Sum those returned debits had debited (no longer in approvedAmount or recoveredAmount).',
+    ),
   },
 } as const;
 

@@ -5,7 +5,8 @@ import { count, dateTime, money, uuid } from './common';
 /**
  * The columns of the report's files (CSV and .xlsx), in order: those of the first CSV, then what a
  * school's office asks for (the payor's customerAccountId, when the latest attempt was made, its
- * processor message). New columns go at the end, so that a reader by position keeps working.
+ * processor message, the bank's return code of a returned debit). New columns go at the end, so
+ * that a reader by position keeps working.
  */
 export const REPORT_COLUMNS = [
   'paymentId',
@@ -22,6 +23,7 @@ export const REPORT_COLUMNS = [
   'customerAccountId',
   'processedAt',
   'responseMessage',
+  'returnCode',
 ] as const;
 
 export const groupReportQuerySchema = {
@@ -48,7 +50,7 @@ const amount = <D extends string>(description: D) => money(description);
 export const groupReportSchema = {
   type: 'object',
   description:
-    "A group's outcome at a glance. counts.payments and amounts.scheduled are the group's paymentCount and totalAmount; once processed, approved + declined + failed = payments, and approved, partial, declined, failed, retryScheduled, recovered and amounts.approved are its processingSummary's.",
+    "A group's outcome at a glance. counts.payments and amounts.scheduled are the group's paymentCount and totalAmount; once processed, approved + returned + declined + failed = payments, and approved, partial, declined, failed, retryScheduled, recovered, returned and amounts.approved and amounts.returned are its processingSummary's (a return reaches the summary right after it is applied; while a retry round of the group is charging, right after the round).",
   required: ['paymentGroupId', 'status', 'counts', 'amounts'],
   properties: {
     paymentGroupId: uuid,
@@ -71,11 +73,14 @@ export const groupReportSchema = {
         'refunded',
         'retryScheduled',
         'recovered',
+        'returned',
       ],
       properties: {
         payments: count('Payments not deleted (the group’s paymentCount).'),
         deleted: count('Deleted payments (never charged).'),
-        approved: count('Approved by their latest attempt, partial approvals included.'),
+        approved: count(
+          'Approved by their latest attempt, partial approvals included; a bank debit returned since is not (returned).',
+        ),
         partial: count('Approved for less than their amount (included in approved).'),
         declined: count('Declined by their latest attempt (duplicates included).'),
         declinedCategory1: count(
@@ -87,18 +92,24 @@ export const groupReportSchema = {
         refunded: count('Approved payments with a refund sent or scheduled (not failed).'),
         retryScheduled: count('Payments whose retry is scheduled.'),
         recovered: count('Payments approved by a retry.'),
+        returned: count(
+          'Payments whose approved bank debit (their latest attempt) was returned by the bank since: status returned, with its returnCode in the files.',
+        ),
       },
     },
     amounts: {
       type: 'object',
-      required: ['scheduled', 'approved', 'declined', 'failed', 'voided', 'refunded'],
+      required: ['scheduled', 'approved', 'declined', 'failed', 'voided', 'refunded', 'returned'],
       properties: {
         scheduled: amount('Sum of the payments not deleted (the group’s totalAmount).'),
-        approved: amount('Sum approved (the approvedAmount of partial approvals).'),
+        approved: amount(
+          'Sum approved (the approvedAmount of partial approvals), returned debits not included.',
+        ),
         declined: amount('Sum of the declined payments’ amounts.'),
         failed: amount('Sum of the failed payments’ amounts.'),
         voided: amount('Sum voided.'),
         refunded: amount('Sum refunded or scheduled for refund (not failed).'),
+        returned: amount('Sum of the returned debits (what each had debited).'),
       },
     },
   },

@@ -14,7 +14,7 @@ import {
   paymentAfterNotice,
   refundsCancelledBy,
   returnedSale,
-  returnFollowUp,
+  returnFollowUps,
 } from '#domain/bank-notices';
 import { nextSequence } from '#domain/events';
 import { paymentEvent, type Payment } from '#domain/groups';
@@ -33,31 +33,33 @@ type BankNotice = Extract<ProcessorNotice, { kind: 'cleared' | 'returned' }>;
 function changeOf(
   notice: BankNotice,
   { transaction: txn, refunds }: SaleWithRefunds,
-): { next: Transaction; cancelled: Refund[]; followUp?: NoticeFollowUp } {
+): { next: Transaction; cancelled: Refund[]; followUps: NoticeFollowUp[] } {
   if (notice.kind === 'cleared') {
     const held = refunds.filter((r) => r.status === 'Pending' && r.heldUntilCleared === true);
     return {
       next: clearedSale(txn, notice.clearedAt, notice.sequence),
       cancelled: [],
       // Refunds held until the debit cleared are sent now, after the clearing is written.
-      ...(held.length > 0 && {
-        followUp: {
-          kind: 'refunds' as const,
-          merchantId: txn.merchantId,
-          transactionId: txn.transactionId,
-          refundIds: held.map((r) => r.refundId),
-        },
-      }),
+      followUps:
+        held.length > 0
+          ? [
+              {
+                kind: 'refunds' as const,
+                merchantId: txn.merchantId,
+                transactionId: txn.transactionId,
+                refundIds: held.map((r) => r.refundId),
+              },
+            ]
+          : [],
     };
   }
   const ret = debitReturn(notice, refunds);
   const cancelled = refundsCancelledBy(refunds);
   const next = returnedSale(txn, ret, notice.sequence, cancelled);
-  const followUp = returnFollowUp(next, ret);
   return {
     next,
     cancelled: cancelled.map((r) => ({ ...r, ...cancelledRefundOutcome(ret) })),
-    ...(followUp && { followUp }),
+    followUps: returnFollowUps(next, ret),
   };
 }
 
@@ -100,7 +102,7 @@ export async function applyBankNotice(notice: BankNotice, now: Date): Promise<No
       const decision = bankNoticeDecision(notice.kind, notice.sequence, found);
       if (decision.outcome !== 'apply') return outcome(decision.outcome, decision.reason);
       const sale = found!;
-      const { next, cancelled, followUp } = changeOf(notice, sale);
+      const { next, cancelled, followUps } = changeOf(notice, sale);
       const ofApi = next.paymentId === undefined;
       const announcedSale: Transaction = ofApi ? { ...next, eventSeq: nextSequence(next.eventSeq) } : next;
       const payment = await paymentChange(notice, next, cancelled, now);
@@ -116,7 +118,7 @@ export async function applyBankNotice(notice: BankNotice, now: Date): Promise<No
           ? cancelled.map((r) => refundEvent('refund.failed', r, next.merchantId, now))
           : [],
         ...(payment && { payment }),
-        ...(followUp && { followUp }),
+        followUps,
       };
       const written = await bankNoticeStore().write(change, now);
       if (written === 'changed') return undefined; // read again

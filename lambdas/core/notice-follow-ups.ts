@@ -12,18 +12,30 @@
  *   sent now, each with its own processor key (the one it was given when it was accepted: a repeat
  *   gets the first answer), its outcome written (and announced) only while it is still Pending:
  *   however often and by however many passes it runs, each refund moves money once.
+ * - `summary`: a returned payment moved into its group's processingSummary (returnedCount and
+ *   returnedAmount up, approved down) with the payment's `returnCounted` mark in one transaction
+ *   (store/bank-notices.ts countReturn), so a repeat finds it marked; while a run of the group
+ *   counts its payments (processing, a retry round charging) it waits, left for the backstop.
+ * - `return-email`: the payor's e-mail that the debit was returned, queued once (its outbox id is
+ *   the sale's: `return:<transactionId>`).
+ *
+ * A notice's steps are done in order; one that fails leaves the item for the backstop's next pass
+ * after the others were tried (each is idempotent, so the repeat of the done ones changes nothing).
  */
 import { isDeepStrictEqual } from 'node:util';
 import { methodAfterReturn, nsfAsDecline, seriesSuspension } from '#domain/bank-notices';
+import { returnSummaryDelta } from '#domain/processing';
 import { nextSequence } from '#domain/events';
 import { attemptsOf, paymentEvent, type Payment } from '#domain/groups';
 import { seriesEvent } from '#domain/series-view';
 import type { NoticeFollowUp } from '#domain/notices';
-import { accountUpdateOutboxId } from '#domain/notifications';
+import { accountUpdateOutboxId, debitReturnedOutboxId } from '#domain/notifications';
 import { methodEvent } from '#domain/payors';
 import { logger } from '#shared/logger';
 import { PAYOR, withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { accountUpdateStore } from '#store/account-updates';
+import { bankNoticeStore } from '#store/bank-notices';
+import { outboxStore } from '#store/outbox';
 import { noticeStore } from '#store/notices';
 import { payorStore } from '#store/payors';
 import { seriesStore } from '#store/series';
@@ -35,6 +47,7 @@ import { retryDecision } from './attempts';
 import { sendScheduledRefund } from './scheduled-refunds';
 import { groupRetryPolicy } from './processing-run';
 import { methodUnusableEmail } from './account-updater';
+import { findMerchant } from './merchants';
 
 type MethodWork = Extract<NoticeFollowUp, { kind: 'method' }>;
 
@@ -167,6 +180,65 @@ async function sendHeldRefunds(work: RefundsWork, now: Date): Promise<string> {
   return results.join('; ');
 }
 
+type SummaryWork = Extract<NoticeFollowUp, { kind: 'summary' }>;
+
+/** The returned payment moved into its group's summary once: what it came to. */
+async function countReturnInSummary(work: SummaryWork): Promise<string> {
+  return withOptimisticRetry(
+    async () => {
+      const payment = await paymentStore().getPayment(work.paymentGroupId, work.paymentId);
+      if (!payment || payment.deleted) return 'payment gone';
+      if (payment.returnCounted === work.transactionId) return 'counted before';
+      const auth = payment.authResponse;
+      if (auth?.status !== 'Returned' || auth.transactionId !== work.transactionId)
+        return 'a later attempt answered'; // the run that answered it counted it as it stands
+      const delta = returnSummaryDelta(payment);
+      const written = await bankNoticeStore().countReturn(payment, work.transactionId, delta);
+      if (written === 'changed') return undefined; // read again
+      if (written === 'busy') {
+        const group = await claimStore().read(work.paymentGroupId);
+        if (!group || group.status === 'deleted') return 'group gone';
+        throw new Error('a run of the group is counting its payments: the summary waits for it');
+      }
+      return 'counted';
+    },
+    { resource: 'this payment' },
+  );
+}
+
+type ReturnEmailWork = Extract<NoticeFollowUp, { kind: 'return-email' }>;
+
+/** The payor's e-mail about the return, queued once: what it came to. */
+async function queueReturnEmail(work: ReturnEmailWork, now: Date): Promise<string> {
+  const txn = (await transactionStore().find(work.transactionId))?.transaction;
+  if (!txn?.return) return 'sale not returned';
+  const email = (await payorStore().find(work.payorId, work.merchantId))?.payor.email;
+  if (email === undefined) return 'no e-mail for the payor';
+  const merchant = await findMerchant(work.merchantId);
+  const queued = await outboxStore().putOnce({
+    outboxId: debitReturnedOutboxId(txn.transactionId),
+    kind: 'debit-returned',
+    recipient: email,
+    status: 'pending',
+    attempts: 0,
+    createdAt: now.toISOString(),
+    data: {
+      merchantName: merchant?.name ?? work.merchantId,
+      amountCents: txn.approvedCents,
+      maskedAccountNumber: txn.maskedAccountNumber ?? '',
+      accountType: txn.accountType ?? '',
+      transactionId: txn.transactionId,
+      date: txn.processedAt.slice(0, 10),
+      code: txn.return.code,
+      reason: txn.return.reason,
+      category: txn.return.category,
+      ...(txn.paymentId !== undefined && { paymentId: txn.paymentId }),
+      ...(txn.orderId !== undefined && { orderId: txn.orderId }),
+    },
+  });
+  return queued ? 'e-mail queued' : 'e-mail queued before';
+}
+
 /** Does one follow-up's work (each kind's steps are idempotent). */
 async function perform(work: NoticeFollowUp, now: Date): Promise<string> {
   switch (work.kind) {
@@ -181,6 +253,10 @@ async function perform(work: NoticeFollowUp, now: Date): Promise<string> {
       return retryAfterReturn(work, now);
     case 'refunds':
       return sendHeldRefunds(work, now);
+    case 'summary':
+      return countReturnInSummary(work);
+    case 'return-email':
+      return queueReturnEmail(work, now);
   }
 }
 
@@ -189,9 +265,24 @@ export async function runFollowUp(noticeId: string, now: Date): Promise<boolean>
   const store = noticeStore();
   const item = await store.followUp(noticeId);
   if (!item) return false;
-  const result = await perform(item.work, now);
+  const steps = [item.work, ...(item.also ?? [])];
+  const results: string[] = [];
+  let failed: unknown;
+  for (const step of steps) {
+    try {
+      results.push(`${step.kind}: ${await perform(step, now)}`);
+    } catch (error) {
+      // The other steps go on; the item stays for the backstop's next pass.
+      failed ??= error;
+      results.push(`${step.kind}: left for the next pass`);
+    }
+  }
+  if (failed !== undefined) {
+    logger.info('notice follow-up not finished', { noticeId, results });
+    throw failed;
+  }
   await store.followUpDone(noticeId);
-  logger.info('notice follow-up done', { noticeId, kind: item.work.kind, result });
+  logger.info('notice follow-up done', { noticeId, kind: item.work.kind, result: results.join('; ') });
   return true;
 }
 

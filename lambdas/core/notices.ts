@@ -87,7 +87,15 @@ export async function applyNotice(notice: ProcessorNotice, now: Date): Promise<N
   if (result.outcome === 'stale' || result.outcome === 'skipped') {
     if (ownMark && !(await store.markOnly(notice, result.outcome, now))) return outcome('applied_before');
   }
-  if (result.outcome === 'applied') await runFollowUp(notice.noticeId, now);
+  if (result.outcome === 'applied') {
+    try {
+      await runFollowUp(notice.noticeId, now);
+    } catch (error) {
+      // The notice is applied: its follow-up, written ahead, is the backstop's to finish (a step
+      // may wait, as a summary's move for a retry round of its group).
+      logger.warn('notice follow-up left for the backstop', { noticeId: notice.noticeId, error });
+    }
+  }
   return result;
 }
 

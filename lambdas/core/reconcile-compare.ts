@@ -4,7 +4,10 @@
  * the caller (core/reconcile.ts), so each rule is tested on constructed inputs.
  *
  * The processor's calls are matched to the service's records by their processor keys
- * (domain/processor-keys.ts).
+ * (domain/processor-keys.ts). A bank debit's return is counted as the processor reports it: its
+ * sale stays a charge the processor approved (a Returned record is no status mismatch), and the
+ * return itself is matched to the record's: reported but not recorded (a notice not applied yet),
+ * or recorded but not reported.
  */
 import type { Payment } from '#domain/groups';
 import { processorKeys, refundIdOfKey, saleIdOfKey } from '#domain/processor-keys';
@@ -19,6 +22,8 @@ export const DIFFERENCE_KINDS = [
   'reversal-missing',
   'stale-pending',
   'unanswered-payment',
+  'return-not-recorded',
+  'return-unreported',
 ] as const;
 export type DifferenceKind = (typeof DIFFERENCE_KINDS)[number];
 
@@ -62,7 +67,20 @@ const saleKeyOf = (t: Transaction): string =>
     ? processorKeys.payment(t.paymentId, t.attempt ?? 1)
     : processorKeys.sale(t.transactionId);
 
-const charged = (t: Transaction): boolean => t.status === 'Approved' || t.status === 'Voided';
+/** The processor approved its sale (a return after is a line of its own). */
+const charged = (t: Transaction): boolean =>
+  t.status === 'Approved' || t.status === 'Voided' || t.status === 'Returned';
+
+/** The processor's returns in the window, as it reports them: how many and what they gave back. */
+export function reportedReturns(input: Pick<ReconcileInput, 'since' | 'until' | 'activity'>): {
+  count: number;
+  cents: number;
+} {
+  const returns = input.activity.filter(
+    (a) => a.kind === 'return' && a.at >= input.since && a.at < input.until,
+  );
+  return { count: returns.length, cents: returns.reduce((sum, a) => sum + a.amountCents, 0) };
+}
 
 export function compare(input: ReconcileInput): Difference[] {
   const { since, until } = input;
@@ -70,7 +88,10 @@ export function compare(input: ReconcileInput): Difference[] {
   const staleBefore = new Date(input.now.getTime() - input.staleMinutes * 60_000).toISOString();
   const sales = new Map(input.sales.map((t) => [t.transactionId, t]));
   const refunds = new Map(input.refunds.map((r) => [r.refundId, r]));
-  const calls = new Map(input.activity.map((a) => [a.idempotencyKey, a]));
+  const calls = new Map(input.activity.filter((a) => a.kind !== 'return').map((a) => [a.idempotencyKey, a]));
+  const returnCalls = new Map(
+    input.activity.filter((a) => a.kind === 'return').map((a) => [a.idempotencyKey, a]),
+  );
   const out: Difference[] = [];
   const add = (d: Omit<Difference, 'healed'>) => out.push({ ...d, healed: false });
 
@@ -109,6 +130,33 @@ export function compare(input: ReconcileInput): Difference[] {
     const t = sales.get(transactionId);
     const ids = { transactionId, ...(t?.paymentId !== undefined && { paymentId: t.paymentId }) };
     if (t !== undefined && (t.status as string) === 'Pending') continue; // judged by its age below
+    if (a.kind === 'return') {
+      if (t?.status !== 'Returned')
+        add({
+          kind: 'return-not-recorded',
+          ...call,
+          ...ids,
+          ...(t && { recordCents: t.approvedCents }),
+          detail: `the processor returned the debit (${a.responseCode}); the record is ${t?.status ?? 'missing'}`,
+        });
+      else if (t.return?.code !== a.responseCode)
+        add({
+          kind: 'status-mismatch',
+          ...call,
+          ...ids,
+          recordCents: t.approvedCents,
+          detail: `the processor returned the debit ${a.responseCode}; the record says ${t.return?.code}`,
+        });
+      else if (a.amountCents !== t.approvedCents)
+        add({
+          kind: 'amount-mismatch',
+          ...call,
+          ...ids,
+          recordCents: t.approvedCents,
+          detail: 'returned amount differs',
+        });
+      continue;
+    }
     if (a.kind === 'void') {
       if (a.approved && t?.status !== 'Voided' && t?.voidingAt === undefined)
         add({
@@ -166,6 +214,12 @@ export function compare(input: ReconcileInput): Difference[] {
         kind: 'record-without-charge',
         ...ids,
         detail: `the record is ${t.status}; the processor has no such sale`,
+      });
+    if (t.status === 'Returned' && !returnCalls.has(saleKeyOf(t)))
+      add({
+        kind: 'return-unreported',
+        ...ids,
+        detail: `the record is Returned (${t.return?.code}); the processor reports no return`,
       });
     if (t.status === 'Voided' && calls.get(processorKeys.void(t.transactionId))?.approved !== true)
       add({ kind: 'reversal-missing', ...ids, detail: 'the record is Voided; the processor has no void' });

@@ -29,7 +29,11 @@ const idsOf = (d: Difference): string =>
     .join(', ');
 
 export function renderReport(report: ReconcileReport): string {
-  const title = `reconciliation ${report.since} .. ${report.until}: ${report.unhealed} unhealed, ${report.healed} healed`;
+  const returns =
+    report.returns.count > 0
+      ? `; ${report.returns.count} bank returns reported (${formatCents(report.returns.cents)})`
+      : '';
+  const title = `reconciliation ${report.since} .. ${report.until}: ${report.unhealed} unhealed, ${report.healed} healed${returns}`;
   const counts = alignColumns([
     ['kind', 'healed', 'unhealed'],
     ...DIFFERENCE_KINDS.map((k) => [k, String(report.counts[k].healed), String(report.counts[k].unhealed)]),

@@ -16,6 +16,7 @@ import {
   compare,
   differenceKey,
   DIFFERENCE_KINDS,
+  reportedReturns,
   type Difference,
   type DifferenceKind,
 } from './reconcile-compare';
@@ -45,6 +46,8 @@ export interface ReconcileReport {
   healed: number;
   unhealed: number;
   differences: Difference[];
+  /** Bank debits returned in the window, as the processor reports them: how many, what they gave back. */
+  returns: { count: number; cents: number };
 }
 
 export interface ReconcileDeps {
@@ -65,11 +68,11 @@ const defaultDeps = (): ReconcileDeps => ({
   sweep: (now, olderThanSeconds) => sweep(now, { olderThanSeconds }),
 });
 
-/** One comparison: reads both sides, then compares. */
+/** One comparison: reads both sides, then compares (with the processor's returns, counted). */
 async function differences(
   deps: ReconcileDeps,
   window: { since: string; until: string; now: Date; staleMinutes: number },
-): Promise<Difference[]> {
+): Promise<{ found: Difference[]; returns: ReconcileReport['returns'] }> {
   const { since, until, now } = window;
   const from = new Date(Date.parse(since) - SLACK_MS).toISOString();
   const [activity, listed, refunds, unanswered] = await Promise.all([
@@ -95,13 +98,14 @@ async function differences(
   };
   const unmatchedRefundCalls = activity.filter((a) => a.kind === 'refund' && !matched(a.idempotencyKey));
   const more = unmatchedRefundCalls.length > 0 ? await deps.records.refundsBetween(from, since) : [];
-  return compare({
+  const found = compare({
     ...window,
     activity,
     sales: [...sales.values()],
     refunds: [...refunds, ...more.filter((r) => !refundIds.has(r.refundId))],
     unanswered,
   });
+  return { found, returns: reportedReturns({ ...window, activity }) };
 }
 
 export async function reconcile(
@@ -115,11 +119,15 @@ export async function reconcile(
     now,
     staleMinutes: options.staleMinutes ?? DEFAULT_STALE_MINUTES,
   };
-  const before = await differences(deps, window);
+  const first = await differences(deps, window);
+  const before = first.found;
   let found = before;
+  let returns = first.returns;
   if (options.heal !== false && before.length > 0) {
     await deps.sweep(now, window.staleMinutes * 60);
-    const after = await differences(deps, { ...window, now: clock.now() });
+    const second = await differences(deps, { ...window, now: clock.now() });
+    const after = second.found;
+    returns = second.returns;
     const remaining = new Set(after.map(differenceKey));
     const seen = new Set(before.map(differenceKey));
     found = [
@@ -141,6 +149,7 @@ export async function reconcile(
     healed,
     unhealed: found.length - healed,
     differences: found,
+    returns,
   };
 }
 

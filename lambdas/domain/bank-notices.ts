@@ -198,6 +198,29 @@ export function returnFollowUp(txn: Transaction, ret: DebitReturn): NoticeFollow
 }
 
 /**
+ * Every further effect of a return, in the order they are done: the method's or the retry's
+ * (returnFollowUp), the payment moved into its group's summary, the payor's e-mail.
+ */
+export function returnFollowUps(txn: Transaction, ret: DebitReturn): NoticeFollowUp[] {
+  const first = returnFollowUp(txn, ret);
+  const ids = { merchantId: txn.merchantId, transactionId: txn.transactionId };
+  return [
+    ...(first ? [first] : []),
+    ...(txn.paymentId !== undefined && txn.paymentGroupId !== undefined
+      ? [
+          {
+            kind: 'summary' as const,
+            ...ids,
+            paymentGroupId: txn.paymentGroupId,
+            paymentId: txn.paymentId,
+          },
+        ]
+      : []),
+    { kind: 'return-email', ...ids, payorId: txn.payorId },
+  ];
+}
+
+/**
  * The saved method after a return's follow-up: `closed` (administrative) or `revoked`
  * (unauthorized); undefined when it already is (or is revoked, which nothing undoes).
  */

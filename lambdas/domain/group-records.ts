@@ -124,6 +124,11 @@ export interface Payment {
   /** The retry under the group's policy; absent when it allows none. */
   retry?: PaymentRetry;
   /**
+   * The sale whose bank return the group's processingSummary counts (returnedCount, no longer in
+   * approvedCount): set with that move, once (core/notice-follow-ups.ts). Absent: not moved yet.
+   */
+  returnCounted?: string;
+  /**
    * The number of events announced for the payment (absent: none; one created with its group is
    * announced by the group's `group.created`). Each change that announces one holds only if it
    * is still the number read.

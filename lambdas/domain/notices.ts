@@ -96,7 +96,11 @@ export interface NoticeRef {
  * - `method`: the saved method of the returned debit closed (`administrative`) or revoked
  *   (`unauthorized`: and that method's payments in every series suspended), its payor e-mailed;
  * - `refunds`: refunds held until the debit cleared, now sent;
- * - `retry`: the payment of a debit returned for insufficient funds retried as after a decline.
+ * - `retry`: the payment of a debit returned for insufficient funds retried as after a decline;
+ * - `summary`: a returned payment moved into its group's processingSummary (returned, no longer
+ *   approved), when no run of the group is counting;
+ * - `return-email`: the payor told that the debit was returned.
+ * A notice writes one follow-up item with all its steps (store/notices.ts: `work` and `also`).
  */
 export type NoticeFollowUp =
   | {
@@ -111,4 +115,8 @@ export type NoticeFollowUp =
     }
   | { kind: 'refunds'; merchantId: string; transactionId: string; refundIds: string[] }
   /** `nsf`: the returned debit's payment retried as after a `51` decline (its group's policy, Nacha's limit). */
-  | { kind: 'retry'; merchantId: string; paymentGroupId: string; paymentId: string; transactionId: string };
+  | { kind: 'retry'; merchantId: string; paymentGroupId: string; paymentId: string; transactionId: string }
+  /** Every return of a scheduled payment's debit: moved into its group's processingSummary, once. */
+  | { kind: 'summary'; merchantId: string; paymentGroupId: string; paymentId: string; transactionId: string }
+  /** Every return: the payor e-mailed that the debit was returned (one e-mail per sale). */
+  | { kind: 'return-email'; merchantId: string; payorId: string; transactionId: string };

@@ -65,6 +65,30 @@ interface MethodUnusableData {
   returnCode?: string;
 }
 
+/**
+ * A bank returned a debit (DESIGN section 6): the payor is told what was returned, why, and what
+ * follows (by the return's category). A receipt sent before stays sent; this e-mail says it no
+ * longer stands.
+ */
+interface DebitReturnedData {
+  merchantName: string;
+  /** What the debit took (its approved amount). */
+  amountCents: number;
+  maskedAccountNumber: string;
+  accountType: string;
+  transactionId: string;
+  /** The date of the debit (UTC, yyyy-MM-dd). */
+  date: string;
+  code: string;
+  reason: string;
+  category: 'nsf' | 'administrative' | 'unauthorized' | 'other';
+  paymentId?: string;
+  orderId?: string;
+}
+
+/** The outbox id of a debit's return e-mail: one per returned sale. */
+export const debitReturnedOutboxId = (transactionId: string): string => `return:${transactionId}`;
+
 /** The outbox id of the e-mail for an account update: one per applied update. */
 export const accountUpdateOutboxId = (updateId: string): string => `account-update:${updateId}`;
 
@@ -100,6 +124,7 @@ interface NotificationData {
   receipt: ReceiptData;
   'payment-declined': DeclineNoticeData;
   'method-unusable': MethodUnusableData;
+  'debit-returned': DebitReturnedData;
 }
 export type NotificationKind = keyof NotificationData;
 
@@ -155,6 +180,8 @@ export function renderEmail(item: OutboxItem): RenderedEmail {
       return declineNotice(item.data);
     case 'method-unusable':
       return methodUnusable(item.data);
+    case 'debit-returned':
+      return debitReturned(item.data);
     default: {
       // A new kind must get its template here: this stops compiling until it does.
       const unknown: never = item;
@@ -241,5 +268,33 @@ function methodUnusable(d: MethodUnusableData): RenderedEmail {
       ['Merchant', d.merchantName],
     ],
     `Please give ${d.merchantName} a new payment method so that your scheduled payments can be made.`,
+  );
+}
+
+/** What follows a return, by its category, as the payor reads it. */
+const AFTER_RETURN: Record<DebitReturnedData['category'], (merchant: string) => string> = {
+  nsf: (m) =>
+    `${m} may try the payment again. Please make sure the account can cover it, or contact ${m} to pay another way.`,
+  administrative: (m) =>
+    `The account is closed or could not be found, so ${m} can no longer debit it. Please give ${m} a new payment method.`,
+  unauthorized: (m) =>
+    `Your bank reported the debit as not authorized, so ${m} will not debit this account again. Contact ${m} if this was a mistake.`,
+  other: (m) => `Please contact ${m} to arrange the payment.`,
+};
+
+function debitReturned(d: DebitReturnedData): RenderedEmail {
+  return render(
+    `${d.merchantName}: your payment of ${formatCents(d.amountCents)} was returned by your bank`,
+    `Your bank returned your payment to ${d.merchantName} (${d.code}: ${d.reason}): the money went back to your account and the payment is no longer paid. Any receipt you received for it no longer stands.`,
+    [
+      ['Amount', formatCents(d.amountCents)],
+      ['Payment method', `${d.accountType} ${d.maskedAccountNumber}`],
+      ['Transaction', d.transactionId],
+      ['Date', d.date],
+      ['Returned', `${d.code}: ${d.reason}`],
+      ['Merchant', d.merchantName],
+      ...(d.orderId ? ([['Reference', d.orderId]] as [string, string][]) : []),
+    ],
+    AFTER_RETURN[d.category](d.merchantName),
   );
 }

@@ -22,6 +22,11 @@ interface ChargedPayment {
   authResponse: AuthResponse | null;
   retry?: { status: string; nextAttemptAt?: string };
   attempts?: readonly { round?: number }[];
+  /**
+   * The sale whose return was moved into the group's processingSummary (core/notice-follow-ups.ts:
+   * once, while no run of the group counts); until then the summary counts it as approved still.
+   */
+  returnCounted?: string;
 }
 
 export interface ProcessingTotals {
@@ -190,6 +195,8 @@ export function sumTotals(parts: readonly ProcessingTotals[]): ProcessingTotals 
     sum.retriesScheduled! += t.retriesScheduled ?? 0;
     sum.recovered! += t.recovered ?? 0;
     sum.recoveredCents! += t.recoveredCents ?? 0;
+    sum.returned! += t.returned ?? 0;
+    sum.returnedCents! += t.returnedCents ?? 0;
     sum.nextRetrySlot = earlierSlot(sum.nextRetrySlot ?? null, t.nextRetrySlot ?? null);
   }
   return sum;
@@ -209,22 +216,35 @@ export const emptyTotals = (): ProcessingTotals => ({
   retriesScheduled: 0,
   recovered: 0,
   recoveredCents: 0,
+  returned: 0,
+  returnedCents: 0,
   nextRetrySlot: null,
 });
 
 /**
  * Adds one payment's outcome (its latest attempt) to the totals. In a retry round (`round`), only
  * a sale approved in that round has a settlement its receipts wait for: the others' receipts
- * went out with their own run.
+ * went out with their own run. A returned bank debit counts as returned (not approved) once its
+ * return is in the summary (`returnCounted` names its sale), or always with `allReturns` (the report, which
+ * counts what is).
  */
-export function countOutcome(totals: ProcessingTotals, payment: ChargedPayment, round?: number): void {
+export function countOutcome(
+  totals: ProcessingTotals,
+  payment: ChargedPayment,
+  round?: number,
+  allReturns = false,
+): void {
   if (payment.deleted) {
     totals.skipped++;
     return;
   }
   const auth = payment.authResponse;
   if (!auth) return;
-  if (auth.status === 'Approved') {
+  const returned = auth.status === 'Returned' && (allReturns || payment.returnCounted === auth.transactionId);
+  if (returned) {
+    totals.returned = (totals.returned ?? 0) + 1;
+    totals.returnedCents = (totals.returnedCents ?? 0) + Math.round(Number(auth.approvedAmount) * 100);
+  } else if (auth.status === 'Approved' || auth.status === 'Returned') {
     totals.approved++;
     const approvedCents = Math.round(Number(auth.approvedAmount) * 100);
     totals.approvedCents += approvedCents;
@@ -243,6 +263,38 @@ export function countOutcome(totals: ProcessingTotals, payment: ChargedPayment, 
     const slot = payment.retry.nextAttemptAt.slice(0, 13);
     totals.nextRetrySlot = earlierSlot(totals.nextRetrySlot ?? null, slot);
   }
+}
+
+/** The counters of the totals that a payment's return moves (settlesAt and slots are not). */
+const RETURN_MOVES = [
+  'approved',
+  'partial',
+  'approvedCents',
+  'recovered',
+  'recoveredCents',
+  'returned',
+  'returnedCents',
+] as const;
+
+/**
+ * What moving a returned payment's return into its group's summary changes: the summary's
+ * counters as the payment counts before (approved still) and after, each
+ * non-zero difference. Empty when the payment is not returned.
+ */
+export function returnSummaryDelta(
+  payment: ChargedPayment,
+): Partial<Record<(typeof RETURN_MOVES)[number], number>> {
+  const before = emptyTotals();
+  const after = emptyTotals();
+  const { returnCounted: _counted, ...uncounted } = payment;
+  countOutcome(before, uncounted);
+  countOutcome(after, payment, undefined, true);
+  const delta: Partial<Record<(typeof RETURN_MOVES)[number], number>> = {};
+  for (const field of RETURN_MOVES) {
+    const d = (after[field] ?? 0) - (before[field] ?? 0);
+    if (d !== 0) delta[field] = d;
+  }
+  return delta;
 }
 
 /** The authResponse of a payment that could not be charged after the retries (may retry: category 2). */

@@ -44,9 +44,10 @@ export type ReportRow = Record<(typeof REPORT_COLUMNS)[number], string>;
 
 /**
  * A payment's state in the report: deleted; scheduled (not charged yet); approved, partial
- * (approved for less than its amount), declined or failed by its latest attempt.
+ * (approved for less than its amount), returned (its approved bank debit returned since),
+ * declined or failed by its latest attempt.
  */
-type RowStatus = 'deleted' | 'scheduled' | 'approved' | 'partial' | 'declined' | 'failed';
+type RowStatus = 'deleted' | 'scheduled' | 'approved' | 'partial' | 'returned' | 'declined' | 'failed';
 
 function rowStatus(p: ReportPayment): RowStatus {
   if (p.deleted) return 'deleted';
@@ -54,6 +55,7 @@ function rowStatus(p: ReportPayment): RowStatus {
   if (!auth) return 'scheduled';
   if (auth.status === 'Approved')
     return toCents(auth.approvedAmount) < p.amountCents ? 'partial' : 'approved';
+  if (auth.status === 'Returned') return 'returned';
   return auth.status === 'Failed' ? 'failed' : 'declined';
 }
 
@@ -103,7 +105,8 @@ export function reportRow(p: ReportPayment, customerAccountId = ''): ReportRow {
     amount: fromCents(p.amountCents).toFixed(2),
     status: rowStatus(p),
     responseCode: auth?.responseCode ?? '',
-    declineCategory: auth && auth.status !== 'Approved' ? (auth.declineCategory ?? '') : '',
+    declineCategory:
+      auth?.status === 'Declined' || auth?.status === 'Failed' ? (auth.declineCategory ?? '') : '',
     attempts: String(attemptsOf(p)),
     approvedAmount: fromCents(approved).toFixed(2),
     refundedAmount: fromCents(refundedCents(p)).toFixed(2),
@@ -111,6 +114,7 @@ export function reportRow(p: ReportPayment, customerAccountId = ''): ReportRow {
     customerAccountId,
     processedAt: auth?.processedAt ?? '',
     responseMessage: auth ? reportMessage(auth.responseMessage) : '',
+    returnCode: auth?.status === 'Returned' ? (auth.return?.code ?? '') : '',
   };
 }
 
@@ -143,9 +147,12 @@ export const emptyReport = (): ReportTotals => ({
   refundedCents: 0,
 });
 
-/** Adds one payment to the sums. A deleted payment counts as deleted and nowhere else. */
+/**
+ * Adds one payment to the sums. A deleted payment counts as deleted and nowhere else; a returned
+ * one as returned (whether or not its group's summary counts it yet).
+ */
 export function addToReport(t: ReportTotals, p: ReportPayment): void {
-  countOutcome(t.outcomes, p);
+  countOutcome(t.outcomes, p, undefined, true);
   if (p.deleted) return;
   t.payments++;
   t.scheduledCents += p.amountCents;
@@ -185,6 +192,7 @@ export function reportView(group: Group, t: ReportTotals): GroupReportView {
       refunded: t.refunded,
       retryScheduled: o.retriesScheduled ?? 0,
       recovered: o.recovered ?? 0,
+      returned: o.returned ?? 0,
     },
     amounts: {
       scheduled: fromCents(t.scheduledCents),
@@ -193,6 +201,7 @@ export function reportView(group: Group, t: ReportTotals): GroupReportView {
       failed: fromCents(t.failedCents),
       voided: fromCents(t.voidedCents),
       refunded: fromCents(t.refundedCents),
+      returned: fromCents(o.returnedCents ?? 0),
     },
   };
 }

@@ -121,8 +121,13 @@ export interface ReversalResult {
  * One money-moving call as the processor recorded it: a line of an acquirer's settlement or
  * activity report. Reconciliation (lambdas/core/reconcile.ts) matches these with the service's records.
  */
+/**
+ * A line of the processor's activity report: a sale, a void or a refund it was asked for, or a
+ * bank debit's return as it reports it (`return`: the debit's key and id, the amount the debit
+ * took, the return code as `responseCode`, `at` when it was returned; `approved` true).
+ */
 export interface ProcessorActivity {
-  kind: 'sale' | 'void' | 'refund';
+  kind: 'sale' | 'void' | 'refund' | 'return';
   /** The key the service sent (domain/processor-keys.ts: `sale:…`, `payment:…`, `void:…`, `refund:…`). */
   idempotencyKey: string;
   merchantId: string;

@@ -21,7 +21,7 @@ import { TransactWriteCommand, QueryCommand, type DynamoDBDocumentClient } from 
 import { createHash } from 'node:crypto';
 import { maskNumber } from '#domain/cards';
 import { queryDays } from '#store/day-index';
-import type { NoticePage, ProcessorNotice } from './processor';
+import type { NoticePage, ProcessorActivity, ProcessorNotice } from './processor';
 import { NOTICE_DAYS, sandboxKeys } from './sandbox-keys';
 
 /** A notice the sandbox will send: its kind and code, and at which cut-off after settlement. */
@@ -71,6 +71,8 @@ interface PlannedCharge {
   processorTransactionId: string;
   /** The debit's settlement cut-off. */
   settlesAt: string;
+  /** What the debit took (a return gives it back: the activity report shows it). */
+  amountCents: number;
 }
 
 const noticeIdOf = (charge: PlannedCharge, n: number) =>
@@ -127,6 +129,7 @@ export function plannedNoticeItems(profile: string, charge: PlannedCharge, perio
         merchantId: charge.merchantId,
         processorTransactionId: charge.processorTransactionId,
         idempotencyKey: charge.idempotencyKey,
+        amountCents: charge.amountCents,
         ...(notice.kind === 'noc' && { token: charge.token }),
         kind: notice.kind,
         ...(notice.code !== undefined && { code: notice.code }),
@@ -218,4 +221,29 @@ export async function bringNoticesForward(
     }
   }
   return moved;
+}
+
+/**
+ * The returns due from `since` (inclusive) to `until` (exclusive), as the activity report shows
+ * them (listActivity): the debit's key and id, its amount, the return code, when it was returned.
+ */
+export async function sandboxReturns(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  since: string,
+  until: string,
+): Promise<ProcessorActivity[]> {
+  const items = await queryDays(db, tableName, NOTICE_DAYS, { since, until });
+  return items
+    .filter((item) => item.kind === 'returned' && String(item.dueAt) < until)
+    .map((item) => ({
+      kind: 'return' as const,
+      idempotencyKey: item.idempotencyKey as string,
+      merchantId: item.merchantId as string,
+      processorTransactionId: item.processorTransactionId as string,
+      approved: true,
+      amountCents: Number(item.amountCents ?? 0),
+      responseCode: item.code as string,
+      at: item.dueAt as string,
+    }));
 }

@@ -19,7 +19,12 @@ import {
 import { DECLINE_CODES } from '#domain/declines';
 import { queryDays } from '#store/day-index';
 import { listAccountUpdates, recordAccountUpdate } from './sandbox-account-updates';
-import { bringNoticesForward, listSandboxNotices, plannedNoticeItems } from './sandbox-notices';
+import {
+  bringNoticesForward,
+  listSandboxNotices,
+  plannedNoticeItems,
+  sandboxReturns,
+} from './sandbox-notices';
 import { NOTICE_PROFILES, sandboxFingerprint, sandboxProfile } from './sandbox-profiles';
 import type {
   AccountUpdate,
@@ -209,6 +214,7 @@ export class SandboxProcessor implements PaymentProcessor {
               token: request.token,
               processorTransactionId: result.processorTransactionId,
               settlesAt: this.settlementTime(result.processedAt),
+              amountCents: result.approvedCents,
             },
             this.schedule.periodSeconds,
           )
@@ -327,8 +333,12 @@ export class SandboxProcessor implements PaymentProcessor {
   /** The ledger's entries by time, from the day index (every partition of each day of the window). */
   async listActivity(since: string, until: string = clock.now().toISOString()): Promise<ProcessorActivity[]> {
     // Sort keys are `<time>#…`: BETWEEN takes `since` itself and stops before `until`.
-    const items = await queryDays(this.db, this.tableName, LEDGER_DAYS, { since, until });
-    return items.map(activityOf);
+    const [items, returns] = await Promise.all([
+      queryDays(this.db, this.tableName, LEDGER_DAYS, { since, until }),
+      // The returns of bank debits as a bank reports them, by when they were returned.
+      sandboxReturns(this.db, this.tableName, since, until),
+    ]);
+    return [...items.map(activityOf), ...returns];
   }
 }
 

@@ -4,10 +4,11 @@
  * the return cancels, the payment the sale charged (its authResponse and attempt) and the
  * event(s) announcing it (store/events.ts), the notice's follow-up written ahead, and for a return
  * the count of it in its merchant's return rates (store/return-rates.ts): counted with the mark,
- * so exactly once. Every record holds only as read: a lost race reads again; a mark already
+ * so exactly once. A returned payment's move into its group's summary is its own write, done by
+ * the follow-up (countReturn). Every record holds only as read: a lost race reads again; a mark already
  * written means another caller applied the notice.
  */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ServiceEvent } from '#domain/events';
 import type { Payment } from '#domain/groups';
 import type { NoticeFollowUp, NoticeRef } from '#domain/notices';
@@ -33,7 +34,8 @@ export interface BankNoticeChange {
   refundEvents: ServiceEvent[];
   /** The payment the sale charged, as read and after, with its event. */
   payment?: { previous: Payment; next: Payment; event: ServiceEvent };
-  followUp?: NoticeFollowUp;
+  /** Its follow-up steps, written ahead as one item (none: no item). */
+  followUps: NoticeFollowUp[];
 }
 
 /** `applied-before`: the notice's mark exists; `changed`: a record changed since it was read. */
@@ -106,7 +108,8 @@ class BankNoticeStore {
     for (const refund of change.cancelledRefunds) items.push(refundFinished(this.tableName, refund));
     for (const event of change.refundEvents) items.push(eventPut(this.tableName, event));
     if (change.payment) items.push(...this.paymentItems(change.payment));
-    if (change.followUp) items.push(this.notices.followUpPut(change.notice.noticeId, change.followUp, now));
+    const [work, ...also] = change.followUps;
+    if (work) items.push(this.notices.followUpPut(change.notice.noticeId, work, now, also));
     // The merchant's returns list: the row of a sale returned now.
     if (next.status === 'Returned' && previous.status !== 'Returned')
       items.push(returnPut(this.tableName, next.merchantId, returnRow(next)));
@@ -122,6 +125,60 @@ class BankNoticeStore {
     } catch (error) {
       // Another record refused: it changed since it was read.
       return conditionOutcome<BankNoticeWrite>(error, [['any', 'changed']]);
+    }
+  }
+
+  /**
+   * Moves a returned payment into its group's processingSummary once: the payment marked
+   * (`returnCounted`: its sale) if it is as read and not marked, with the summary's counters moved
+   * by `delta` (domain/processing.ts returnSummaryDelta), only while no run of the group counts its
+   * payments (processed, no retry round charging: a run's count would overwrite the move).
+   * `changed`: the payment changed since it was read; `busy`: a run of the group is counting.
+   */
+  async countReturn(
+    payment: Payment,
+    transactionId: string,
+    delta: Readonly<Record<string, number>>,
+  ): Promise<'ok' | 'changed' | 'busy'> {
+    const fields = Object.entries(delta);
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Record<string, unknown> = { ':processed': 'processed', ':m': payment.merchantId };
+    fields.forEach(([field, by], i) => {
+      names[`#f${i}`] = field;
+      values[`:d${i}`] = by;
+    });
+    const items = [
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: keys.payment(payment.paymentGroupId, payment.paymentId),
+          UpdateExpression: 'SET returnCounted = :t',
+          ConditionExpression:
+            'lastUpdated = :seen AND (attribute_not_exists(returnCounted) OR returnCounted <> :t)',
+          ExpressionAttributeValues: { ':t': transactionId, ':seen': payment.lastUpdated },
+        },
+      },
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: keys.group(payment.paymentGroupId),
+          UpdateExpression: `ADD ${fields.map((_, i) => `processingSummary.#f${i} :d${i}`).join(', ')}`,
+          ConditionExpression:
+            '#status = :processed AND merchantId = :m AND attribute_exists(processingSummary) AND ' +
+            'attribute_not_exists(retryBound)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
+    ];
+    try {
+      await this.db.send(new TransactWriteCommand({ TransactItems: items }));
+      return 'ok';
+    } catch (error) {
+      return conditionOutcome<'changed' | 'busy'>(error, [
+        [0, 'changed'],
+        [1, 'busy'],
+      ]);
     }
   }
 

@@ -39,6 +39,8 @@ interface HeldNotice<N extends NoticeRef = NoticeRef> {
 interface FollowUpItem {
   noticeId: string;
   work: NoticeFollowUp;
+  /** Further steps, done after `work` in order (absent: none). */
+  also?: NoticeFollowUp[];
   dueAt: string;
 }
 
@@ -149,8 +151,8 @@ export class NoticeStore {
     await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: keys.noticeHold(noticeId) }));
   }
 
-  /** The transaction item that writes a notice's follow-up work ahead, due at once. */
-  followUpPut(noticeId: string, work: NoticeFollowUp, now: Date) {
+  /** The transaction item that writes a notice's follow-up work ahead (and its further steps), due at once. */
+  followUpPut(noticeId: string, work: NoticeFollowUp, now: Date, also: readonly NoticeFollowUp[] = []) {
     const dueAt = now.toISOString();
     return {
       Put: {
@@ -162,6 +164,7 @@ export class NoticeStore {
           entity: 'notice-follow-up',
           noticeId,
           work,
+          ...(also.length > 0 && { also }),
           dueAt,
         },
       },

@@ -17,7 +17,14 @@ import { WEBHOOK_DELIVERY } from '#contract/webhooks';
 import { sleep } from '#shared/clock';
 import { call, MID, OTHER, OTHER_MID, tokenFor } from '#support/api';
 import { idempotencyRecordKey } from '#support/idempotency-records';
-import { closeLocalTable, localTable } from '#support/notifications';
+import {
+  closeLocalTable,
+  emailsTo,
+  localTable,
+  outboxItem,
+  uniqueAddress,
+  waitForEmails,
+} from '#support/notifications';
 import { delivered, startReceiver, type Receiver } from '#support/webhook-receiver';
 import { createPayor } from '#support/fixtures/e2e-resources';
 import { checkingInput } from '#support/fixtures/inputs';
@@ -499,7 +506,11 @@ describe('money that comes back', () => {
     const endpoint = await createEndpoint({ url: hooks.url('/returns'), enabledEvents: ['transaction.*'] });
     hooks.secrets = [endpoint.secret];
     // The sandbox's R01 account: returned (insufficient funds) at the 2nd cut-off after settlement.
-    const payor = await createPayor({ paymentMethod: checkingInput({ accountNumber: '000222222227' }) });
+    const email = uniqueAddress('returned');
+    const payor = await createPayor({
+      email,
+      paymentMethod: checkingInput({ accountNumber: '000222222227' }),
+    });
     const sold = await call('POST', `${V1}/transactions`, {
       profileId: `${payor.payorId}/${payor.defaultPaymentMethodId}`,
       amount: 40,
@@ -551,6 +562,16 @@ describe('money that comes back', () => {
     ]);
     const rates = await call('GET', `/rest/merchants/${MID}/return-rates`);
     expect(rates.body).toMatchObject({ debitCount: 1, overall: { count: 1, rate: 1, status: 'over' } });
+    // The payor is e-mailed once that the debit was returned (SES local); the backstop again sends none.
+    const mails = (await waitForEmails([email])).get(email)!;
+    expect(mails.map((m) => m.subject)).toEqual([
+      expect.stringContaining('your payment of 40.00 was returned by your bank'),
+    ]);
+    expect(mails[0]!.body.text).toContain('R01: Insufficient funds');
+    const again = await fetch(`${runtime!.url}/__local/events/notices`, { method: 'POST' });
+    expect(((await again.json()) as { listed: { applied: number } }).listed.applied).toBe(0);
+    expect(await outboxItem(`return:${transactionId}`)).toMatchObject({ status: 'sent', attempts: 1 });
+    expect(await emailsTo(email)).toHaveLength(1);
   }, 60_000);
 });
 

@@ -3,9 +3,14 @@
  * core/notices.ts, the one way in for every notice): a return applied once however often it
  * arrives; 8 callers at once with the same notice, one effect and every answer a success; a notice
  * that beats its sale held, then applied when tried again after the sale exists; a crash between
- * the notice's transaction and its follow-up, finished by the next pass over the follow-ups.
+ * the notice's transaction and its follow-up, finished by the next pass over the follow-ups; a
+ * returned payment moved into its group's processingSummary once (a crash in the move, repeated
+ * passes, a retry round charging meanwhile), its payor e-mailed once.
  */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { groupReport } from '#core/reports';
+import { keys } from '#store/keys';
+import { outboxStore } from '#store/outbox';
 import { deleteMethod } from '#core/method-deletion';
 import { merchantReturnRates } from '#core/return-rates';
 import { runDueFollowUps } from '#core/notice-follow-ups';
@@ -14,7 +19,7 @@ import { createDueOccurrences, createSeries } from '#core/series';
 import { applyNotice, receiveNotices, retryHeldNotices } from '#core/notices';
 import type { ServiceEvent } from '#domain/events';
 import { attemptOf, type Payment } from '#domain/groups';
-import { emptyTotals, type AuthResponse } from '#domain/processing';
+import { emptyTotals, summaryView, type AuthResponse } from '#domain/processing';
 import type { Transaction } from '#domain/transactions';
 import { processorKeys } from '#domain/processor-keys';
 import type { ProcessorNotice } from '#processor/processor';
@@ -409,6 +414,8 @@ test('an nsf return of a scheduled payment counts as a 51 decline: retried by it
   const waiting = await claimStore().read(paymentGroupId);
   expect(waiting).toMatchObject({ retrySlot: '2031-03-03T11', awaitingRetry: true, due: true });
   expect(waiting!.processingSummary!.retriesScheduled).toBe(1);
+  // Returned until the retry answers: counted so in the summary, no longer approved.
+  expect(waiting!.processingSummary).toMatchObject({ approved: 0, returned: 1, returnedCents: 2500 });
   // The method stays as it is.
   expect((await methodOf(payorId, methodId)).status ?? 'active').toBe('active');
   // A repeat of the follow-up (a crash before its removal) changes nothing.
@@ -436,4 +443,143 @@ test('an nsf return of a scheduled payment counts as a 51 decline: retried by it
   expect(await runDueFollowUps(later(200), 10)).toBeGreaterThanOrEqual(1);
   expect(await typesOf(payment.paymentId)).toEqual(['payment.retry_scheduled', 'payment.returned']);
   expect((await claimStore().read(paymentGroupId))!.processingSummary!.retriesScheduled).toBe(1);
+});
+
+/** A processed group whose summary counts two approved $25 debits; its id. */
+async function processedGroup(): Promise<string> {
+  const paymentGroupId = newId();
+  const group = groupRecord({
+    paymentGroupId,
+    merchantId: MID,
+    status: 'processed',
+    paymentCount: 2,
+    totalCents: 5000,
+    processingSummary: { ...emptyTotals(), approved: 2, approvedCents: 5000, processedAt: T0.toISOString() },
+  });
+  await table.db.send(new PutCommand({ TableName: table.tableName, Item: groupItem(group) }));
+  return paymentGroupId;
+}
+
+const summaryOf = async (paymentGroupId: string) =>
+  summaryView((await claimStore().read(paymentGroupId))!.processingSummary!);
+
+/** The follow-up item written again, as a crash before its removal leaves it. */
+async function followUpAgain(noticeId: string, steps: object[], at: Date): Promise<void> {
+  const [work, ...also] = steps;
+  await table.db.send(
+    new PutCommand({
+      TableName: table.tableName,
+      Item: {
+        pk: `NOTICE#${noticeId}`,
+        sk: 'FOLLOWUP',
+        gsi2pk: 'NOTICEFX',
+        gsi2sk: `${at.toISOString()}#${noticeId}`,
+        entity: 'notice-follow-up',
+        noticeId,
+        work,
+        also,
+        dueAt: at.toISOString(),
+      },
+    }),
+  );
+}
+
+test('a return after clearing moves its group’s processingSummary once (returned up, approved down) through a crash in the move and repeated passes; the payor is e-mailed once', async () => {
+  const { profileId } = await checkingPayor();
+  const paymentGroupId = await processedGroup();
+  const { payment, sale } = await paidPayment(profileId, paymentGroupId);
+  await paidPayment(profileId, paymentGroupId);
+  const key = processorKeys.payment(payment.paymentId);
+  const cleared = {
+    ...returned(sale, 'R10', key),
+    kind: 'cleared',
+    sequence: 1,
+    clearedAt: later(30).toISOString(),
+  } as ProcessorNotice;
+  expect((await applyNotice(cleared, later(40))).outcome).toBe('applied');
+  // A clearing moves no count.
+  expect(await summaryOf(paymentGroupId)).toMatchObject({ approvedCount: 2, returnedCount: 0 });
+
+  // The unauthorized return, late (after clearing, the group long processed): the process dies
+  // right after the summary's move is written, before the e-mail and the follow-up's removal.
+  const notice = returned(sale, 'R10', key);
+  const isMove = (input: Record<string, unknown>) =>
+    JSON.stringify(input.TransactItems).includes('returnCounted');
+  const crash = injectCrash(ddb(), 'TransactWriteItemsCommand', 'after', isMove, { dies: true });
+  // Applied (its transaction committed before the crash); the rest of its follow-up left.
+  expect((await applyNotice(notice, later(70))).outcome).toBe('applied');
+  expect(crash.crashed).toBe(1);
+  crash.remove(); // the restart
+
+  const moved = { approvedCount: 1, approvedAmount: 25, returnedCount: 1, returnedAmount: 25 };
+  expect(await summaryOf(paymentGroupId)).toMatchObject(moved);
+  expect(await outboxStore().get(`return:${sale.transactionId}`)).toBeUndefined();
+  const left = (await noticeStore().followUp(notice.noticeId))!;
+  const steps = [left.work, ...(left.also ?? [])];
+  expect(steps.map((w) => w.kind)).toEqual(['method', 'summary', 'return-email']);
+
+  // The backstop's passes finish it once; a repeat of the whole follow-up changes nothing.
+  expect(await runDueFollowUps(later(90), 10)).toBeGreaterThanOrEqual(1);
+  expect(await noticeStore().followUp(notice.noticeId)).toBeUndefined();
+  await followUpAgain(notice.noticeId, steps, later(100));
+  expect(await runDueFollowUps(later(110), 10)).toBeGreaterThanOrEqual(1);
+  expect(await runDueFollowUps(later(120), 10)).toBe(0);
+  expect(await summaryOf(paymentGroupId)).toMatchObject(moved);
+  expect((await paymentStore().getPayment(paymentGroupId, payment.paymentId))!.returnCounted).toBe(
+    sale.transactionId,
+  );
+
+  // One e-mail for the return, to the payor, saying what and why.
+  expect(await outboxStore().get(`return:${sale.transactionId}`)).toMatchObject({
+    kind: 'debit-returned',
+    recipient: 'payor@example.com',
+    status: 'pending',
+    data: {
+      merchantName: MERCHANT.name,
+      amountCents: 2500,
+      maskedAccountNumber: '********6789',
+      code: 'R10',
+      category: 'unauthorized',
+      transactionId: sale.transactionId,
+    },
+  });
+
+  // The report counts it as the summary does: returned, no longer approved.
+  const report = await groupReport(MID, paymentGroupId);
+  expect(report.counts).toMatchObject({ payments: 2, approved: 1, returned: 1 });
+  expect(report.amounts).toMatchObject({ approved: 25, returned: 25 });
+});
+
+test('a return while a retry round of its group is charging: the summary’s move waits for the round’s end, then is made once', async () => {
+  const { profileId } = await checkingPayor();
+  const paymentGroupId = await processedGroup();
+  const { payment, sale } = await paidPayment(profileId, paymentGroupId);
+  const group = (expression: string, values?: Record<string, unknown>) =>
+    table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.group(paymentGroupId),
+        UpdateExpression: expression,
+        ...(values && { ExpressionAttributeValues: values }),
+      }),
+    );
+  await group('SET retryBound = :b', { ':b': '2031-03-02T10' }); // a round charging
+  const notice = returned(sale, 'R08', processorKeys.payment(payment.paymentId));
+
+  expect((await applyNotice(notice, later(70))).outcome).toBe('applied');
+  // The round's count would overwrite a move made now: it waits; the e-mail went all the same.
+  expect(await summaryOf(paymentGroupId)).toMatchObject({ approvedCount: 2, returnedCount: 0 });
+  expect(await outboxStore().get(`return:${sale.transactionId}`)).toMatchObject({ kind: 'debit-returned' });
+  expect(await runDueFollowUps(later(80), 10)).toBe(0);
+  expect(await noticeStore().followUp(notice.noticeId)).toBeDefined();
+
+  await group('REMOVE retryBound'); // the round ended (its count saw the payment unmoved: approved)
+  expect(await runDueFollowUps(later(90), 10)).toBe(1);
+  expect(await runDueFollowUps(later(100), 10)).toBe(0);
+  expect(await summaryOf(paymentGroupId)).toMatchObject({
+    approvedCount: 1,
+    approvedAmount: 25,
+    returnedCount: 1,
+    returnedAmount: 25,
+  });
 });

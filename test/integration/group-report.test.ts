@@ -40,14 +40,28 @@ const LAMBDA_LIMIT = 6 * 1024 * 1024;
 let table: TestTable;
 let handler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
-/** Payment `i`: every tenth deleted, the others approved, partial, declined (1, 2) or failed; hostile orderIds. */
+/**
+ * Payment `i`: every tenth deleted, the others approved, partial, declined (1, 2) or failed, every
+ * 50th (`i % 50 === 1`) an approved bank debit returned since (R01); hostile orderIds.
+ */
 function nthPayment(i: number): Payment {
   const amountCents = 1_000 + (i % 997);
   const amount = amountCents / 100;
   const orderIds = [`INV-${i}`, `=cmd|' /C calc'!A0 ${i}`, `a,"b"\n${i}`, `+${i}`, `naïve ☃ ${i}`];
   const kind = i % 10;
-  const authResponse =
-    kind === 9
+  const returned = i % 50 === 1;
+  const authResponse = returned
+    ? {
+        ...answer('Approved', amount, amount, '00'),
+        status: 'Returned' as const,
+        return: {
+          code: 'R01',
+          reason: 'Insufficient funds',
+          category: 'nsf' as const,
+          returnedAt: '2030-06-06T18:00:00.000Z',
+        },
+      }
+    : kind === 9
       ? null
       : kind < 5
         ? answer('Approved', amount, amount, '00')
@@ -208,6 +222,12 @@ it('pages the CSV of a group two pages long, every page within the limits, every
   const count = (status: string) => rows.filter((r) => r.status === status).length;
   expect(count('deleted')).toBe(payments.length - live.length);
   expect(count('partial')).toBe(payments.filter((_, i) => i % 10 === 5).length);
+  // A returned debit: its row says so with the bank's code, nothing approved.
+  const returnedRows = rows.filter((r) => r.status === 'returned');
+  expect(returnedRows).toHaveLength(payments.filter((_, i) => i % 50 === 1).length);
+  for (const r of returnedRows)
+    expect(r).toMatchObject({ returnCode: 'R01', approvedAmount: '0.00', declineCategory: '' });
+  expect(rows.filter((r) => r.returnCode !== '')).toHaveLength(returnedRows.length);
   expect(rows.filter((r) => r.declineCategory === '1')).toHaveLength(
     payments.filter((_, i) => i % 10 === 6).length,
   );
@@ -263,6 +283,12 @@ it('pages the spreadsheet the same way: base64 pages within the limits, every pa
       expect(code).toMatchObject({ type: ExcelJS.ValueType.String, value: p.authResponse.responseCode });
     const k = Number(p.profileId.split('/')[0]!.slice('payor-'.length));
     expect(row.getCell(column('customerAccountId')).value ?? '').toBe(accountOf(k));
+    if (p.authResponse?.status === 'Returned')
+      expect(row.getCell(column('returnCode'))).toMatchObject({
+        type: ExcelJS.ValueType.String,
+        value: 'R01',
+      });
+    else expect(row.getCell(column('returnCode')).value).toBeNull();
   }
 }, 300_000);
 

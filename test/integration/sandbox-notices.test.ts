@@ -13,6 +13,7 @@ import { SandboxProcessor } from '#processor/sandbox';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { eventStore } from '#store/events';
+import { outboxStore } from '#store/outbox';
 import { MerchantRegistry, type Merchant } from '#store/merchants';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#store/keys';
@@ -90,6 +91,12 @@ it('a debit of the R01 test account is returned when the test clock brings its n
   expect(items.filter((r) => r.transactionId === transactionId)).toEqual([
     expect.objectContaining({ code: 'R01', category: 'nsf', amount: 40 }),
   ]);
+  // Its payor is e-mailed once (one outbox item per returned sale).
+  expect(await outboxStore().get(`return:${transactionId}`)).toMatchObject({
+    kind: 'debit-returned',
+    recipient: 'payor@example.com',
+    data: { code: 'R01', reason: 'Insufficient funds', amountCents: 4000 },
+  });
 });
 
 it("the returns list pages newest first with tokens of this merchant's list only", async () => {

@@ -20,7 +20,9 @@ import {
   refundsCancelledBy,
   returnedSale,
   returnFollowUp,
+  returnFollowUps,
 } from '#domain/bank-notices';
+import { countOutcome, emptyTotals, returnSummaryDelta } from '#domain/processing';
 import { attemptOf } from '#domain/groups';
 import { renderEmail } from '#domain/notifications';
 import type { Refund, Transaction } from '#domain/transactions';
@@ -369,5 +371,111 @@ describe('a revocation suspends the method’s series payments', () => {
   it('a write holds at most SUSPEND_BATCH payments (a transaction’s room); the rest go in the next', () => {
     const many = Array.from({ length: SUSPEND_BATCH + 5 }, (_, i) => pay(i, 'p/revoked'));
     expect(seriesSuspension(series, many, 'revoked', NOW)!.suspend).toHaveLength(SUSPEND_BATCH);
+  });
+});
+
+describe('a return moves its group’s processingSummary once, and e-mails the payor', () => {
+  const auth = { ...answer('Approved', 20, 20), transactionId: 't1' };
+  const returnedAuth = { ...auth, status: 'Returned' as const, return: { ...debitReturn(R01, []) } };
+
+  it('every return leaves its summary step (a scheduled payment’s) and the payor’s e-mail, after the category’s step', () => {
+    const paid = debit({ paymentId: 'p1', paymentGroupId: 'g1' });
+    const ids = { merchantId: paid.merchantId, transactionId: paid.transactionId };
+    expect(returnFollowUps(paid, debitReturn(R01, [])).map((f) => f.kind)).toEqual([
+      'retry',
+      'summary',
+      'return-email',
+    ]);
+    expect(returnFollowUps(paid, debitReturn({ ...R01, code: 'R08' }, []))).toEqual([
+      { kind: 'summary', ...ids, paymentGroupId: 'g1', paymentId: 'p1' },
+      { kind: 'return-email', ...ids, payorId: paid.payorId },
+    ]);
+    // A sale of the transactions API has no group: its payor's e-mail only (and its method's step).
+    expect(returnFollowUps(debit(), debitReturn({ ...R01, code: 'R02' }, [])).map((f) => f.kind)).toEqual([
+      'method',
+      'return-email',
+    ]);
+  });
+
+  it('the summary counts a returned payment as approved until its move, then as returned', () => {
+    const p = payment({ amountCents: 2_500, authResponse: returnedAuth });
+    const before = emptyTotals();
+    countOutcome(before, p);
+    expect(before).toMatchObject({ approved: 1, partial: 1, approvedCents: 2_000, returned: 0, declined: 0 });
+    const after = emptyTotals();
+    countOutcome(after, { ...p, returnCounted: 't1' });
+    expect(after).toMatchObject({
+      approved: 0,
+      partial: 0,
+      approvedCents: 0,
+      returned: 1,
+      returnedCents: 2_000,
+    });
+    // Counted for another sale (an earlier return of the payment, retried since): not this one.
+    const other = emptyTotals();
+    countOutcome(other, { ...p, returnCounted: 't0' });
+    expect(other).toMatchObject({ approved: 1, returned: 0 });
+  });
+
+  it('the move: approved (and partial, recovered) down by what it counted, returned up', () => {
+    const p = payment({ amountCents: 2_500, authResponse: returnedAuth });
+    expect(returnSummaryDelta(p)).toEqual({
+      approved: -1,
+      partial: -1,
+      approvedCents: -2_000,
+      returned: 1,
+      returnedCents: 2_000,
+    });
+    const recovered = payment({
+      amountCents: 2_000,
+      authResponse: returnedAuth,
+      retry: { status: 'succeeded' } as never,
+    });
+    expect(returnSummaryDelta(recovered)).toEqual({
+      approved: -1,
+      approvedCents: -2_000,
+      recovered: -1,
+      recoveredCents: -2_000,
+      returned: 1,
+      returnedCents: 2_000,
+    });
+    expect(returnSummaryDelta(payment({ authResponse: auth }))).toEqual({});
+  });
+
+  it('the payor’s e-mail says what was returned, why, and what follows by its category', () => {
+    const mail = (
+      code: string,
+      reason: string,
+      category: 'nsf' | 'administrative' | 'unauthorized' | 'other',
+    ) =>
+      renderEmail({
+        outboxId: 'return:t1',
+        kind: 'debit-returned',
+        recipient: 'a@example.com',
+        status: 'pending',
+        attempts: 0,
+        createdAt: NOW.toISOString(),
+        data: {
+          merchantName: 'Acme <School>',
+          amountCents: 2_000,
+          maskedAccountNumber: '********6789',
+          accountType: 'CHECKING',
+          transactionId: 't1',
+          date: '2026-05-11',
+          code,
+          reason,
+          category,
+          orderId: 'INV-7',
+        },
+      });
+    const nsf = mail('R01', 'Insufficient funds', 'nsf');
+    expect(nsf.subject).toBe('Acme <School>: your payment of 20.00 was returned by your bank');
+    expect(nsf.text).toContain('R01: Insufficient funds');
+    expect(nsf.text).toContain('may try the payment again');
+    expect(nsf.text).toContain('INV-7');
+    expect(nsf.html).toContain('Acme &lt;School&gt;');
+    expect(mail('R02', 'Account closed', 'administrative').text).toContain('can no longer debit it');
+    expect(mail('R10', 'Not authorized', 'unauthorized').text).toContain('will not debit this account again');
+    expect(mail('R16', 'Account frozen', 'other').text).toContain('contact Acme <School> to arrange');
   });
 });

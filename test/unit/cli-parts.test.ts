@@ -11,7 +11,15 @@ import { readPayments, readPaymentsFile, sendingFile } from '../../bin/cli/payme
 import { loadSession, saveSession, stageTarget } from '../../bin/cli/session';
 import { barSize, wrapCell, wrapLines } from '../../bin/cli/layout';
 import { nextOccurrencesTable, pastOccurrencesTable, seriesCard, seriesTable } from '../../bin/cli/series';
-import { outcomeTable, reversalText, watchReversal } from '../../bin/cli/views';
+import {
+  groupCard,
+  outcomeTable,
+  outcomesOf,
+  reversalText,
+  summaryLine,
+  watchReversal,
+} from '../../bin/cli/views';
+import { saleCard } from '../../bin/cli/sales';
 
 let dir: string;
 beforeEach(() => {
@@ -384,5 +392,84 @@ describe('output fits 80 columns', () => {
       '  (got 41000000001)',
       '  field: short',
     ]);
+  });
+});
+
+describe('returns on `group show` and `sale show`', () => {
+  const R01 = {
+    code: 'R01',
+    reason: 'Insufficient funds',
+    category: 'nsf',
+    returnedAt: '2030-06-06T18:00:00.000Z',
+  };
+  const approved = {
+    status: 'Approved',
+    responseCode: '00',
+    responseMessage: 'Approved',
+    approvedAmount: 40,
+  };
+  const payments = [
+    {
+      paymentId: 'p1',
+      amount: 40,
+      deleted: false,
+      authResponse: { ...approved, status: 'Returned', return: R01 },
+    },
+    { paymentId: 'p2', amount: 40, deleted: false, authResponse: approved },
+  ] as unknown as Schemas['Payment'][];
+
+  test('the outcome table shows a returned debit with its return code and reason; the summary line counts it', () => {
+    const text = outcomeTable(payments, false, 80);
+    expect(text).toMatch(/Returned R01/);
+    expect(text).toContain('Insufficient funds (nsf)');
+    expect(summaryLine(outcomesOf(payments))).toBe(
+      '2/2 answered: 1 approved, 0 declined, 0 failed, 1 returned',
+    );
+    // No return: the line as before.
+    expect(summaryLine(outcomesOf(payments.slice(1)))).toBe('1/1 answered: 1 approved, 0 declined, 0 failed');
+  });
+
+  test("the group's card shows its summary's approved and returned counts and amounts", () => {
+    const group = {
+      paymentGroupId: 'g1',
+      scheduleDate: '2030-06-03',
+      scheduleHour: 14,
+      status: 'processed',
+      paymentCount: 2,
+      totalAmount: 80,
+      processingSummary: { approvedCount: 1, approvedAmount: 40, returnedCount: 1, returnedAmount: 40 },
+    } as unknown as Schemas['Group'];
+    const card = groupCard(group);
+    expect(card).toMatch(/Approved\s+│ 1 \(40\.00\)/);
+    expect(card).toMatch(/Returned\s+│ 1 \(40\.00\)/);
+    expect(Math.max(...card.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
+  });
+
+  test("a sale's card shows its clearing and its return, within 80 columns", () => {
+    const sale = {
+      transactionId: '01a21609-dd4a-7215-bf0a-000000000001',
+      type: 'sale',
+      status: 'Returned',
+      responseCode: '00',
+      responseMessage: 'Approved',
+      amount: 40,
+      approvedAmount: 40,
+      refundedAmount: 0,
+      availableRefundAmount: 0,
+      refundCount: 0,
+      accountType: 'CHECKING',
+      maskedAccountNumber: '********2227',
+      processedAt: '2030-06-03T14:00:05.000Z',
+      cleared: true,
+      clearedAt: '2030-06-05T14:00:00.000Z',
+      return: { ...R01, category: 'unauthorized', code: 'R10', reason: 'Customer advises not authorized' },
+    } as unknown as Schemas['Transaction'];
+    const card = saleCard(sale);
+    expect(card).toMatch(/Status\s+│ Returned R10/);
+    expect(card).toMatch(/Cleared\s+│ yes, 2030-06-05 14:00:00 UTC/);
+    expect(card).toContain('R10 Customer advises not authorized (unauthorized),');
+    expect(card).toContain('2030-06-06 18:00:00 UTC');
+    expect(card).toMatch(/Refundable\s+│ 0\.00/);
+    expect(Math.max(...card.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
   });
 });

@@ -144,6 +144,7 @@ describe('report rows and sums', () => {
       refunded: 1,
       retryScheduled: 0,
       recovered: 0,
+      returned: 0,
     });
     expect(view.amounts).toEqual({
       scheduled: 505.67,
@@ -152,6 +153,7 @@ describe('report rows and sums', () => {
       failed: 33.33,
       voided: 100,
       refunded: 15.5,
+      returned: 0,
     });
     const { counts } = view;
     expect(counts.approved + counts.declined + counts.failed + 1).toBe(counts.payments); // 1 scheduled
@@ -165,6 +167,49 @@ describe('report rows and sums', () => {
     expect(cents(live, 'approvedAmount')).toBe(Math.round(view.amounts.approved * 100));
     expect(cents(live, 'refundedAmount')).toBe(Math.round(view.amounts.refunded * 100));
     expect(live.filter((r) => r.voided === 'true')).toHaveLength(counts.voided);
+  });
+});
+
+describe('a returned bank debit in the report', () => {
+  const R01 = {
+    code: 'R01',
+    reason: 'Insufficient funds',
+    category: 'nsf' as const,
+    returnedAt: '2030-06-06T18:00:00.000Z',
+  };
+  const returned = (over: Partial<ReportPayment> = {}) =>
+    payment({
+      amountCents: 5_000,
+      authResponse: {
+        ...answer('Approved', 50, 50),
+        transactionId: 't-ret',
+        status: 'Returned',
+        return: R01,
+      },
+      ...over,
+    });
+
+  it('its row says returned with the return code, nothing approved, no decline category', () => {
+    const row = reportRow(returned());
+    expect(row).toMatchObject({
+      status: 'returned',
+      returnCode: 'R01',
+      approvedAmount: '0.00',
+      declineCategory: '',
+    });
+    expect(reportRow(payment({ authResponse: answer('Approved', 100, 100) })).returnCode).toBe('');
+    expect(parsed(reportCsv([row]))[0]).toMatchObject({ status: 'returned', returnCode: 'R01' });
+  });
+
+  it('counts as returned (count and amount), no longer approved, whether or not the summary moved it yet', () => {
+    for (const p of [returned(), returned({ returnCounted: 't-ret' } as Partial<ReportPayment>)]) {
+      const totals = emptyReport();
+      addToReport(totals, p);
+      addToReport(totals, payment({ authResponse: answer('Approved', 100, 100) }));
+      const view = reportView({ paymentGroupId: 'g', status: 'processed' } as Group, totals);
+      expect(view.counts).toMatchObject({ payments: 2, approved: 1, returned: 1, declined: 0 });
+      expect(view.amounts).toMatchObject({ approved: 100, returned: 50 });
+    }
   });
 });
 

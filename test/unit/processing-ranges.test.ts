@@ -66,7 +66,7 @@ describe('sumTotals', () => {
       approvedCents: 300,
       settlesAt: '2031-01-01T10:00:00Z',
     };
-    const b = { ...emptyTotals(), declined: 2, failed: 1, skipped: 4 };
+    const b = { ...emptyTotals(), declined: 2, failed: 1, skipped: 4, returned: 1, returnedCents: 70 };
     const c = { ...emptyTotals(), approved: 1, approvedCents: 50, settlesAt: '2031-01-01T11:00:00Z' };
     expect(sumTotals([a, b, c])).toEqual({
       approved: 4,
@@ -79,6 +79,8 @@ describe('sumTotals', () => {
       retriesScheduled: 0,
       recovered: 0,
       recoveredCents: 0,
+      returned: 1,
+      returnedCents: 70,
       nextRetrySlot: null,
     });
     expect(sumTotals([])).toEqual(emptyTotals());

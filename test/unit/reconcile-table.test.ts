@@ -17,6 +17,7 @@ const report = (over: Partial<ReconcileReport> = {}): ReconcileReport => ({
   healed: 0,
   unhealed: 0,
   differences: [],
+  returns: { count: 0, cents: 0 },
   ...over,
 });
 

@@ -111,6 +111,7 @@ describe('the CSV an office opens', () => {
       'customerAccountId',
       'processedAt',
       'responseMessage',
+      'returnCode',
     ]);
     const declined = payment({
       authResponse: { ...answer('Declined', 100, 0, '05', '1'), responseMessage: 'Do not honor' },
