@@ -13,6 +13,7 @@ import {
   type Refund,
   type Transaction,
 } from '#domain/transactions';
+import { disputedNow, disputedRefusal } from '#domain/disputes';
 import { formatCents } from '#domain/money';
 import { processorKeys } from '#domain/processor-keys';
 import { paymentProcessor } from '#core/processor';
@@ -68,6 +69,7 @@ function assertVoidable(txn: Transaction, now: Date): void {
   if (txn.status === 'Declined') throw new BadRequestError(`transaction ${id} was declined; nothing to void`);
   if (txn.status === 'Pending')
     throw new BadRequestError(`transaction ${id} is Pending; nothing to void yet`);
+  if (disputedNow(txn)) throw new BadRequestError(disputedRefusal(txn, 'voided'));
   if (txn.refundedCents > 0) throw new BadRequestError(`transaction ${id} has refunds; it cannot be voided`);
   if (isSettled(txn, now))
     throw new BadRequestError(`transaction ${id} has settled; refund it instead of voiding`);
@@ -105,6 +107,9 @@ export async function refundSale(
       throw new BadRequestError(`transaction ${transactionId} is being voided; nothing to refund`);
     if (txn.status !== 'Approved')
       throw new BadRequestError(`transaction ${transactionId} is ${txn.status}; nothing to refund`);
+    // Also when a dispute opened between the read and the reservation: the reservation refuses
+    // it, and the sale read again says why.
+    if (disputedNow(txn)) throw new BadRequestError(disputedRefusal(txn, 'refunded'));
     if (!isSettled(txn, now)) {
       throw new BadRequestError(
         `transaction ${transactionId} has not settled yet (settles ${txn.settlesAt}); void it instead`,

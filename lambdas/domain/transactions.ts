@@ -6,6 +6,7 @@ import { isBank, type AccountType } from './cards';
 import type { RefundResponse, TransactionView } from '#contract/schemas/transactions';
 import type { EventType } from '#contract/events';
 import { declineOf } from './declines';
+import { disputedNow, type DisputeView } from './disputes';
 import { newEvent, type ServiceEvent } from './events';
 import { fromCents, type Cents } from './money';
 
@@ -97,6 +98,10 @@ export interface Transaction {
   noticeSeq?: number;
   /** The group of the scheduled payment this sale charged (sales recorded before it was kept: absent). */
   paymentGroupId?: string;
+  /** A card sale's latest dispute, as its record shows it (store/disputes.ts keeps both in step). */
+  dispute?: DisputeView;
+  /** Changes of `dispute` so far: a dispute's write holds only if it is still the number read. */
+  disputeRev?: number;
 }
 
 /** A Pending sale's response code and message (docs/product.md#transaction-responses). */
@@ -143,9 +148,14 @@ export interface Refund {
 export const isSettled = (t: Transaction, now: Date): boolean =>
   t.status === 'Approved' && t.settlesAt !== undefined && now.toISOString() >= t.settlesAt;
 
-/** What can still be refunded: charged minus completed and pending refunds (failed ones free up). */
+/**
+ * What can still be refunded: charged minus completed and pending refunds (failed ones free up);
+ * nothing while a dispute of the sale is open.
+ */
 export const availableRefundCents = (t: Transaction): Cents =>
-  t.status === 'Approved' && t.voidingAt === undefined ? Math.max(0, t.approvedCents - t.refundedCents) : 0;
+  t.status === 'Approved' && t.voidingAt === undefined && !disputedNow(t)
+    ? Math.max(0, t.approvedCents - t.refundedCents)
+    : 0;
 
 /** A refund as its route answers it, less the sale's availableRefundAmount (the handler adds it). */
 export const refundView = (r: Refund): Omit<RefundResponse, 'availableRefundAmount'> => ({
@@ -204,6 +214,7 @@ export function transactionView(t: Transaction, refunds: Refund[], now: Date): T
     }),
     ...(t.clearedAt !== undefined && { clearedAt: t.clearedAt }),
     ...(t.return !== undefined && { return: { ...t.return } }),
+    ...(t.dispute !== undefined && { dispute: { ...t.dispute } }),
   };
 }
 

@@ -206,6 +206,7 @@ export class SandboxProcessor implements PaymentProcessor {
               token: request.token,
               processorTransactionId: result.processorTransactionId,
               settlesAt: this.settlementTime(result.processedAt),
+              amountCents: result.approvedCents,
             },
             this.schedule.periodSeconds,
           )
