@@ -1853,7 +1853,7 @@ export interface components {
       originalAmount?: number;
       /** @description Completed plus pending refunds. A JSON number with at most 2 decimals (integer cents inside the service). */
       refundedAmount?: number;
-      /** @description originalAmount minus completed and pending refunds (failed ones are not counted); 0 unless Approved, and 0 while a dispute of the sale is open. A JSON number with at most 2 decimals (integer cents inside the service). */
+      /** @description originalAmount minus completed and pending refunds (failed ones are not counted); 0 unless Approved, and 0 while a dispute of the sale is open or after it was lost. A JSON number with at most 2 decimals (integer cents inside the service). */
       availableRefundAmount?: number;
       /** @description Number of refunds (completed and pending). */
       refundCount?: number;
@@ -2071,7 +2071,7 @@ export interface components {
       originalAmount: number;
       /** @description Completed plus pending refunds. A JSON number with at most 2 decimals (integer cents inside the service). */
       refundedAmount: number;
-      /** @description originalAmount minus completed and pending refunds (failed ones are not counted); 0 unless Approved, and 0 while a dispute of the sale is open. A JSON number with at most 2 decimals (integer cents inside the service). */
+      /** @description originalAmount minus completed and pending refunds (failed ones are not counted); 0 unless Approved, and 0 while a dispute of the sale is open or after it was lost. A JSON number with at most 2 decimals (integer cents inside the service). */
       availableRefundAmount: number;
       /** @description Number of refunds (completed and pending). */
       refundCount: number;
@@ -2134,7 +2134,7 @@ export interface components {
          */
         afterRefund?: true;
       };
-      /** @description The latest dispute of this card charge (`GET .../disputes/{disputeId}`). While it is open, `availableRefundAmount` is 0 and a refund or void is refused (400). */
+      /** @description The latest dispute of this card charge (`GET .../disputes/{disputeId}`). While it is open, and after it was lost (the cardholder has the money back), `availableRefundAmount` is 0 and a refund or void is refused (400). */
       dispute?: {
         /**
          * Format: uuid

@@ -3,7 +3,7 @@ import { refused, unknownQuery } from './refusals';
 import { PLACEHOLDERS as P, success, type OperationExamples } from './types';
 
 /** A card sale disputed as not received, waiting for the merchant's evidence. */
-export const disputeView = {
+const disputeView = {
   disputeId: P.DisputeID,
   transactionId: P.TransactionID,
   status: 'needs_response',

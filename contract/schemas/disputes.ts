@@ -9,7 +9,7 @@ import { dateTime, money, NO_CONTROL_CHARACTERS, queryInt, responseUuid } from '
 import { pageQueryDocs, tokenPageSchema } from './pages';
 
 /** A dispute's statuses: the first three are open (a refund or void of its sale is refused). */
-export const DISPUTE_STATUSES = ['inquiry', 'needs_response', 'under_review', 'won', 'lost'] as const;
+const DISPUTE_STATUSES = ['inquiry', 'needs_response', 'under_review', 'won', 'lost'] as const;
 
 export const disputeSchema = {
   type: 'object',

@@ -51,7 +51,7 @@ export interface Dispute {
 }
 
 /** What a dispute notice says (the processor port's dispute notice, as the domain reads it). */
-export interface DisputeNoticeFacts {
+interface DisputeNoticeFacts {
   kind: 'dispute_opened' | 'dispute_updated' | 'dispute_closed';
   /** The processor's dispute id. */
   disputeId: string;
@@ -65,7 +65,7 @@ export interface DisputeNoticeFacts {
 
 const OPEN: readonly DisputeStatus[] = ['inquiry', 'needs_response', 'under_review'];
 
-export const isOpenDispute = (status: DisputeStatus | undefined): boolean =>
+const isOpenDispute = (status: DisputeStatus | undefined): boolean =>
   status !== undefined && OPEN.includes(status);
 
 /**
@@ -76,9 +76,9 @@ export const disputedNow = (t: Pick<Transaction, 'dispute'>): boolean =>
   t.dispute !== undefined && (isOpenDispute(t.dispute.status) || t.dispute.status === 'lost');
 
 /** The reasons that revoke the card's saved method (as an unauthorized bank return does). */
-export const REVOKING_REASONS: readonly string[] = ['fraudulent', 'unrecognized', 'subscription_canceled'];
+const REVOKING_REASONS: readonly string[] = ['fraudulent', 'unrecognized', 'subscription_canceled'];
 
-export const revokes = (reason: string | undefined): boolean =>
+const revokes = (reason: string | undefined): boolean =>
   reason !== undefined && REVOKING_REASONS.includes(reason);
 
 /** The service's id of a processor's dispute: the same for every notice of it, from any source. */
@@ -87,7 +87,7 @@ export const disputeIdOf = (merchantId: string, processorDisputeId: string): str
   uuidv5(`dispute:${merchantId}:${processorDisputeId}`, DISPUTE_NAMESPACE);
 
 /** What a dispute notice does, as read: apply it, take the return path, or why not. */
-export type DisputeDecision =
+type DisputeDecision =
   { outcome: 'apply' } | { outcome: 'return' } | { outcome: 'held' | 'stale' | 'skipped'; reason: string };
 
 const not = (outcome: 'held' | 'stale' | 'skipped', reason: string): DisputeDecision => ({ outcome, reason });
