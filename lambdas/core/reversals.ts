@@ -7,13 +7,14 @@ import { config } from '#shared/config';
 import { BadRequestError } from '#shared/errors';
 import {
   availableRefundCents,
+  disputedNow,
   isSettled,
   voidMarginSeconds,
   withinVoidMargin,
   type Refund,
   type Transaction,
 } from '#domain/transactions';
-import { disputedNow, disputedRefusal } from '#domain/disputes';
+import { disputedRefusal } from '#domain/disputes';
 import { formatCents } from '#domain/money';
 import { processorKeys } from '#domain/processor-keys';
 import { paymentProcessor } from '#core/processor';

@@ -13,11 +13,12 @@
  */
 import { v5 as uuidv5 } from 'uuid';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
-import { disputedNow, disputedRefusal } from '#domain/disputes';
+import { disputedRefusal } from '#domain/disputes';
 import { reversalEventType, type Group, type Payment } from '#domain/groups';
 import { fromCents } from '#domain/money';
 import {
   availableRefundCents,
+  disputedNow,
   isSettled,
   voidMarginSeconds,
   withinVoidMargin,

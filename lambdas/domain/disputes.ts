@@ -68,13 +68,6 @@ const OPEN: readonly DisputeStatus[] = ['inquiry', 'needs_response', 'under_revi
 const isOpenDispute = (status: DisputeStatus | undefined): boolean =>
   status !== undefined && OPEN.includes(status);
 
-/**
- * Whether the sale's latest dispute keeps it from being refunded or voided: while it is open, and
- * after it was lost (the cardholder has the money back through it: a refund would pay twice).
- */
-export const disputedNow = (t: Pick<Transaction, 'dispute'>): boolean =>
-  t.dispute !== undefined && (isOpenDispute(t.dispute.status) || t.dispute.status === 'lost');
-
 /** The reasons that revoke the card's saved method (as an unauthorized bank return does). */
 const REVOKING_REASONS: readonly string[] = ['fraudulent', 'unrecognized', 'subscription_canceled'];
 

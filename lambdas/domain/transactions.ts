@@ -6,7 +6,7 @@ import { isBank, type AccountType } from './cards';
 import type { RefundResponse, TransactionView } from '#contract/schemas/transactions';
 import type { EventType } from '#contract/events';
 import { declineOf } from './declines';
-import { disputedNow, type DisputeView } from './disputes';
+import type { DisputeView } from '#contract/schemas/disputes';
 import { newEvent, type ServiceEvent } from './events';
 import { fromCents, type Cents } from './money';
 
@@ -144,6 +144,16 @@ export interface Refund {
   /** A refund of a bank debit that has not cleared: sent when it clears, Failed if it is returned first. */
   heldUntilCleared?: true;
 }
+
+/** The dispute statuses that keep a sale from being refunded or voided (domain/disputes.ts). */
+const REFUND_BLOCKING_DISPUTES: readonly string[] = ['inquiry', 'needs_response', 'under_review', 'lost'];
+
+/**
+ * Whether the sale's latest dispute keeps it from being refunded or voided: while it is open, and
+ * after it was lost (the cardholder has the money back through it: a refund would pay twice).
+ */
+export const disputedNow = (t: Pick<Transaction, 'dispute'>): boolean =>
+  t.dispute !== undefined && REFUND_BLOCKING_DISPUTES.includes(t.dispute.status);
 
 export const isSettled = (t: Transaction, now: Date): boolean =>
   t.status === 'Approved' && t.settlesAt !== undefined && now.toISOString() >= t.settlesAt;

@@ -80,7 +80,7 @@ export const refundFinished = (tableName: string, finished: Refund) => ({
 });
 
 /**
- * The condition that no dispute of the sale is open or lost (domain/disputes.ts disputedNow), for
+ * The condition that no dispute of the sale is open or lost (domain/transactions.ts disputedNow), for
  * a void's or a refund's reservation: a dispute applied between their read and their write
  * refuses them.
  */

@@ -7,7 +7,6 @@
 import {
   disputeAfter,
   disputeDecision,
-  disputedNow,
   disputedRefusal,
   disputeEvents,
   disputeEventTypes,
@@ -19,7 +18,7 @@ import {
 } from '#domain/disputes';
 import { paymentView } from '#domain/groups';
 import { renderEmail } from '#domain/notifications';
-import { availableRefundCents, transactionView, type Transaction } from '#domain/transactions';
+import { availableRefundCents, disputedNow, transactionView, type Transaction } from '#domain/transactions';
 import { payment, transaction } from '#support/fixtures/index';
 
 const NOW = new Date('2026-05-14T10:00:00.000Z');
