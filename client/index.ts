@@ -47,6 +47,7 @@ const PAYMENTS = `${GROUP}/payments`;
 const PAYMENT = `${PAYMENTS}/{PaymentID}`;
 const EVENTS = '/v1/rest/merchants/{MID}/events';
 const RETURNS = '/v1/rest/merchants/{MID}/returns';
+const DISPUTES = '/v1/rest/merchants/{MID}/disputes';
 const ENDPOINTS = '/v1/rest/merchants/{MID}/webhook-endpoints';
 const ENDPOINT = `${ENDPOINTS}/{WebhookEndpointID}`;
 
@@ -126,6 +127,14 @@ export class ScheduledPaymentsClient extends ApiSession {
   /** The merchant's returned bank debits, newest first (a page). */
   listReturns(mid: string, query: Query<'ListReturns'> = {}) {
     return this.call<'ListReturns'>('GET', RETURNS, { MID: mid }, { query });
+  }
+  /** The merchant's card disputes, newest first (a page; `status` keeps one status). */
+  listDisputes(mid: string, query: Query<'ListDisputes'> = {}) {
+    return this.call<'ListDisputes'>('GET', DISPUTES, { MID: mid }, { query });
+  }
+  /** One card dispute as it is now. */
+  getDispute(mid: string, disputeId: string) {
+    return this.call<'GetDispute'>('GET', `${DISPUTES}/{DisputeID}`, { MID: mid, DisputeID: disputeId });
   }
 
   // Groups and their payments.

@@ -46,6 +46,7 @@ export const pathParams = {
   TransactionID: uuidParam('Transaction ID (`transactionId`)'),
   WebhookEndpointID: uuidParam('Webhook endpoint ID (`webhookEndpointId`)'),
   SeriesID: uuidParam('Series ID (`seriesId`)'),
+  DisputeID: uuidParam('Dispute ID (`disputeId`)'),
   EventID: {
     pattern: '^evt_[0-9a-f]{32}$',
     what: 'an event ID (evt_ and 32 hexadecimal digits)',

@@ -778,6 +778,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/rest/merchants/{MID}/disputes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the merchant's card disputes
+     * @description Every dispute of the merchant's card charges (a sale of the transactions API, or a scheduled payment's), newest first by `openedAt`, each as it is now. `status` keeps only the disputes with that status now (one of `inquiry`, `needs_response`, `under_review`, `won`, `lost`; another value: 400). A dispute is listed from the moment the processor's notice of it is applied, announced by `dispute.created`; its changes by `dispute.updated` and `dispute.closed`. Pages: `pageSize` (default 25) and `pageToken` (the previous page's `meta.nextPageToken`, absent on the last page); with `status`, a page may hold fewer than `pageSize` and still have a next one.
+     */
+    get: operations['ListDisputes'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/rest/merchants/{MID}/disputes/{DisputeID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a card dispute
+     * @description A dispute as it is now: its status, the processor's reason, the amount disputed, when the evidence is due, when it was opened and closed. The disputed sale shows its latest dispute as `dispute` (and so does the scheduled payment it charged). Unknown, or another merchant's: 404.
+     */
+    get: operations['GetDispute'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/rest/merchants/{MID}/events': {
     parameters: {
       query?: never;
@@ -1704,6 +1744,53 @@ export interface components {
       methodExpiresBeforeSlot?: true;
       /** @description Present after a void-or-refund. */
       voidOrRefundResponses?: components['schemas']['VoidOrRefundResponse'][];
+      /** @description The latest dispute of the card charge that paid the payment (`GET .../disputes/{disputeId}`). While it is open, the payment's sale cannot be refunded or voided. */
+      dispute?: {
+        /**
+         * Format: uuid
+         * @description The dispute (`GET .../disputes/{disputeId}`).
+         */
+        disputeId: string;
+        /**
+         * Format: uuid
+         * @description The disputed sale (`GET .../transactions/{id}`).
+         */
+        transactionId: string;
+        /**
+         * Format: uuid
+         * @description The scheduled payment the sale charged, if any.
+         */
+        paymentId?: string;
+        /**
+         * Format: uuid
+         * @description That payment's group.
+         */
+        paymentGroupId?: string;
+        /**
+         * @description `inquiry`: the issuer asks before disputing (no money moved yet); `needs_response`: disputed, the merchant should send evidence to the processor by `evidenceDueBy`; `under_review`: evidence sent, the issuer decides; `won` (the money stays with the merchant) and `lost` (it went back to the cardholder) are final.
+         * @enum {string}
+         */
+        status: 'inquiry' | 'needs_response' | 'under_review' | 'won' | 'lost';
+        /** @description The processor's reason: `fraudulent`, `unrecognized` and `subscription_canceled` revoke the card's saved method (as an unauthorized bank return does: `payment_method.revoked`, its series payments suspended); `product_not_received`, `duplicate`, `general` and the others only flag the sale. */
+        reason: string;
+        /** @description What the processor disputes. A JSON number with at most 2 decimals (integer cents inside the service). */
+        amount: number;
+        /**
+         * Format: date-time
+         * @description When the evidence is due at the processor (`needs_response`). UTC (ISO 8601, `Z`).
+         */
+        evidenceDueBy?: string;
+        /**
+         * Format: date-time
+         * @description When the dispute was opened. UTC (ISO 8601, `Z`).
+         */
+        openedAt: string;
+        /**
+         * Format: date-time
+         * @description When it was won or lost. UTC (ISO 8601, `Z`).
+         */
+        closedAt?: string;
+      };
     };
     /** @description Without paging parameters: every payment, when the group holds at most 2000. */
     PaymentList: components['schemas']['Payment'][];
@@ -1768,7 +1855,7 @@ export interface components {
       originalAmount?: number;
       /** @description Completed plus pending refunds. A JSON number with at most 2 decimals (integer cents inside the service). */
       refundedAmount?: number;
-      /** @description originalAmount minus completed and pending refunds (failed ones are not counted); 0 unless Approved. A JSON number with at most 2 decimals (integer cents inside the service). */
+      /** @description originalAmount minus completed and pending refunds (failed ones are not counted); 0 unless Approved, and 0 while a dispute of the sale is open or after it was lost. A JSON number with at most 2 decimals (integer cents inside the service). */
       availableRefundAmount?: number;
       /** @description Number of refunds (completed and pending). */
       refundCount?: number;
@@ -1991,7 +2078,7 @@ export interface components {
       originalAmount: number;
       /** @description Completed plus pending refunds. A JSON number with at most 2 decimals (integer cents inside the service). */
       refundedAmount: number;
-      /** @description originalAmount minus completed and pending refunds (failed ones are not counted); 0 unless Approved. A JSON number with at most 2 decimals (integer cents inside the service). */
+      /** @description originalAmount minus completed and pending refunds (failed ones are not counted); 0 unless Approved, and 0 while a dispute of the sale is open or after it was lost. A JSON number with at most 2 decimals (integer cents inside the service). */
       availableRefundAmount: number;
       /** @description Number of refunds (completed and pending). */
       refundCount: number;
@@ -2053,6 +2140,53 @@ export interface components {
          * @enum {boolean}
          */
         afterRefund?: true;
+      };
+      /** @description The latest dispute of this card charge (`GET .../disputes/{disputeId}`). While it is open, and after it was lost (the cardholder has the money back), `availableRefundAmount` is 0 and a refund or void is refused (400). */
+      dispute?: {
+        /**
+         * Format: uuid
+         * @description The dispute (`GET .../disputes/{disputeId}`).
+         */
+        disputeId: string;
+        /**
+         * Format: uuid
+         * @description The disputed sale (`GET .../transactions/{id}`).
+         */
+        transactionId: string;
+        /**
+         * Format: uuid
+         * @description The scheduled payment the sale charged, if any.
+         */
+        paymentId?: string;
+        /**
+         * Format: uuid
+         * @description That payment's group.
+         */
+        paymentGroupId?: string;
+        /**
+         * @description `inquiry`: the issuer asks before disputing (no money moved yet); `needs_response`: disputed, the merchant should send evidence to the processor by `evidenceDueBy`; `under_review`: evidence sent, the issuer decides; `won` (the money stays with the merchant) and `lost` (it went back to the cardholder) are final.
+         * @enum {string}
+         */
+        status: 'inquiry' | 'needs_response' | 'under_review' | 'won' | 'lost';
+        /** @description The processor's reason: `fraudulent`, `unrecognized` and `subscription_canceled` revoke the card's saved method (as an unauthorized bank return does: `payment_method.revoked`, its series payments suspended); `product_not_received`, `duplicate`, `general` and the others only flag the sale. */
+        reason: string;
+        /** @description What the processor disputes. A JSON number with at most 2 decimals (integer cents inside the service). */
+        amount: number;
+        /**
+         * Format: date-time
+         * @description When the evidence is due at the processor (`needs_response`). UTC (ISO 8601, `Z`).
+         */
+        evidenceDueBy?: string;
+        /**
+         * Format: date-time
+         * @description When the dispute was opened. UTC (ISO 8601, `Z`).
+         */
+        openedAt: string;
+        /**
+         * Format: date-time
+         * @description When it was won or lost. UTC (ISO 8601, `Z`).
+         */
+        closedAt?: string;
       };
     };
     RefundHistoryItem: {
@@ -5132,6 +5266,197 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  ListDisputes: {
+    parameters: {
+      query?: {
+        /** @description Only disputes with this status now. */
+        status?: 'inquiry' | 'needs_response' | 'under_review' | 'won' | 'lost';
+        /** @description Disputes per page, 1-500 (default 25). */
+        pageSize?: number;
+        /** @description The previous page's `meta.nextPageToken`: the page after it. */
+        pageToken?: string;
+      };
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of disputes, newest first. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            meta: {
+              /** @description Disputes per page. */
+              pageSize: number;
+              /** @description Pass as `pageToken` for the next page; absent on the last page. */
+              nextPageToken?: string;
+            };
+            items: {
+              /**
+               * Format: uuid
+               * @description The dispute (`GET .../disputes/{disputeId}`).
+               */
+              disputeId: string;
+              /**
+               * Format: uuid
+               * @description The disputed sale (`GET .../transactions/{id}`).
+               */
+              transactionId: string;
+              /**
+               * Format: uuid
+               * @description The scheduled payment the sale charged, if any.
+               */
+              paymentId?: string;
+              /**
+               * Format: uuid
+               * @description That payment's group.
+               */
+              paymentGroupId?: string;
+              /**
+               * @description `inquiry`: the issuer asks before disputing (no money moved yet); `needs_response`: disputed, the merchant should send evidence to the processor by `evidenceDueBy`; `under_review`: evidence sent, the issuer decides; `won` (the money stays with the merchant) and `lost` (it went back to the cardholder) are final.
+               * @enum {string}
+               */
+              status: 'inquiry' | 'needs_response' | 'under_review' | 'won' | 'lost';
+              /** @description The processor's reason: `fraudulent`, `unrecognized` and `subscription_canceled` revoke the card's saved method (as an unauthorized bank return does: `payment_method.revoked`, its series payments suspended); `product_not_received`, `duplicate`, `general` and the others only flag the sale. */
+              reason: string;
+              /** @description What the processor disputes. A JSON number with at most 2 decimals (integer cents inside the service). */
+              amount: number;
+              /**
+               * Format: date-time
+               * @description When the evidence is due at the processor (`needs_response`). UTC (ISO 8601, `Z`).
+               */
+              evidenceDueBy?: string;
+              /**
+               * Format: date-time
+               * @description When the dispute was opened. UTC (ISO 8601, `Z`).
+               */
+              openedAt: string;
+              /**
+               * Format: date-time
+               * @description When it was won or lost. UTC (ISO 8601, `Z`).
+               */
+              closedAt?: string;
+            }[];
+          };
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  GetDispute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Merchant ID: 11 digits, or the 8-digit short form of an 11-digit MID. Malformed: 400; unknown, or not a merchant this client is authorized for: 403.
+         * @example 32350000001
+         */
+        MID: string;
+        /**
+         * @description Dispute ID (`disputeId`) (a UUID; any letter case). Malformed: 400.
+         * @example 0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e09
+         */
+        DisputeID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The dispute. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * Format: uuid
+             * @description The dispute (`GET .../disputes/{disputeId}`).
+             */
+            disputeId: string;
+            /**
+             * Format: uuid
+             * @description The disputed sale (`GET .../transactions/{id}`).
+             */
+            transactionId: string;
+            /**
+             * Format: uuid
+             * @description The scheduled payment the sale charged, if any.
+             */
+            paymentId?: string;
+            /**
+             * Format: uuid
+             * @description That payment's group.
+             */
+            paymentGroupId?: string;
+            /**
+             * @description `inquiry`: the issuer asks before disputing (no money moved yet); `needs_response`: disputed, the merchant should send evidence to the processor by `evidenceDueBy`; `under_review`: evidence sent, the issuer decides; `won` (the money stays with the merchant) and `lost` (it went back to the cardholder) are final.
+             * @enum {string}
+             */
+            status: 'inquiry' | 'needs_response' | 'under_review' | 'won' | 'lost';
+            /** @description The processor's reason: `fraudulent`, `unrecognized` and `subscription_canceled` revoke the card's saved method (as an unauthorized bank return does: `payment_method.revoked`, its series payments suspended); `product_not_received`, `duplicate`, `general` and the others only flag the sale. */
+            reason: string;
+            /** @description What the processor disputes. A JSON number with at most 2 decimals (integer cents inside the service). */
+            amount: number;
+            /**
+             * Format: date-time
+             * @description When the evidence is due at the processor (`needs_response`). UTC (ISO 8601, `Z`).
+             */
+            evidenceDueBy?: string;
+            /**
+             * Format: date-time
+             * @description When the dispute was opened. UTC (ISO 8601, `Z`).
+             */
+            openedAt: string;
+            /**
+             * Format: date-time
+             * @description When it was won or lost. UTC (ISO 8601, `Z`).
+             */
+            closedAt?: string;
+          };
+        };
+      };
+      /** @description The request is invalid: a malformed path parameter, an invalid query parameter, a missing or invalid body field, a rule of the operation (see its description). Any string of a body, value or key, must be well-formed text sent as UTF-8: a lone surrogate (a `\uD800`-`\uDFFF` escape without its pair) or U+FFFD (what bytes that are not UTF-8 become) is refused, naming the field. A body or query that fails its schema also gets `errors`: every problem found, by field. Do not retry unchanged. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
       503: components['responses']['ServiceUnavailable'];

@@ -1,4 +1,5 @@
 /** Every operation's examples, by route id (aliases use their target's). */
+import { disputeExamples } from './disputes';
 import { eventExamples } from './events';
 import { groupExamples } from './groups';
 import { healthExamples } from './health';
@@ -19,6 +20,7 @@ export const operationExamples: Readonly<Record<string, OperationExamples>> = {
   ...returnRateExamples,
   ...payorExamples,
   ...transactionExamples,
+  ...disputeExamples,
   ...eventExamples,
   ...webhookExamples,
   ...healthExamples,

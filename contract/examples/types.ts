@@ -15,6 +15,7 @@ export const PLACEHOLDERS = {
   EventID: 'evt_0193c2a45b1e7c3d8e4f5a6b7c8d9e06',
   WebhookEndpointID: '0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e07',
   SeriesID: '0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e08',
+  DisputeID: '0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e09',
   /** The URL of the webhook endpoint WebhookEndpointID (the contract test's receiver). */
   WebhookURL: 'https://hooks.springfield-elementary.example/scheduled-payments',
   /** A recent time to replay events from (the contract test sends one a minute before it runs). */

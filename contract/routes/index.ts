@@ -3,6 +3,7 @@
  * the OpenAPI document. Handlers take their entry by id: `merchantRoute(routes.CreateGroup, ...)`.
  * Aliases (`aliasOf`) share their target's handler, and so one Lambda function.
  */
+import { disputeRoutes } from './disputes';
 import { eventRoutes } from './events';
 import { groupRoutes } from './groups';
 import { paymentAliasRoutes, paymentRoutes } from './payments';
@@ -33,6 +34,7 @@ export const routes = {
   ...payorRoutes,
   ...transactionRoutes,
   ...returnRoutes,
+  ...disputeRoutes,
   ...eventRoutes,
   ...webhookRoutes,
 };

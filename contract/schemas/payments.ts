@@ -17,6 +17,7 @@ import {
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_NUMBER, MAX_PAGE_SIZE, MAX_UNPAGED_PAYMENTS } from '../limits';
 import { paymentAttemptSchema, paymentRetrySchema } from './retries';
 import { authResponseSchema } from './transactions';
+import { disputeSchema } from './disputes';
 
 export const customAttributesSchema = {
   type: 'object',
@@ -222,6 +223,11 @@ export const paymentSchema = {
       type: 'array',
       items: voidOrRefundResponseSchema,
       description: 'Present after a void-or-refund.',
+    },
+    dispute: {
+      ...disputeSchema,
+      description:
+        "The latest dispute of the card charge that paid the payment (`GET .../disputes/{disputeId}`). While it is open, the payment's sale cannot be refunded or voided.",
     },
   },
 } as const;

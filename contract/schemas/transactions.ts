@@ -1,6 +1,7 @@
 /** Sales, voids and refunds: request schemas and the Transaction and Refund responses. */
 import type { FromSchema } from 'json-schema-to-ts';
 import { DECLINE_CATEGORY_DESCRIPTIONS } from '../declines';
+import { disputeSchema } from './disputes';
 import {
   accountType,
   freeText,
@@ -119,7 +120,7 @@ const transactionFields = {
   originalAmount: money('Amount originally charged (approvedAmount).'),
   refundedAmount: money('Completed plus pending refunds.'),
   availableRefundAmount: money(
-    'originalAmount minus completed and pending refunds (failed ones are not counted); 0 unless Approved.',
+    'originalAmount minus completed and pending refunds (failed ones are not counted); 0 unless Approved, and 0 while a dispute of the sale is open or after it was lost.',
   ),
   refundCount: count('Number of refunds (completed and pending).'),
   refundHistory: { type: 'array', items: refundHistoryItemSchema },
@@ -162,7 +163,14 @@ export const transactionSchema = {
     'processedAt',
     'settled',
   ],
-  properties: transactionFields,
+  properties: {
+    ...transactionFields,
+    dispute: {
+      ...disputeSchema,
+      description:
+        'The latest dispute of this card charge (`GET .../disputes/{disputeId}`). While it is open, and after it was lost (the cardholder has the money back), `availableRefundAmount` is 0 and a refund or void is refused (400).',
+    },
+  },
 } as const;
 
 export const authResponseSchema = {

@@ -8,6 +8,7 @@ import { BadRequestError } from '#shared/errors';
 import {
   availableRefundCents,
   debitVoidRefusal,
+  disputedNow,
   isSettled,
   isUnclearedDebit,
   returnedRefusal,
@@ -16,6 +17,7 @@ import {
   type Refund,
   type Transaction,
 } from '#domain/transactions';
+import { disputedRefusal } from '#domain/disputes';
 import { formatCents } from '#domain/money';
 import { processorKeys } from '#domain/processor-keys';
 import { paymentProcessor } from '#core/processor';
@@ -73,6 +75,7 @@ function assertVoidable(txn: Transaction, now: Date): void {
   if (txn.status === 'Declined') throw new BadRequestError(`transaction ${id} was declined; nothing to void`);
   if (txn.status === 'Pending')
     throw new BadRequestError(`transaction ${id} is Pending; nothing to void yet`);
+  if (disputedNow(txn)) throw new BadRequestError(disputedRefusal(txn, 'voided'));
   if (txn.refundedCents > 0) throw new BadRequestError(`transaction ${id} has refunds; it cannot be voided`);
   if (isSettled(txn, now))
     throw new BadRequestError(`transaction ${id} has settled; refund it instead of voiding`);
@@ -115,6 +118,9 @@ export async function refundSale(
     if (returned !== undefined) throw new BadRequestError(returned);
     if (txn.status !== 'Approved')
       throw new BadRequestError(`transaction ${transactionId} is ${txn.status}; nothing to refund`);
+    // Also when a dispute opened between the read and the reservation: the reservation refuses
+    // it, and the sale read again says why.
+    if (disputedNow(txn)) throw new BadRequestError(disputedRefusal(txn, 'refunded'));
     // A bank debit that has not cleared: the refund is held until it clears (also before the
     // cut-off where the processor cannot cancel a submitted debit).
     const held = isUnclearedDebit(txn);

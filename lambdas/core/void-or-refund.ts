@@ -18,10 +18,12 @@
  */
 import { v5 as uuidv5 } from 'uuid';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
+import { disputedRefusal } from '#domain/disputes';
 import { reversalEventType, type Group, type Payment } from '#domain/groups';
 import { fromCents } from '#domain/money';
 import {
   availableRefundCents,
+  disputedNow,
   isSettled,
   isUnclearedDebit,
   voidMarginSeconds,
@@ -179,6 +181,8 @@ async function reverseSale(
     };
     return { paymentId, outcome: 'voided', response };
   }
+  if (disputedNow(transaction) && !refunds.some((r) => r.refundId === refundId))
+    return { paymentId, outcome: 'skipped', reason: disputedRefusal(transaction, 'refunded') };
   const available = availableRefundCents(transaction);
   if (available === 0 && !refunds.some((r) => r.refundId === refundId)) {
     return { paymentId, outcome: 'skipped', reason: 'nothing left to refund' };

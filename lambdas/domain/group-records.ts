@@ -4,6 +4,7 @@
  */
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
 import type { PaymentAttemptView } from '#contract/schemas/retries';
+import type { DisputeView } from '#contract/schemas/disputes';
 import type { Cents } from './money';
 import type { AuthResponse, ProcessingSummary } from './processing';
 import type { PaymentRetry, RetryPolicy } from './retries';
@@ -134,6 +135,8 @@ export interface Payment {
    * is still the number read.
    */
   eventSeq?: number;
+  /** The latest dispute of the card charge that paid it (store/disputes.ts). */
+  dispute?: DisputeView;
 }
 
 /** One charge of a payment as it keeps it: the view's fields and the retry round it ran in. */

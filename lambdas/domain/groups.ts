@@ -251,6 +251,7 @@ export const paymentView = (p: Payment): PaymentView => ({
   attempts: attemptsOf(p).map(({ round: _round, ...view }) => view),
   ...(p.retry && { retry: { ...p.retry } }),
   ...(p.voidOrRefundResponses !== undefined && { voidOrRefundResponses: p.voidOrRefundResponses }),
+  ...(p.dispute !== undefined && { dispute: { ...p.dispute } }),
 });
 
 /** One attempt as its answer shows it. */

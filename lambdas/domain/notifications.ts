@@ -61,7 +61,7 @@ interface MethodUnusableData {
   accountType: string;
   /** `revoked`, or `closed` with a `returnCode`: a bank returned a debit of it. */
   status: 'closed' | 'contact_cardholder' | 'revoked';
-  /** The bank's return code (R02...), when a return closed or revoked the method. */
+  /** The bank's return code (R02...), when a return closed or revoked the method; a card dispute's reason. */
   returnCode?: string;
 }
 
@@ -252,14 +252,17 @@ function declineNotice(d: DeclineNoticeData): RenderedEmail {
 }
 
 function methodUnusable(d: MethodUnusableData): RenderedEmail {
+  const card = d.accountType !== 'CHECKING' && d.accountType !== 'SAVINGS';
   const why =
-    d.status === 'revoked'
-      ? `Your bank returned a debit as not authorized (${d.returnCode ?? 'unauthorized'}), so ${d.merchantName} will not debit this account again.`
-      : d.returnCode !== undefined
-        ? `Your bank returned a debit (${d.returnCode}): the account is closed or could not be found.`
-        : d.status === 'closed'
-          ? 'Your card network reports that this account is closed.'
-          : 'Your card issuer asks that you be contacted about this account.';
+    d.status === 'revoked' && card
+      ? `You disputed a charge to this card (${d.returnCode ?? 'fraudulent'}), so ${d.merchantName} will not charge it again.`
+      : d.status === 'revoked'
+        ? `Your bank returned a debit as not authorized (${d.returnCode ?? 'unauthorized'}), so ${d.merchantName} will not debit this account again.`
+        : d.returnCode !== undefined
+          ? `Your bank returned a debit (${d.returnCode}): the account is closed or could not be found.`
+          : d.status === 'closed'
+            ? 'Your card network reports that this account is closed.'
+            : 'Your card issuer asks that you be contacted about this account.';
   return render(
     `${d.merchantName}: please provide a new payment method`,
     `${why} ${d.merchantName} can no longer charge it for your scheduled payments.`,

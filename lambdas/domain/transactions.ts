@@ -6,6 +6,7 @@ import { isBank, type AccountType } from './cards';
 import type { RefundResponse, TransactionView } from '#contract/schemas/transactions';
 import type { EventType } from '#contract/events';
 import { declineOf } from './declines';
+import type { DisputeView } from '#contract/schemas/disputes';
 import { newEvent, type ServiceEvent } from './events';
 import { fromCents, type Cents } from './money';
 
@@ -97,6 +98,10 @@ export interface Transaction {
   noticeSeq?: number;
   /** The group of the scheduled payment this sale charged (sales recorded before it was kept: absent). */
   paymentGroupId?: string;
+  /** A card sale's latest dispute, as its record shows it (store/disputes.ts keeps both in step). */
+  dispute?: DisputeView;
+  /** Changes of `dispute` so far: a dispute's write holds only if it is still the number read. */
+  disputeRev?: number;
 }
 
 /** A Pending sale's response code and message (docs/product.md#transaction-responses). */
@@ -140,12 +145,27 @@ export interface Refund {
   heldUntilCleared?: true;
 }
 
+/** The dispute statuses that keep a sale from being refunded or voided (domain/disputes.ts). */
+const REFUND_BLOCKING_DISPUTES: readonly string[] = ['inquiry', 'needs_response', 'under_review', 'lost'];
+
+/**
+ * Whether the sale's latest dispute keeps it from being refunded or voided: while it is open, and
+ * after it was lost (the cardholder has the money back through it: a refund would pay twice).
+ */
+export const disputedNow = (t: Pick<Transaction, 'dispute'>): boolean =>
+  t.dispute !== undefined && REFUND_BLOCKING_DISPUTES.includes(t.dispute.status);
+
 export const isSettled = (t: Transaction, now: Date): boolean =>
   t.status === 'Approved' && t.settlesAt !== undefined && now.toISOString() >= t.settlesAt;
 
-/** What can still be refunded: charged minus completed and pending refunds (failed ones free up). */
+/**
+ * What can still be refunded: charged minus completed and pending refunds (failed ones free up);
+ * nothing while a dispute of the sale is open.
+ */
 export const availableRefundCents = (t: Transaction): Cents =>
-  t.status === 'Approved' && t.voidingAt === undefined ? Math.max(0, t.approvedCents - t.refundedCents) : 0;
+  t.status === 'Approved' && t.voidingAt === undefined && !disputedNow(t)
+    ? Math.max(0, t.approvedCents - t.refundedCents)
+    : 0;
 
 /**
  * A bank debit the processor accepted that has not cleared: money that may still come back. A
@@ -230,6 +250,7 @@ export function transactionView(t: Transaction, refunds: Refund[], now: Date): T
     }),
     ...(t.clearedAt !== undefined && { clearedAt: t.clearedAt }),
     ...(t.return !== undefined && { return: { ...t.return } }),
+    ...(t.dispute !== undefined && { dispute: { ...t.dispute } }),
   };
 }
 

@@ -15987,6 +15987,222 @@ const schema37 = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    status: { type: 'string', enum: ['inquiry', 'needs_response', 'under_review', 'won', 'lost'] },
+    pageSize: { type: 'string', pattern: '^\\d{1,3}$', description: 'must be an integer 1-500' },
+    pageToken: { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+  },
+};
+function validate62(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!(key0 === 'status' || key0 === 'pageSize' || key0 === 'pageToken')) {
+        const err0 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema37,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.status !== undefined) {
+      let data0 = data.status;
+      if (typeof data0 !== 'string') {
+        const err1 = {
+          instancePath: instancePath + '/status',
+          schemaPath: '#/properties/status/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema37.properties.status.type,
+          parentSchema: schema37.properties.status,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+      if (!(
+        data0 === 'inquiry' ||
+        data0 === 'needs_response' ||
+        data0 === 'under_review' ||
+        data0 === 'won' ||
+        data0 === 'lost'
+      )) {
+        const err2 = {
+          instancePath: instancePath + '/status',
+          schemaPath: '#/properties/status/enum',
+          keyword: 'enum',
+          params: { allowedValues: schema37.properties.status.enum },
+          message: 'must be equal to one of the allowed values',
+          schema: schema37.properties.status.enum,
+          parentSchema: schema37.properties.status,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.pageSize !== undefined) {
+      let data1 = data.pageSize;
+      if (typeof data1 === 'string') {
+        if (!pattern3.test(data1)) {
+          const err3 = {
+            instancePath: instancePath + '/pageSize',
+            schemaPath: '#/properties/pageSize/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^\\d{1,3}$' },
+            message: 'must match pattern "' + '^\\d{1,3}$' + '"',
+            schema: '^\\d{1,3}$',
+            parentSchema: schema37.properties.pageSize,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      } else {
+        const err4 = {
+          instancePath: instancePath + '/pageSize',
+          schemaPath: '#/properties/pageSize/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema37.properties.pageSize.type,
+          parentSchema: schema37.properties.pageSize,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.pageToken !== undefined) {
+      let data2 = data.pageToken;
+      if (typeof data2 === 'string') {
+        if (func4(data2) > 1000) {
+          const err5 = {
+            instancePath: instancePath + '/pageToken',
+            schemaPath: '#/properties/pageToken/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 1000 },
+            message: 'must NOT have more than 1000 characters',
+            schema: 1000,
+            parentSchema: schema37.properties.pageToken,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+        if (func4(data2) < 1) {
+          const err6 = {
+            instancePath: instancePath + '/pageToken',
+            schemaPath: '#/properties/pageToken/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema37.properties.pageToken,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data2)) {
+          const err7 = {
+            instancePath: instancePath + '/pageToken',
+            schemaPath: '#/properties/pageToken/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema37.properties.pageToken,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+      } else {
+        const err8 = {
+          instancePath: instancePath + '/pageToken',
+          schemaPath: '#/properties/pageToken/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema37.properties.pageToken.type,
+          parentSchema: schema37.properties.pageToken,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err9 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema37.type,
+      parentSchema: schema37,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err9];
+    } else {
+      vErrors.push(err9);
+    }
+    errors++;
+  }
+  validate62.errors = vErrors;
+  return errors === 0;
+}
+export const s29 = validate63;
+const schema38 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
     type: {
       type: 'string',
       enum: [
@@ -16038,8 +16254,8 @@ const schema37 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000 },
   },
 };
-const pattern69 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
-function validate62(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+const pattern71 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
+function validate63(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -16058,7 +16274,7 @@ function validate62(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema37,
+          parentSchema: schema38,
           data,
         };
         if (vErrors === null) {
@@ -16078,8 +16294,8 @@ function validate62(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema37.properties.type.type,
-          parentSchema: schema37.properties.type,
+          schema: schema38.properties.type.type,
+          parentSchema: schema38.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -16135,10 +16351,10 @@ function validate62(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/type',
           schemaPath: '#/properties/type/enum',
           keyword: 'enum',
-          params: { allowedValues: schema37.properties.type.enum },
+          params: { allowedValues: schema38.properties.type.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema37.properties.type.enum,
-          parentSchema: schema37.properties.type,
+          schema: schema38.properties.type.enum,
+          parentSchema: schema38.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -16160,7 +16376,7 @@ function validate62(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 64 },
             message: 'must NOT have more than 64 characters',
             schema: 64,
-            parentSchema: schema37.properties.objectId,
+            parentSchema: schema38.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -16178,7 +16394,7 @@ function validate62(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema37.properties.objectId,
+            parentSchema: schema38.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -16188,7 +16404,7 @@ function validate62(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern69.test(data1)) {
+        if (!pattern71.test(data1)) {
           const err5 = {
             instancePath: instancePath + '/objectId',
             schemaPath: '#/properties/objectId/pattern',
@@ -16196,7 +16412,7 @@ function validate62(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[0-9A-Za-z_-]+$' },
             message: 'must match pattern "' + '^[0-9A-Za-z_-]+$' + '"',
             schema: '^[0-9A-Za-z_-]+$',
-            parentSchema: schema37.properties.objectId,
+            parentSchema: schema38.properties.objectId,
             data: data1,
           };
           if (vErrors === null) {
@@ -16213,8 +16429,8 @@ function validate62(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema37.properties.objectId.type,
-          parentSchema: schema37.properties.objectId,
+          schema: schema38.properties.objectId.type,
+          parentSchema: schema38.properties.objectId,
           data: data1,
         };
         if (vErrors === null) {
@@ -16236,7 +16452,7 @@ function validate62(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema37.properties.since,
+            parentSchema: schema38.properties.since,
             data: data2,
           };
           if (vErrors === null) {
@@ -16253,8 +16469,8 @@ function validate62(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema37.properties.since.type,
-          parentSchema: schema37.properties.since,
+          schema: schema38.properties.since.type,
+          parentSchema: schema38.properties.since,
           data: data2,
         };
         if (vErrors === null) {
@@ -16276,7 +16492,7 @@ function validate62(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema37.properties.pageSize,
+            parentSchema: schema38.properties.pageSize,
             data: data3,
           };
           if (vErrors === null) {
@@ -16293,8 +16509,8 @@ function validate62(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema37.properties.pageSize.type,
-          parentSchema: schema37.properties.pageSize,
+          schema: schema38.properties.pageSize.type,
+          parentSchema: schema38.properties.pageSize,
           data: data3,
         };
         if (vErrors === null) {
@@ -16316,7 +16532,7 @@ function validate62(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema37.properties.pageToken,
+            parentSchema: schema38.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -16334,7 +16550,7 @@ function validate62(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema37.properties.pageToken,
+            parentSchema: schema38.properties.pageToken,
             data: data4,
           };
           if (vErrors === null) {
@@ -16351,8 +16567,8 @@ function validate62(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema37.properties.pageToken.type,
-          parentSchema: schema37.properties.pageToken,
+          schema: schema38.properties.pageToken.type,
+          parentSchema: schema38.properties.pageToken,
           data: data4,
         };
         if (vErrors === null) {
@@ -16370,8 +16586,8 @@ function validate62(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema37.type,
-      parentSchema: schema37,
+      schema: schema38.type,
+      parentSchema: schema38,
       data,
     };
     if (vErrors === null) {
@@ -16381,11 +16597,11 @@ function validate62(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate62.errors = vErrors;
+  validate63.errors = vErrors;
   return errors === 0;
 }
-export const s29 = validate63;
-const schema38 = {
+export const s30 = validate64;
+const schema39 = {
   type: 'object',
   additionalProperties: false,
   required: ['url'],
@@ -16420,12 +16636,12 @@ const schema38 = {
     },
   },
 };
-const pattern71 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
-const pattern72 = new RegExp(
+const pattern73 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
+const pattern74 = new RegExp(
   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
   'u',
 );
-function validate63(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate64(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -16436,405 +16652,7 @@ function validate63(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'url' },
         message: "must have required property '" + 'url' + "'",
-        schema: schema38.required,
-        parentSchema: schema38,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description')) {
-        const err1 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-          schema: false,
-          parentSchema: schema38,
-          data,
-        };
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-    }
-    if (data.url !== undefined) {
-      let data0 = data.url;
-      if (true && func6(data0)) {
-        vErrors = func7(vErrors, instancePath + '/url', '#/properties/url/noCardNumber');
-        errors++;
-      }
-      if (typeof data0 === 'string') {
-        if (func4(data0) > 2048) {
-          const err2 = {
-            instancePath: instancePath + '/url',
-            schemaPath: '#/properties/url/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 2048 },
-            message: 'must NOT have more than 2048 characters',
-            schema: 2048,
-            parentSchema: schema38.properties.url,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (func4(data0) < 1) {
-          const err3 = {
-            instancePath: instancePath + '/url',
-            schemaPath: '#/properties/url/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-            schema: 1,
-            parentSchema: schema38.properties.url,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (!pattern71.test(data0)) {
-          const err4 = {
-            instancePath: instancePath + '/url',
-            schemaPath: '#/properties/url/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
-            message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
-            schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-            parentSchema: schema38.properties.url,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err4];
-          } else {
-            vErrors.push(err4);
-          }
-          errors++;
-        }
-      } else {
-        const err5 = {
-          instancePath: instancePath + '/url',
-          schemaPath: '#/properties/url/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema38.properties.url.type,
-          parentSchema: schema38.properties.url,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err5];
-        } else {
-          vErrors.push(err5);
-        }
-        errors++;
-      }
-    }
-    if (data.enabledEvents !== undefined) {
-      let data1 = data.enabledEvents;
-      if (Array.isArray(data1)) {
-        if (data1.length > 41) {
-          const err6 = {
-            instancePath: instancePath + '/enabledEvents',
-            schemaPath: '#/properties/enabledEvents/maxItems',
-            keyword: 'maxItems',
-            params: { limit: 41 },
-            message: 'must NOT have more than 41 items',
-            schema: 41,
-            parentSchema: schema38.properties.enabledEvents,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
-        }
-        if (data1.length < 1) {
-          const err7 = {
-            instancePath: instancePath + '/enabledEvents',
-            schemaPath: '#/properties/enabledEvents/minItems',
-            keyword: 'minItems',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 items',
-            schema: 1,
-            parentSchema: schema38.properties.enabledEvents,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
-          errors++;
-        }
-        const len0 = data1.length;
-        for (let i0 = 0; i0 < len0; i0++) {
-          let data2 = data1[i0];
-          if (typeof data2 === 'string') {
-            if (!pattern72.test(data2)) {
-              const err8 = {
-                instancePath: instancePath + '/enabledEvents/' + i0,
-                schemaPath: '#/properties/enabledEvents/items/pattern',
-                keyword: 'pattern',
-                params: {
-                  pattern:
-                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
-                },
-                message:
-                  'must match pattern "' +
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$' +
-                  '"',
-                schema:
-                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
-                parentSchema: schema38.properties.enabledEvents.items,
-                data: data2,
-              };
-              if (vErrors === null) {
-                vErrors = [err8];
-              } else {
-                vErrors.push(err8);
-              }
-              errors++;
-            }
-          } else {
-            const err9 = {
-              instancePath: instancePath + '/enabledEvents/' + i0,
-              schemaPath: '#/properties/enabledEvents/items/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-              schema: schema38.properties.enabledEvents.items.type,
-              parentSchema: schema38.properties.enabledEvents.items,
-              data: data2,
-            };
-            if (vErrors === null) {
-              vErrors = [err9];
-            } else {
-              vErrors.push(err9);
-            }
-            errors++;
-          }
-        }
-        let i1 = data1.length;
-        let j0;
-        if (i1 > 1) {
-          const indices0 = {};
-          for (; i1--;) {
-            let item0 = data1[i1];
-            if (typeof item0 !== 'string') {
-              continue;
-            }
-            if (typeof indices0[item0] == 'number') {
-              j0 = indices0[item0];
-              const err10 = {
-                instancePath: instancePath + '/enabledEvents',
-                schemaPath: '#/properties/enabledEvents/uniqueItems',
-                keyword: 'uniqueItems',
-                params: { i: i1, j: j0 },
-                message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
-                schema: true,
-                parentSchema: schema38.properties.enabledEvents,
-                data: data1,
-              };
-              if (vErrors === null) {
-                vErrors = [err10];
-              } else {
-                vErrors.push(err10);
-              }
-              errors++;
-              break;
-            }
-            indices0[item0] = i1;
-          }
-        }
-      } else {
-        const err11 = {
-          instancePath: instancePath + '/enabledEvents',
-          schemaPath: '#/properties/enabledEvents/type',
-          keyword: 'type',
-          params: { type: 'array' },
-          message: 'must be array',
-          schema: schema38.properties.enabledEvents.type,
-          parentSchema: schema38.properties.enabledEvents,
-          data: data1,
-        };
-        if (vErrors === null) {
-          vErrors = [err11];
-        } else {
-          vErrors.push(err11);
-        }
-        errors++;
-      }
-    }
-    if (data.description !== undefined) {
-      let data3 = data.description;
-      if (true && func6(data3)) {
-        vErrors = func7(vErrors, instancePath + '/description', '#/properties/description/noCardNumber');
-        errors++;
-      }
-      if (typeof data3 === 'string') {
-        if (func4(data3) > 500) {
-          const err12 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 500 },
-            message: 'must NOT have more than 500 characters',
-            schema: 500,
-            parentSchema: schema38.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err12];
-          } else {
-            vErrors.push(err12);
-          }
-          errors++;
-        }
-        if (func4(data3) < 0) {
-          const err13 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/minLength',
-            keyword: 'minLength',
-            params: { limit: 0 },
-            message: 'must NOT have fewer than 0 characters',
-            schema: 0,
-            parentSchema: schema38.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err13];
-          } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
-        if (!pattern6.test(data3)) {
-          const err14 = {
-            instancePath: instancePath + '/description',
-            schemaPath: '#/properties/description/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
-            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
-            schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema38.properties.description,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
-          }
-          errors++;
-        }
-      } else {
-        const err15 = {
-          instancePath: instancePath + '/description',
-          schemaPath: '#/properties/description/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-          schema: schema38.properties.description.type,
-          parentSchema: schema38.properties.description,
-          data: data3,
-        };
-        if (vErrors === null) {
-          vErrors = [err15];
-        } else {
-          vErrors.push(err15);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err16 = {
-      instancePath,
-      schemaPath: '#/type',
-      keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object',
-      schema: schema38.type,
-      parentSchema: schema38,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err16];
-    } else {
-      vErrors.push(err16);
-    }
-    errors++;
-  }
-  validate63.errors = vErrors;
-  return errors === 0;
-}
-export const s30 = validate64;
-const schema39 = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: {
-    url: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 2048,
-      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
-      noCardNumber: true,
-      description: 'must be an absolute https URL',
-    },
-    enabledEvents: {
-      type: 'array',
-      minItems: 1,
-      maxItems: 41,
-      uniqueItems: true,
-      items: {
-        type: 'string',
-        pattern:
-          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
-        description: 'must be an event type, "*" or "<object>.*" (e.g. "group.*")',
-      },
-    },
-    description: {
-      type: 'string',
-      minLength: 0,
-      maxLength: 500,
-      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
-      noCardNumber: true,
-      description: 'must not contain control characters or a card number',
-    },
-    status: { type: 'string', enum: ['enabled', 'disabled'] },
-  },
-};
-function validate64(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
-  let vErrors = null;
-  let errors = 0;
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (Object.keys(data).length < 1) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/minProperties',
-        keyword: 'minProperties',
-        params: { limit: 1 },
-        message: 'must NOT have fewer than 1 properties',
-        schema: 1,
+        schema: schema39.required,
         parentSchema: schema39,
         data,
       };
@@ -16846,7 +16664,7 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description' || key0 === 'status')) {
+      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description')) {
         const err1 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -16908,7 +16726,7 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern71.test(data0)) {
+        if (!pattern73.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -16988,7 +16806,7 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern72.test(data2)) {
+            if (!pattern74.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',
@@ -17163,6 +16981,404 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+  } else {
+    const err16 = {
+      instancePath,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'object' },
+      message: 'must be object',
+      schema: schema39.type,
+      parentSchema: schema39,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err16];
+    } else {
+      vErrors.push(err16);
+    }
+    errors++;
+  }
+  validate64.errors = vErrors;
+  return errors === 0;
+}
+export const s31 = validate65;
+const schema40 = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    url: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2048,
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+      noCardNumber: true,
+      description: 'must be an absolute https URL',
+    },
+    enabledEvents: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 41,
+      uniqueItems: true,
+      items: {
+        type: 'string',
+        pattern:
+          '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
+        description: 'must be an event type, "*" or "<object>.*" (e.g. "group.*")',
+      },
+    },
+    description: {
+      type: 'string',
+      minLength: 0,
+      maxLength: 500,
+      pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      noCardNumber: true,
+      description: 'must not contain control characters or a card number',
+    },
+    status: { type: 'string', enum: ['enabled', 'disabled'] },
+  },
+};
+function validate65(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (Object.keys(data).length < 1) {
+      const err0 = {
+        instancePath,
+        schemaPath: '#/minProperties',
+        keyword: 'minProperties',
+        params: { limit: 1 },
+        message: 'must NOT have fewer than 1 properties',
+        schema: 1,
+        parentSchema: schema40,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === 'url' || key0 === 'enabledEvents' || key0 === 'description' || key0 === 'status')) {
+        const err1 = {
+          instancePath,
+          schemaPath: '#/additionalProperties',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: key0 },
+          message: 'must NOT have additional properties',
+          schema: false,
+          parentSchema: schema40,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.url !== undefined) {
+      let data0 = data.url;
+      if (true && func6(data0)) {
+        vErrors = func7(vErrors, instancePath + '/url', '#/properties/url/noCardNumber');
+        errors++;
+      }
+      if (typeof data0 === 'string') {
+        if (func4(data0) > 2048) {
+          const err2 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 2048 },
+            message: 'must NOT have more than 2048 characters',
+            schema: 2048,
+            parentSchema: schema40.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (func4(data0) < 1) {
+          const err3 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema40.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (!pattern73.test(data0)) {
+          const err4 = {
+            instancePath: instancePath + '/url',
+            schemaPath: '#/properties/url/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' },
+            message: 'must match pattern "' + '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$' + '"',
+            schema: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$',
+            parentSchema: schema40.properties.url,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      } else {
+        const err5 = {
+          instancePath: instancePath + '/url',
+          schemaPath: '#/properties/url/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema40.properties.url.type,
+          parentSchema: schema40.properties.url,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.enabledEvents !== undefined) {
+      let data1 = data.enabledEvents;
+      if (Array.isArray(data1)) {
+        if (data1.length > 41) {
+          const err6 = {
+            instancePath: instancePath + '/enabledEvents',
+            schemaPath: '#/properties/enabledEvents/maxItems',
+            keyword: 'maxItems',
+            params: { limit: 41 },
+            message: 'must NOT have more than 41 items',
+            schema: 41,
+            parentSchema: schema40.properties.enabledEvents,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (data1.length < 1) {
+          const err7 = {
+            instancePath: instancePath + '/enabledEvents',
+            schemaPath: '#/properties/enabledEvents/minItems',
+            keyword: 'minItems',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 items',
+            schema: 1,
+            parentSchema: schema40.properties.enabledEvents,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        const len0 = data1.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data2 = data1[i0];
+          if (typeof data2 === 'string') {
+            if (!pattern74.test(data2)) {
+              const err8 = {
+                instancePath: instancePath + '/enabledEvents/' + i0,
+                schemaPath: '#/properties/enabledEvents/items/pattern',
+                keyword: 'pattern',
+                params: {
+                  pattern:
+                    '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
+                },
+                message:
+                  'must match pattern "' +
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$' +
+                  '"',
+                schema:
+                  '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
+                parentSchema: schema40.properties.enabledEvents.items,
+                data: data2,
+              };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+          } else {
+            const err9 = {
+              instancePath: instancePath + '/enabledEvents/' + i0,
+              schemaPath: '#/properties/enabledEvents/items/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema40.properties.enabledEvents.items.type,
+              parentSchema: schema40.properties.enabledEvents.items,
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err9];
+            } else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+        }
+        let i1 = data1.length;
+        let j0;
+        if (i1 > 1) {
+          const indices0 = {};
+          for (; i1--;) {
+            let item0 = data1[i1];
+            if (typeof item0 !== 'string') {
+              continue;
+            }
+            if (typeof indices0[item0] == 'number') {
+              j0 = indices0[item0];
+              const err10 = {
+                instancePath: instancePath + '/enabledEvents',
+                schemaPath: '#/properties/enabledEvents/uniqueItems',
+                keyword: 'uniqueItems',
+                params: { i: i1, j: j0 },
+                message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
+                schema: true,
+                parentSchema: schema40.properties.enabledEvents,
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+              break;
+            }
+            indices0[item0] = i1;
+          }
+        }
+      } else {
+        const err11 = {
+          instancePath: instancePath + '/enabledEvents',
+          schemaPath: '#/properties/enabledEvents/type',
+          keyword: 'type',
+          params: { type: 'array' },
+          message: 'must be array',
+          schema: schema40.properties.enabledEvents.type,
+          parentSchema: schema40.properties.enabledEvents,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== undefined) {
+      let data3 = data.description;
+      if (true && func6(data3)) {
+        vErrors = func7(vErrors, instancePath + '/description', '#/properties/description/noCardNumber');
+        errors++;
+      }
+      if (typeof data3 === 'string') {
+        if (func4(data3) > 500) {
+          const err12 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/maxLength',
+            keyword: 'maxLength',
+            params: { limit: 500 },
+            message: 'must NOT have more than 500 characters',
+            schema: 500,
+            parentSchema: schema40.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+        if (func4(data3) < 0) {
+          const err13 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/minLength',
+            keyword: 'minLength',
+            params: { limit: 0 },
+            message: 'must NOT have fewer than 0 characters',
+            schema: 0,
+            parentSchema: schema40.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (!pattern6.test(data3)) {
+          const err14 = {
+            instancePath: instancePath + '/description',
+            schemaPath: '#/properties/description/pattern',
+            keyword: 'pattern',
+            params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
+            message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
+            schema: '^[^\\u0000-\\u001F\\u007F]*$',
+            parentSchema: schema40.properties.description,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+      } else {
+        const err15 = {
+          instancePath: instancePath + '/description',
+          schemaPath: '#/properties/description/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema40.properties.description.type,
+          parentSchema: schema40.properties.description,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
     if (data.status !== undefined) {
       let data4 = data.status;
       if (typeof data4 !== 'string') {
@@ -17172,8 +17388,8 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema39.properties.status.type,
-          parentSchema: schema39.properties.status,
+          schema: schema40.properties.status.type,
+          parentSchema: schema40.properties.status,
           data: data4,
         };
         if (vErrors === null) {
@@ -17188,10 +17404,10 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema39.properties.status.enum },
+          params: { allowedValues: schema40.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema39.properties.status.enum,
-          parentSchema: schema39.properties.status,
+          schema: schema40.properties.status.enum,
+          parentSchema: schema40.properties.status,
           data: data4,
         };
         if (vErrors === null) {
@@ -17209,8 +17425,8 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema39.type,
-      parentSchema: schema39,
+      schema: schema40.type,
+      parentSchema: schema40,
       data,
     };
     if (vErrors === null) {
@@ -17220,11 +17436,11 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate64.errors = vErrors;
+  validate65.errors = vErrors;
   return errors === 0;
 }
-export const s31 = validate65;
-const schema40 = {
+export const s32 = validate66;
+const schema41 = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -17233,7 +17449,7 @@ const schema40 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
   },
 };
-function validate65(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate66(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -17246,7 +17462,7 @@ function validate65(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema40,
+          parentSchema: schema41,
           data,
         };
         if (vErrors === null) {
@@ -17266,8 +17482,8 @@ function validate65(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.status.type,
-          parentSchema: schema40.properties.status,
+          schema: schema41.properties.status.type,
+          parentSchema: schema41.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -17282,10 +17498,10 @@ function validate65(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/status',
           schemaPath: '#/properties/status/enum',
           keyword: 'enum',
-          params: { allowedValues: schema40.properties.status.enum },
+          params: { allowedValues: schema41.properties.status.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema40.properties.status.enum,
-          parentSchema: schema40.properties.status,
+          schema: schema41.properties.status.enum,
+          parentSchema: schema41.properties.status,
           data: data0,
         };
         if (vErrors === null) {
@@ -17307,7 +17523,7 @@ function validate65(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^\\d{1,3}$' },
             message: 'must match pattern "' + '^\\d{1,3}$' + '"',
             schema: '^\\d{1,3}$',
-            parentSchema: schema40.properties.pageSize,
+            parentSchema: schema41.properties.pageSize,
             data: data1,
           };
           if (vErrors === null) {
@@ -17324,8 +17540,8 @@ function validate65(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.pageSize.type,
-          parentSchema: schema40.properties.pageSize,
+          schema: schema41.properties.pageSize.type,
+          parentSchema: schema41.properties.pageSize,
           data: data1,
         };
         if (vErrors === null) {
@@ -17347,7 +17563,7 @@ function validate65(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema40.properties.pageToken,
+            parentSchema: schema41.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -17365,7 +17581,7 @@ function validate65(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema40.properties.pageToken,
+            parentSchema: schema41.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -17383,7 +17599,7 @@ function validate65(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema40.properties.pageToken,
+            parentSchema: schema41.properties.pageToken,
             data: data2,
           };
           if (vErrors === null) {
@@ -17400,8 +17616,8 @@ function validate65(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema40.properties.pageToken.type,
-          parentSchema: schema40.properties.pageToken,
+          schema: schema41.properties.pageToken.type,
+          parentSchema: schema41.properties.pageToken,
           data: data2,
         };
         if (vErrors === null) {
@@ -17419,8 +17635,8 @@ function validate65(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema40.type,
-      parentSchema: schema40,
+      schema: schema41.type,
+      parentSchema: schema41,
       data,
     };
     if (vErrors === null) {
@@ -17430,17 +17646,17 @@ function validate65(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate65.errors = vErrors;
+  validate66.errors = vErrors;
   return errors === 0;
 }
-export const s32 = validate66;
-const schema41 = {
+export const s33 = validate67;
+const schema42 = {
   type: 'object',
   additionalProperties: false,
   required: ['since'],
   properties: { since: { type: 'string', format: 'date-time' } },
 };
-function validate66(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate67(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -17451,8 +17667,8 @@ function validate66(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'since' },
         message: "must have required property '" + 'since' + "'",
-        schema: schema41.required,
-        parentSchema: schema41,
+        schema: schema42.required,
+        parentSchema: schema42,
         data,
       };
       if (vErrors === null) {
@@ -17471,7 +17687,7 @@ function validate66(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema41,
+          parentSchema: schema42,
           data,
         };
         if (vErrors === null) {
@@ -17493,7 +17709,7 @@ function validate66(data, { instancePath = '', parentData, parentDataProperty, r
             params: { format: 'date-time' },
             message: 'must match format "' + 'date-time' + '"',
             schema: 'date-time',
-            parentSchema: schema41.properties.since,
+            parentSchema: schema42.properties.since,
             data: data0,
           };
           if (vErrors === null) {
@@ -17510,8 +17726,8 @@ function validate66(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema41.properties.since.type,
-          parentSchema: schema41.properties.since,
+          schema: schema42.properties.since.type,
+          parentSchema: schema42.properties.since,
           data: data0,
         };
         if (vErrors === null) {
@@ -17529,8 +17745,8 @@ function validate66(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema41.type,
-      parentSchema: schema41,
+      schema: schema42.type,
+      parentSchema: schema42,
       data,
     };
     if (vErrors === null) {
@@ -17540,18 +17756,18 @@ function validate66(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate66.errors = vErrors;
+  validate67.errors = vErrors;
   return errors === 0;
 }
-export const s33 = validate67;
-const schema42 = {
+export const s34 = validate68;
+const schema43 = {
   type: 'object',
   required: ['accountType'],
   properties: {
     accountType: { type: 'string', enum: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'CHECKING', 'SAVINGS'] },
   },
 };
-function validate67(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate68(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -17562,8 +17778,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'accountType' },
         message: "must have required property '" + 'accountType' + "'",
-        schema: schema42.required,
-        parentSchema: schema42,
+        schema: schema43.required,
+        parentSchema: schema43,
         data,
       };
       if (vErrors === null) {
@@ -17582,8 +17798,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema42.properties.accountType.type,
-          parentSchema: schema42.properties.accountType,
+          schema: schema43.properties.accountType.type,
+          parentSchema: schema43.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -17605,10 +17821,10 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
           instancePath: instancePath + '/accountType',
           schemaPath: '#/properties/accountType/enum',
           keyword: 'enum',
-          params: { allowedValues: schema42.properties.accountType.enum },
+          params: { allowedValues: schema43.properties.accountType.enum },
           message: 'must be equal to one of the allowed values',
-          schema: schema42.properties.accountType.enum,
-          parentSchema: schema42.properties.accountType,
+          schema: schema43.properties.accountType.enum,
+          parentSchema: schema43.properties.accountType,
           data: data0,
         };
         if (vErrors === null) {
@@ -17626,8 +17842,8 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema42.type,
-      parentSchema: schema42,
+      schema: schema43.type,
+      parentSchema: schema43,
       data,
     };
     if (vErrors === null) {
@@ -17637,11 +17853,11 @@ function validate67(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate67.errors = vErrors;
+  validate68.errors = vErrors;
   return errors === 0;
 }
-export const s34 = validate68;
-const schema43 = {
+export const s35 = validate69;
+const schema44 = {
   type: 'object',
   additionalProperties: false,
   required: ['profileId', 'amount'],
@@ -17734,7 +17950,7 @@ const schema43 = {
     },
   },
 };
-function validate68(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate69(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -17745,8 +17961,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'profileId' },
         message: "must have required property '" + 'profileId' + "'",
-        schema: schema43.required,
-        parentSchema: schema43,
+        schema: schema44.required,
+        parentSchema: schema44,
         data,
       };
       if (vErrors === null) {
@@ -17763,8 +17979,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema43.required,
-        parentSchema: schema43,
+        schema: schema44.required,
+        parentSchema: schema44,
         data,
       };
       if (vErrors === null) {
@@ -17775,7 +17991,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func2.call(schema43.properties, key0)) {
+      if (!func2.call(schema44.properties, key0)) {
         const err2 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -17783,7 +17999,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema43,
+          parentSchema: schema44,
           data,
         };
         if (vErrors === null) {
@@ -17805,7 +18021,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 200 },
             message: 'must NOT have more than 200 characters',
             schema: 200,
-            parentSchema: schema43.properties.profileId,
+            parentSchema: schema44.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -17823,7 +18039,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
             message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
             schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
-            parentSchema: schema43.properties.profileId,
+            parentSchema: schema44.properties.profileId,
             data: data0,
           };
           if (vErrors === null) {
@@ -17840,8 +18056,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema43.properties.profileId.type,
-          parentSchema: schema43.properties.profileId,
+          schema: schema44.properties.profileId.type,
+          parentSchema: schema44.properties.profileId,
           data: data0,
         };
         if (vErrors === null) {
@@ -17863,7 +18079,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema43.properties.amount,
+            parentSchema: schema44.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -17881,7 +18097,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0.01 },
             message: 'must be >= 0.01',
             schema: 0.01,
-            parentSchema: schema43.properties.amount,
+            parentSchema: schema44.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -17899,7 +18115,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema43.properties.amount,
+            parentSchema: schema44.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -17916,8 +18132,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema43.properties.amount.type,
-          parentSchema: schema43.properties.amount,
+          schema: schema44.properties.amount.type,
+          parentSchema: schema44.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -17943,7 +18159,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema43.properties.orderId,
+            parentSchema: schema44.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -17961,7 +18177,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema43.properties.orderId,
+            parentSchema: schema44.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -17979,7 +18195,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema43.properties.orderId,
+            parentSchema: schema44.properties.orderId,
             data: data2,
           };
           if (vErrors === null) {
@@ -17996,8 +18212,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema43.properties.orderId.type,
-          parentSchema: schema43.properties.orderId,
+          schema: schema44.properties.orderId.type,
+          parentSchema: schema44.properties.orderId,
           data: data2,
         };
         if (vErrors === null) {
@@ -18017,8 +18233,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema43.properties.recurring.type,
-          parentSchema: schema43.properties.recurring,
+          schema: schema44.properties.recurring.type,
+          parentSchema: schema44.properties.recurring,
           data: data3,
         };
         if (vErrors === null) {
@@ -18038,8 +18254,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema43.properties.allowPartial.type,
-          parentSchema: schema43.properties.allowPartial,
+          schema: schema44.properties.allowPartial.type,
+          parentSchema: schema44.properties.allowPartial,
           data: data4,
         };
         if (vErrors === null) {
@@ -18059,8 +18275,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema43.properties.sendEmailReceipt.type,
-          parentSchema: schema43.properties.sendEmailReceipt,
+          schema: schema44.properties.sendEmailReceipt.type,
+          parentSchema: schema44.properties.sendEmailReceipt,
           data: data5,
         };
         if (vErrors === null) {
@@ -18080,8 +18296,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema43.properties.sendPaymentScheduledNotification.type,
-          parentSchema: schema43.properties.sendPaymentScheduledNotification,
+          schema: schema44.properties.sendPaymentScheduledNotification.type,
+          parentSchema: schema44.properties.sendPaymentScheduledNotification,
           data: data6,
         };
         if (vErrors === null) {
@@ -18101,8 +18317,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'boolean' },
           message: 'must be boolean',
-          schema: schema43.properties.sendDeclineNotification.type,
-          parentSchema: schema43.properties.sendDeclineNotification,
+          schema: schema44.properties.sendDeclineNotification.type,
+          parentSchema: schema44.properties.sendDeclineNotification,
           data: data7,
         };
         if (vErrors === null) {
@@ -18124,7 +18340,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 50 },
             message: 'must NOT have more than 50 properties',
             schema: 50,
-            parentSchema: schema43.properties.customAttributes,
+            parentSchema: schema44.properties.customAttributes,
             data: data8,
           };
           if (vErrors === null) {
@@ -18169,8 +18385,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'not',
               params: {},
               message: 'must NOT be valid',
-              schema: schema43.properties.customAttributes.propertyNames.not,
-              parentSchema: schema43.properties.customAttributes.propertyNames,
+              schema: schema44.properties.customAttributes.propertyNames.not,
+              parentSchema: schema44.properties.customAttributes.propertyNames,
               data: key1,
               propertyName: key1,
             };
@@ -18208,7 +18424,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 100 },
                 message: 'must NOT have more than 100 characters',
                 schema: 100,
-                parentSchema: schema43.properties.customAttributes.propertyNames,
+                parentSchema: schema44.properties.customAttributes.propertyNames,
                 data: key1,
                 propertyName: key1,
               };
@@ -18228,8 +18444,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'propertyNames',
               params: { propertyName: key1 },
               message: 'property name must be valid',
-              schema: schema43.properties.customAttributes.propertyNames,
-              parentSchema: schema43.properties.customAttributes,
+              schema: schema44.properties.customAttributes.propertyNames,
+              parentSchema: schema44.properties.customAttributes,
               data: data8,
             };
             if (vErrors === null) {
@@ -18263,7 +18479,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { limit: 1000 },
                 message: 'must NOT have more than 1000 characters',
                 schema: 1000,
-                parentSchema: schema43.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema44.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data9,
               };
               if (vErrors === null) {
@@ -18282,7 +18498,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                 message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                 schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                parentSchema: schema43.properties.customAttributes.additionalProperties.anyOf[0],
+                parentSchema: schema44.properties.customAttributes.additionalProperties.anyOf[0],
                 data: data9,
               };
               if (vErrors === null) {
@@ -18300,8 +18516,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema43.properties.customAttributes.additionalProperties.anyOf[0].type,
-              parentSchema: schema43.properties.customAttributes.additionalProperties.anyOf[0],
+              schema: schema44.properties.customAttributes.additionalProperties.anyOf[0].type,
+              parentSchema: schema44.properties.customAttributes.additionalProperties.anyOf[0],
               data: data9,
             };
             if (vErrors === null) {
@@ -18333,7 +18549,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '<=', limit: 1000000000000000 },
                   message: 'must be <= 1000000000000000',
                   schema: 1000000000000000,
-                  parentSchema: schema43.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema44.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -18352,7 +18568,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { comparison: '>=', limit: -1000000000000000 },
                   message: 'must be >= -1000000000000000',
                   schema: -1000000000000000,
-                  parentSchema: schema43.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema44.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -18371,7 +18587,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
                   params: {},
                   message: 'must pass "maxDecimals" keyword validation',
                   schema: 6,
-                  parentSchema: schema43.properties.customAttributes.additionalProperties.anyOf[1],
+                  parentSchema: schema44.properties.customAttributes.additionalProperties.anyOf[1],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -18389,8 +18605,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'type',
                 params: { type: 'number' },
                 message: 'must be number',
-                schema: schema43.properties.customAttributes.additionalProperties.anyOf[1].type,
-                parentSchema: schema43.properties.customAttributes.additionalProperties.anyOf[1],
+                schema: schema44.properties.customAttributes.additionalProperties.anyOf[1].type,
+                parentSchema: schema44.properties.customAttributes.additionalProperties.anyOf[1],
                 data: data9,
               };
               if (vErrors === null) {
@@ -18412,8 +18628,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'boolean' },
                   message: 'must be boolean',
-                  schema: schema43.properties.customAttributes.additionalProperties.anyOf[2].type,
-                  parentSchema: schema43.properties.customAttributes.additionalProperties.anyOf[2],
+                  schema: schema44.properties.customAttributes.additionalProperties.anyOf[2].type,
+                  parentSchema: schema44.properties.customAttributes.additionalProperties.anyOf[2],
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -18435,8 +18651,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'anyOf',
               params: {},
               message: 'must match a schema in anyOf',
-              schema: schema43.properties.customAttributes.additionalProperties.anyOf,
-              parentSchema: schema43.properties.customAttributes.additionalProperties,
+              schema: schema44.properties.customAttributes.additionalProperties.anyOf,
+              parentSchema: schema44.properties.customAttributes.additionalProperties,
               data: data9,
             };
             if (vErrors === null) {
@@ -18463,8 +18679,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema43.properties.customAttributes.type,
-          parentSchema: schema43.properties.customAttributes,
+          schema: schema44.properties.customAttributes.type,
+          parentSchema: schema44.properties.customAttributes,
           data: data8,
         };
         if (vErrors === null) {
@@ -18486,7 +18702,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 20 },
             message: 'must NOT have more than 20 items',
             schema: 20,
-            parentSchema: schema43.properties.fees,
+            parentSchema: schema44.properties.fees,
             data: data10,
           };
           if (vErrors === null) {
@@ -18507,8 +18723,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema43.properties.fees.items.required,
-                parentSchema: schema43.properties.fees.items,
+                schema: schema44.properties.fees.items.required,
+                parentSchema: schema44.properties.fees.items,
                 data: data11,
               };
               if (vErrors === null) {
@@ -18525,8 +18741,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
                 keyword: 'required',
                 params: { missingProperty: 'amount' },
                 message: "must have required property '" + 'amount' + "'",
-                schema: schema43.properties.fees.items.required,
-                parentSchema: schema43.properties.fees.items,
+                schema: schema44.properties.fees.items.required,
+                parentSchema: schema44.properties.fees.items,
                 data: data11,
               };
               if (vErrors === null) {
@@ -18545,7 +18761,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
                   params: { additionalProperty: key3 },
                   message: 'must NOT have additional properties',
                   schema: false,
-                  parentSchema: schema43.properties.fees.items,
+                  parentSchema: schema44.properties.fees.items,
                   data: data11,
                 };
                 if (vErrors === null) {
@@ -18575,7 +18791,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 100 },
                     message: 'must NOT have more than 100 characters',
                     schema: 100,
-                    parentSchema: schema43.properties.fees.items.properties.name,
+                    parentSchema: schema44.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -18593,7 +18809,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { limit: 1 },
                     message: 'must NOT have fewer than 1 characters',
                     schema: 1,
-                    parentSchema: schema43.properties.fees.items.properties.name,
+                    parentSchema: schema44.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -18611,7 +18827,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
                     message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
                     schema: '^[^\\u0000-\\u001F\\u007F]*$',
-                    parentSchema: schema43.properties.fees.items.properties.name,
+                    parentSchema: schema44.properties.fees.items.properties.name,
                     data: data12,
                   };
                   if (vErrors === null) {
@@ -18628,8 +18844,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema43.properties.fees.items.properties.name.type,
-                  parentSchema: schema43.properties.fees.items.properties.name,
+                  schema: schema44.properties.fees.items.properties.name.type,
+                  parentSchema: schema44.properties.fees.items.properties.name,
                   data: data12,
                 };
                 if (vErrors === null) {
@@ -18651,7 +18867,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '<=', limit: 999999.99 },
                     message: 'must be <= 999999.99',
                     schema: 999999.99,
-                    parentSchema: schema43.properties.fees.items.properties.amount,
+                    parentSchema: schema44.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -18669,7 +18885,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
                     params: { comparison: '>=', limit: 0 },
                     message: 'must be >= 0',
                     schema: 0,
-                    parentSchema: schema43.properties.fees.items.properties.amount,
+                    parentSchema: schema44.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -18687,7 +18903,7 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
                     params: {},
                     message: 'must pass "maxDecimals" keyword validation',
                     schema: 2,
-                    parentSchema: schema43.properties.fees.items.properties.amount,
+                    parentSchema: schema44.properties.fees.items.properties.amount,
                     data: data13,
                   };
                   if (vErrors === null) {
@@ -18704,8 +18920,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
                   keyword: 'type',
                   params: { type: 'number' },
                   message: 'must be number',
-                  schema: schema43.properties.fees.items.properties.amount.type,
-                  parentSchema: schema43.properties.fees.items.properties.amount,
+                  schema: schema44.properties.fees.items.properties.amount.type,
+                  parentSchema: schema44.properties.fees.items.properties.amount,
                   data: data13,
                 };
                 if (vErrors === null) {
@@ -18723,8 +18939,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'object' },
               message: 'must be object',
-              schema: schema43.properties.fees.items.type,
-              parentSchema: schema43.properties.fees.items,
+              schema: schema44.properties.fees.items.type,
+              parentSchema: schema44.properties.fees.items,
               data: data11,
             };
             if (vErrors === null) {
@@ -18742,8 +18958,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'array' },
           message: 'must be array',
-          schema: schema43.properties.fees.type,
-          parentSchema: schema43.properties.fees,
+          schema: schema44.properties.fees.type,
+          parentSchema: schema44.properties.fees,
           data: data10,
         };
         if (vErrors === null) {
@@ -18761,8 +18977,8 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema43.type,
-      parentSchema: schema43,
+      schema: schema44.type,
+      parentSchema: schema44,
       data,
     };
     if (vErrors === null) {
@@ -18772,11 +18988,11 @@ function validate68(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate68.errors = vErrors;
+  validate69.errors = vErrors;
   return errors === 0;
 }
-export const s35 = validate69;
-const schema44 = {
+export const s36 = validate70;
+const schema45 = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'amount'],
@@ -18792,7 +19008,7 @@ const schema44 = {
     amount: { type: 'number', minimum: 0, maximum: 999999.99, maxDecimals: 2 },
   },
 };
-function validate69(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate70(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -18803,8 +19019,8 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'name' },
         message: "must have required property '" + 'name' + "'",
-        schema: schema44.required,
-        parentSchema: schema44,
+        schema: schema45.required,
+        parentSchema: schema45,
         data,
       };
       if (vErrors === null) {
@@ -18821,8 +19037,8 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'amount' },
         message: "must have required property '" + 'amount' + "'",
-        schema: schema44.required,
-        parentSchema: schema44,
+        schema: schema45.required,
+        parentSchema: schema45,
         data,
       };
       if (vErrors === null) {
@@ -18841,7 +19057,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema44,
+          parentSchema: schema45,
           data,
         };
         if (vErrors === null) {
@@ -18867,7 +19083,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema44.properties.name,
+            parentSchema: schema45.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -18885,7 +19101,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema44.properties.name,
+            parentSchema: schema45.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -18903,7 +19119,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema44.properties.name,
+            parentSchema: schema45.properties.name,
             data: data0,
           };
           if (vErrors === null) {
@@ -18920,8 +19136,8 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema44.properties.name.type,
-          parentSchema: schema44.properties.name,
+          schema: schema45.properties.name.type,
+          parentSchema: schema45.properties.name,
           data: data0,
         };
         if (vErrors === null) {
@@ -18943,7 +19159,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 999999.99 },
             message: 'must be <= 999999.99',
             schema: 999999.99,
-            parentSchema: schema44.properties.amount,
+            parentSchema: schema45.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -18961,7 +19177,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema44.properties.amount,
+            parentSchema: schema45.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -18979,7 +19195,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
             params: {},
             message: 'must pass "maxDecimals" keyword validation',
             schema: 2,
-            parentSchema: schema44.properties.amount,
+            parentSchema: schema45.properties.amount,
             data: data1,
           };
           if (vErrors === null) {
@@ -18996,8 +19212,8 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'number' },
           message: 'must be number',
-          schema: schema44.properties.amount.type,
-          parentSchema: schema44.properties.amount,
+          schema: schema45.properties.amount.type,
+          parentSchema: schema45.properties.amount,
           data: data1,
         };
         if (vErrors === null) {
@@ -19015,8 +19231,8 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema44.type,
-      parentSchema: schema44,
+      schema: schema45.type,
+      parentSchema: schema45,
       data,
     };
     if (vErrors === null) {
@@ -19026,11 +19242,11 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate69.errors = vErrors;
+  validate70.errors = vErrors;
   return errors === 0;
 }
-export const s36 = validate70;
-const schema45 = {
+export const s37 = validate71;
+const schema46 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
@@ -19070,7 +19286,7 @@ const schema45 = {
       'must be a string (up to 1000 characters, no control characters, no card number), a number (|n| <= 1e15, up to 6 decimals, no card number) or a boolean',
   },
 };
-function validate70(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate71(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -19082,7 +19298,7 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
         params: { limit: 50 },
         message: 'must NOT have more than 50 properties',
         schema: 50,
-        parentSchema: schema45,
+        parentSchema: schema46,
         data,
       };
       if (vErrors === null) {
@@ -19127,8 +19343,8 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'not',
           params: {},
           message: 'must NOT be valid',
-          schema: schema45.propertyNames.not,
-          parentSchema: schema45.propertyNames,
+          schema: schema46.propertyNames.not,
+          parentSchema: schema46.propertyNames,
           data: key0,
           propertyName: key0,
         };
@@ -19161,7 +19377,7 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 100 },
             message: 'must NOT have more than 100 characters',
             schema: 100,
-            parentSchema: schema45.propertyNames,
+            parentSchema: schema46.propertyNames,
             data: key0,
             propertyName: key0,
           };
@@ -19181,8 +19397,8 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'propertyNames',
           params: { propertyName: key0 },
           message: 'property name must be valid',
-          schema: schema45.propertyNames,
-          parentSchema: schema45,
+          schema: schema46.propertyNames,
+          parentSchema: schema46,
           data,
         };
         if (vErrors === null) {
@@ -19215,7 +19431,7 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1000 },
             message: 'must NOT have more than 1000 characters',
             schema: 1000,
-            parentSchema: schema45.additionalProperties.anyOf[0],
+            parentSchema: schema46.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -19233,7 +19449,7 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[^\\u0000-\\u001F\\u007F]*$' },
             message: 'must match pattern "' + '^[^\\u0000-\\u001F\\u007F]*$' + '"',
             schema: '^[^\\u0000-\\u001F\\u007F]*$',
-            parentSchema: schema45.additionalProperties.anyOf[0],
+            parentSchema: schema46.additionalProperties.anyOf[0],
             data: data0,
           };
           if (vErrors === null) {
@@ -19250,8 +19466,8 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema45.additionalProperties.anyOf[0].type,
-          parentSchema: schema45.additionalProperties.anyOf[0],
+          schema: schema46.additionalProperties.anyOf[0].type,
+          parentSchema: schema46.additionalProperties.anyOf[0],
           data: data0,
         };
         if (vErrors === null) {
@@ -19282,7 +19498,7 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '<=', limit: 1000000000000000 },
               message: 'must be <= 1000000000000000',
               schema: 1000000000000000,
-              parentSchema: schema45.additionalProperties.anyOf[1],
+              parentSchema: schema46.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -19300,7 +19516,7 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
               params: { comparison: '>=', limit: -1000000000000000 },
               message: 'must be >= -1000000000000000',
               schema: -1000000000000000,
-              parentSchema: schema45.additionalProperties.anyOf[1],
+              parentSchema: schema46.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -19318,7 +19534,7 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
               params: {},
               message: 'must pass "maxDecimals" keyword validation',
               schema: 6,
-              parentSchema: schema45.additionalProperties.anyOf[1],
+              parentSchema: schema46.additionalProperties.anyOf[1],
               data: data0,
             };
             if (vErrors === null) {
@@ -19335,8 +19551,8 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
             keyword: 'type',
             params: { type: 'number' },
             message: 'must be number',
-            schema: schema45.additionalProperties.anyOf[1].type,
-            parentSchema: schema45.additionalProperties.anyOf[1],
+            schema: schema46.additionalProperties.anyOf[1].type,
+            parentSchema: schema46.additionalProperties.anyOf[1],
             data: data0,
           };
           if (vErrors === null) {
@@ -19357,8 +19573,8 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
               keyword: 'type',
               params: { type: 'boolean' },
               message: 'must be boolean',
-              schema: schema45.additionalProperties.anyOf[2].type,
-              parentSchema: schema45.additionalProperties.anyOf[2],
+              schema: schema46.additionalProperties.anyOf[2].type,
+              parentSchema: schema46.additionalProperties.anyOf[2],
               data: data0,
             };
             if (vErrors === null) {
@@ -19379,8 +19595,8 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'anyOf',
           params: {},
           message: 'must match a schema in anyOf',
-          schema: schema45.additionalProperties.anyOf,
-          parentSchema: schema45.additionalProperties,
+          schema: schema46.additionalProperties.anyOf,
+          parentSchema: schema46.additionalProperties,
           data: data0,
         };
         if (vErrors === null) {
@@ -19407,8 +19623,8 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema45.type,
-      parentSchema: schema45,
+      schema: schema46.type,
+      parentSchema: schema46,
       data,
     };
     if (vErrors === null) {
@@ -19418,14 +19634,14 @@ function validate70(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate70.errors = vErrors;
+  validate71.errors = vErrors;
   return errors === 0;
 }
-export const s37 = validate43;
-export const s38 = validate38;
-export const s39 = validate40;
-export const s40 = validate71;
-const schema46 = {
+export const s38 = validate43;
+export const s39 = validate38;
+export const s40 = validate40;
+export const s41 = validate72;
+const schema47 = {
   type: 'object',
   additionalProperties: false,
   required: ['maxRetries'],
@@ -19436,7 +19652,7 @@ const schema46 = {
     intervalHours: { type: 'integer', minimum: 24, maximum: 240, description: 'must be an integer 24-240' },
   },
 };
-function validate71(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate72(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
@@ -19447,8 +19663,8 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'maxRetries' },
         message: "must have required property '" + 'maxRetries' + "'",
-        schema: schema46.required,
-        parentSchema: schema46,
+        schema: schema47.required,
+        parentSchema: schema47,
         data,
       };
       if (vErrors === null) {
@@ -19467,7 +19683,7 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema46,
+          parentSchema: schema47,
           data,
         };
         if (vErrors === null) {
@@ -19487,8 +19703,8 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema46.properties.maxRetries.type,
-          parentSchema: schema46.properties.maxRetries,
+          schema: schema47.properties.maxRetries.type,
+          parentSchema: schema47.properties.maxRetries,
           data: data0,
         };
         if (vErrors === null) {
@@ -19507,7 +19723,7 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 4 },
             message: 'must be <= 4',
             schema: 4,
-            parentSchema: schema46.properties.maxRetries,
+            parentSchema: schema47.properties.maxRetries,
             data: data0,
           };
           if (vErrors === null) {
@@ -19525,7 +19741,7 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 0 },
             message: 'must be >= 0',
             schema: 0,
-            parentSchema: schema46.properties.maxRetries,
+            parentSchema: schema47.properties.maxRetries,
             data: data0,
           };
           if (vErrors === null) {
@@ -19546,8 +19762,8 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'integer' },
           message: 'must be integer',
-          schema: schema46.properties.intervalHours.type,
-          parentSchema: schema46.properties.intervalHours,
+          schema: schema47.properties.intervalHours.type,
+          parentSchema: schema47.properties.intervalHours,
           data: data1,
         };
         if (vErrors === null) {
@@ -19566,7 +19782,7 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '<=', limit: 240 },
             message: 'must be <= 240',
             schema: 240,
-            parentSchema: schema46.properties.intervalHours,
+            parentSchema: schema47.properties.intervalHours,
             data: data1,
           };
           if (vErrors === null) {
@@ -19584,7 +19800,7 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
             params: { comparison: '>=', limit: 24 },
             message: 'must be >= 24',
             schema: 24,
-            parentSchema: schema46.properties.intervalHours,
+            parentSchema: schema47.properties.intervalHours,
             data: data1,
           };
           if (vErrors === null) {
@@ -19603,8 +19819,8 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema46.type,
-      parentSchema: schema46,
+      schema: schema47.type,
+      parentSchema: schema47,
       data,
     };
     if (vErrors === null) {
@@ -19614,7 +19830,7 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate71.errors = vErrors;
+  validate72.errors = vErrors;
   return errors === 0;
 }
 
@@ -19833,11 +20049,17 @@ export const ListReturns = /* @__PURE__ */ routeCheck<typeof routes.ListReturns>
   undefined,
   s27,
 );
-export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s28);
+export const ListDisputes = /* @__PURE__ */ routeCheck<typeof routes.ListDisputes>(
+  'ListDisputes',
+  undefined,
+  s28,
+);
+export const GetDispute = /* @__PURE__ */ routeCheck<typeof routes.GetDispute>('GetDispute', undefined, s0);
+export const ListEvents = /* @__PURE__ */ routeCheck<typeof routes.ListEvents>('ListEvents', undefined, s29);
 export const GetEvent = /* @__PURE__ */ routeCheck<typeof routes.GetEvent>('GetEvent', undefined, s0);
 export const CreateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.CreateWebhookEndpoint>(
   'CreateWebhookEndpoint',
-  { optional: false, validate: s29 },
+  { optional: false, validate: s30 },
   s0,
   { scope: 'request', operation: 'CreateWebhookEndpoint', bodyKey: false },
 );
@@ -19853,7 +20075,7 @@ export const GetWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.GetWe
 );
 export const UpdateWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.UpdateWebhookEndpoint>(
   'UpdateWebhookEndpoint',
-  { optional: false, validate: s30 },
+  { optional: false, validate: s31 },
   s0,
 );
 export const DeleteWebhookEndpoint = /* @__PURE__ */ routeCheck<typeof routes.DeleteWebhookEndpoint>(
@@ -19870,17 +20092,17 @@ export const RotateWebhookSecret = /* @__PURE__ */ routeCheck<typeof routes.Rota
 export const ListWebhookDeliveries = /* @__PURE__ */ routeCheck<typeof routes.ListWebhookDeliveries>(
   'ListWebhookDeliveries',
   undefined,
-  s31,
+  s32,
 );
 export const ReplayWebhookEvents = /* @__PURE__ */ routeCheck<typeof routes.ReplayWebhookEvents>(
   'ReplayWebhookEvents',
-  { optional: false, validate: s32 },
+  { optional: false, validate: s33 },
   s0,
   { scope: 'request', operation: 'ReplayWebhookEvents', bodyKey: false },
 );
 
 // Schemas validated in handler code, by name.
-export const validateAccountType: CompiledValidate = s33;
+export const validateAccountType: CompiledValidate = s34;
 export const validateCardMethod: CompiledValidate = s16;
 export const validateCheckingMethod: CompiledValidate = s17;
 export const validateCardTokenMethod: CompiledValidate = s18;

@@ -12,6 +12,13 @@
  * | `000888888883` | a NOC `C01` at the 1st (account number `000888888884`), cleared at the 2nd |
  * | any other      | cleared at the 2nd                                          |
  *
+ * and of a card charge, its dispute (the card's token profile, sandbox-profiles.ts):
+ *
+ * | card number        | notices                                                              |
+ * | ------------------ | -------------------------------------------------------------------- |
+ * | `4000000000000259` | disputed `fraudulent` (`needs_response`) at the 1st cut-off, lost at the 3rd |
+ * | `4000000000002685` | disputed `product_not_received` (`needs_response`) at the 1st, won at the 3rd |
+ *
  * A planned notice is one item per merchant and due time (`SANDBOX#NOTICES#<merchantId>` /
  * `DUE#<dueAt>#<noticeId>`), on a day index of its own by due time, from which `listNotices`
  * answers as a processor's events list does. The test clock (`noticesNow`) moves the merchant's
@@ -24,10 +31,15 @@ import { queryDays } from '#store/day-index';
 import type { NoticePage, ProcessorActivity, ProcessorNotice } from './processor';
 import { NOTICE_DAYS, sandboxKeys } from './sandbox-keys';
 
-/** A notice the sandbox will send: its kind and code, and at which cut-off after settlement. */
+/**
+ * A notice the sandbox will send: its kind and code (a dispute's: its status and reason), and at
+ * which cut-off after settlement.
+ */
 interface PlannedNotice {
-  kind: 'cleared' | 'returned' | 'noc';
+  kind: 'cleared' | 'returned' | 'noc' | 'dispute_opened' | 'dispute_closed';
   code?: string;
+  status?: 'needs_response' | 'won' | 'lost';
+  reason?: string;
   cutoffs: number;
 }
 
@@ -54,7 +66,24 @@ const PLANS: Readonly<Record<string, readonly PlannedNotice[]>> = {
     { kind: 'noc', code: 'C01', cutoffs: 1 },
     { kind: 'cleared', cutoffs: 2 },
   ],
+  dFRD: [
+    { kind: 'dispute_opened', status: 'needs_response', reason: 'fraudulent', cutoffs: 1 },
+    { kind: 'dispute_closed', status: 'lost', reason: 'fraudulent', cutoffs: 3 },
+  ],
+  dPNR: [
+    { kind: 'dispute_opened', status: 'needs_response', reason: 'product_not_received', cutoffs: 1 },
+    { kind: 'dispute_closed', status: 'won', reason: 'product_not_received', cutoffs: 3 },
+  ],
 };
+
+/** The dispute test cards' token profiles (they approve as any card does). */
+export const SANDBOX_DISPUTE_CARDS: Readonly<Record<string, string>> = {
+  '4000000000000259': 'dFRD',
+  '4000000000002685': 'dPNR',
+};
+
+/** How long a merchant has to send a dispute's evidence, in the sandbox. */
+const EVIDENCE_DAYS = 7;
 
 /** How far back a listing from a cursor reads again: a notice written late is still listed. */
 const RELIST_MS = 5 * 60_000;
@@ -71,7 +100,7 @@ interface PlannedCharge {
   processorTransactionId: string;
   /** The debit's settlement cut-off. */
   settlesAt: string;
-  /** What the debit took (a return gives it back: the activity report shows it). */
+  /** What was charged (a return gives it back: the activity report shows it; a dispute disputes all of it). */
   amountCents: number;
 }
 
@@ -92,6 +121,21 @@ function noticeAt(item: Record<string, unknown>, at: string): ProcessorNotice {
     },
   };
   if (item.kind === 'cleared') return { ...base, kind: 'cleared', clearedAt: at };
+  if (item.kind === 'dispute_opened' || item.kind === 'dispute_closed') {
+    const status = item.status as 'needs_response' | 'won' | 'lost';
+    return {
+      ...base,
+      objectId: item.disputeId as string,
+      kind: item.kind,
+      disputeId: item.disputeId as string,
+      status,
+      reason: item.reason as string,
+      amountCents: item.amountCents as number,
+      ...(status === 'needs_response' && {
+        evidenceDueBy: new Date(Date.parse(at) + EVIDENCE_DAYS * 86_400_000).toISOString(),
+      }),
+    };
+  }
   if (item.kind === 'noc')
     return {
       ...base,
@@ -117,8 +161,8 @@ function noticeItem(fields: Record<string, unknown>, dueAt: string) {
 }
 
 /**
- * The items of the notices a debit approved under a bank profile plans (none for a card or a
- * declined debit), for the ledger entry's transaction.
+ * The items of the notices a charge approved under a bank profile or a dispute card's plans (none
+ * for another card or a declined charge), for the ledger entry's transaction.
  */
 export function plannedNoticeItems(profile: string, charge: PlannedCharge, periodSeconds: number) {
   const plan = PLANS[profile] ?? [];
@@ -133,6 +177,12 @@ export function plannedNoticeItems(profile: string, charge: PlannedCharge, perio
         ...(notice.kind === 'noc' && { token: charge.token }),
         kind: notice.kind,
         ...(notice.code !== undefined && { code: notice.code }),
+        ...(notice.status !== undefined && {
+          disputeId: `sbxd_${charge.processorTransactionId.slice(4)}`,
+          status: notice.status,
+          reason: notice.reason,
+          amountCents: charge.amountCents,
+        }),
         sequence: i + 1,
       },
       new Date(Date.parse(charge.settlesAt) + notice.cutoffs * periodSeconds * 1000).toISOString(),

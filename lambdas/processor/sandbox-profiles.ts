@@ -5,7 +5,7 @@
  */
 import { createHmac } from 'node:crypto';
 import type { NumberedAccount } from './processor';
-import { SANDBOX_NOTICE_ACCOUNTS } from './sandbox-notices';
+import { SANDBOX_DISPUTE_CARDS, SANDBOX_NOTICE_ACCOUNTS } from './sandbox-notices';
 
 /**
  * Test cards: number → behaviour profile (a decline code, `p5000` partial up to 50.00). Every one
@@ -72,8 +72,14 @@ export function sandboxProfile(request: NumberedAccount): string {
     return (
       SANDBOX_BANK_ACCOUNTS[request.accountNumber] ?? SANDBOX_NOTICE_ACCOUNTS[request.accountNumber] ?? 'bank'
     );
-  return SANDBOX_CARDS[request.number] ?? 'ok';
+  return SANDBOX_CARDS[request.number] ?? SANDBOX_DISPUTE_CARDS[request.number] ?? 'ok';
 }
 
-/** The token profiles of the test accounts that plan returns (they approve as `bank` does). */
-export const NOTICE_PROFILES = new Set(Object.values(SANDBOX_NOTICE_ACCOUNTS));
+/**
+ * The token profiles of the test accounts that plan returns and of the cards that plan disputes
+ * (they approve as `bank` and `ok` do).
+ */
+export const NOTICE_PROFILES = new Set([
+  ...Object.values(SANDBOX_NOTICE_ACCOUNTS),
+  ...Object.values(SANDBOX_DISPUTE_CARDS),
+]);

@@ -211,6 +211,14 @@ export const keys = {
     sk: `${returnedAt}#${transactionId}`,
   }),
   merchantReturns: (merchantId: string) => `RETURNS#${merchantId}`,
+  /** A card dispute's record (store/disputes.ts). */
+  dispute: (disputeId: string) => ({ pk: `DISPUTE#${disputeId}`, sk: 'DISPUTE' }),
+  /** A merchant's dispute as its list shows it, newest last in the partition (read backwards). */
+  merchantDispute: (merchantId: string, openedAt: string, disputeId: string) => ({
+    pk: `DISPUTES#${merchantId}`,
+    sk: `${openedAt}#${disputeId}`,
+  }),
+  merchantDisputes: (merchantId: string) => `DISPUTES#${merchantId}`,
   /** The backstop's cursor of a processor's notices (as the processor gave it). */
   noticeCursor: (processor: string) => ({ pk: 'NOTICES', sk: `CURSOR#${processor}` }),
   /** Outbox: one item per e-mail to send, written with the change that causes it. */

@@ -79,6 +79,21 @@ export const refundFinished = (tableName: string, finished: Refund) => ({
   },
 });
 
+/**
+ * The condition that no dispute of the sale is open or lost (domain/transactions.ts disputedNow), for
+ * a void's or a refund's reservation: a dispute applied between their read and their write
+ * refuses them.
+ */
+const NO_OPEN_DISPUTE = {
+  condition: 'NOT (dispute.#status IN (:inquiry, :needsResponse, :underReview, :lost))',
+  values: {
+    ':inquiry': 'inquiry',
+    ':needsResponse': 'needs_response',
+    ':underReview': 'under_review',
+    ':lost': 'lost',
+  },
+} as const;
+
 export class DynamoTransactionStore implements TransactionStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -209,9 +224,10 @@ export class DynamoTransactionStore implements TransactionStore {
           Key: keys.transaction(transactionId),
           UpdateExpression:
             'SET voidingAt = if_not_exists(voidingAt, :at), gsi2pk = :shard, gsi2sk = if_not_exists(gsi2sk, :sort)',
-          ConditionExpression: '#status = :approved AND refundedCents = :zero',
+          ConditionExpression: `#status = :approved AND refundedCents = :zero AND ${NO_OPEN_DISPUTE.condition}`,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
+            ...NO_OPEN_DISPUTE.values,
             ':approved': 'Approved',
             ':at': at,
             ':zero': 0,
@@ -317,10 +333,11 @@ export class DynamoTransactionStore implements TransactionStore {
                 Key: keys.transaction(txn.transactionId),
                 UpdateExpression: 'ADD refundedCents :a, refundCount :one',
                 ConditionExpression:
-                  '#status = :approved AND refundedCents <= :limit AND attribute_not_exists(voidingAt)' +
+                  `#status = :approved AND refundedCents <= :limit AND attribute_not_exists(voidingAt) AND ${NO_OPEN_DISPUTE.condition}` +
                   (held ? ' AND (attribute_not_exists(cleared) OR cleared = :no)' : ''),
                 ExpressionAttributeNames: { '#status': 'status' },
                 ExpressionAttributeValues: {
+                  ...NO_OPEN_DISPUTE.values,
                   ':a': refund.amountCents,
                   ':one': 1,
                   ':approved': 'Approved',

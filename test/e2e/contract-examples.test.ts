@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { operationExamples, PLACEHOLDERS, type Placeholder } from '#contract/examples/index';
 import { routeList } from '#contract/routes/index';
-import { call, futureDate, type Reply } from '#support/api';
+import { baseUrl, call, futureDate, type Reply } from '#support/api';
 import {
   openApi,
   problemsOf,
@@ -20,7 +20,7 @@ import {
   responseSchemaPointer,
   validatorAt,
 } from '#support/openapi-schemas';
-import { checkingInput } from '#support/fixtures/index';
+import { cardInput, checkingInput } from '#support/fixtures/index';
 import { createPayor, groupBody } from '#support/fixtures/e2e-resources';
 import { sleep } from '#shared/clock';
 import { unsettledSale } from '#support/settlement-timing';
@@ -204,6 +204,8 @@ beforeAll(async () => {
     newCustomerAccountId: `cust-${randomUUID().slice(0, 8)}`,
     WebhookEndpointID: await newEndpoint(),
     SeriesID: await newSeries(),
+    // Made just before GetDispute runs (prepare): a dispute needs a settled sale and its notice.
+    DisputeID: PLACEHOLDERS.DisputeID,
     WebhookURL: hooks.url('/contract'),
     ReplaySince: new Date(Date.now() - 60_000).toISOString(),
   };
@@ -227,6 +229,26 @@ beforeAll(async () => {
       TransactionID: (await unsettledSale(profileId, 31, mid)).transactionId,
     }),
     DeleteWebhookEndpoint: async () => ({ WebhookEndpointID: await newEndpoint() }),
+    // The sandbox's dispute card (product_not_received at the 1st cut-off after settlement): the
+    // test clock brings the notice forward and the local backstop applies it.
+    GetDispute: async () => {
+      const disputed = await createPayor(
+        { paymentMethod: cardInput({ cardNumber: '4000000000002685' }) },
+        mid,
+      );
+      await made('POST', `${v1}/transactions`, {
+        profileId: `${disputed.payorId}/${disputed.defaultPaymentMethodId}`,
+        amount: 30,
+      });
+      for (let i = 0; i < 40; i++) {
+        await made('POST', `/rest/merchants/${mid}/settle-now`);
+        await fetch(`${baseUrl()}/__local/events/notices`, { method: 'POST' });
+        const { items } = await made<{ items: { disputeId: string }[] }>('GET', `${v1}/disputes`);
+        if (items[0]) return { DisputeID: items[0].disputeId };
+        await sleep(500);
+      }
+      throw new Error('the dispute card was not disputed');
+    },
     DeleteSeries: async () => ({ SeriesID: await newSeries() }),
     // A refund needs a settled sale: the test clock (SettleNow, just before) or the cut-off.
     RefundTransaction: async () => {

@@ -27,7 +27,7 @@ import {
 } from '#support/notifications';
 import { delivered, startReceiver, type Receiver } from '#support/webhook-receiver';
 import { createPayor } from '#support/fixtures/e2e-resources';
-import { checkingInput } from '#support/fixtures/inputs';
+import { cardInput, checkingInput } from '#support/fixtures/inputs';
 import { randomUUID } from 'node:crypto';
 import { localToolCommand } from '#lib/local/runtime-bundle';
 
@@ -572,6 +572,50 @@ describe('money that comes back', () => {
     expect(((await again.json()) as { listed: { applied: number } }).listed.applied).toBe(0);
     expect(await outboxItem(`return:${transactionId}`)).toMatchObject({ status: 'sent', attempts: 1 });
     expect(await emailsTo(email)).toHaveLength(1);
+  }, 60_000);
+
+  test('a disputed card charge: the test clock brings its dispute forward, the backstop applies it, the sale shows it, dispute.created reaches the receiver verified, a refund is refused naming it', async () => {
+    const hooks = await receiver();
+    const endpoint = await createEndpoint({ url: hooks.url('/disputes'), enabledEvents: ['dispute.*'] });
+    hooks.secrets = [endpoint.secret];
+    // The sandbox's card disputed product_not_received at the 1st cut-off after settlement.
+    const payor = await createPayor({ paymentMethod: cardInput({ cardNumber: '4000000000002685' }) });
+    const sold = await call('POST', `${V1}/transactions`, {
+      profileId: `${payor.payorId}/${payor.defaultPaymentMethodId}`,
+      amount: 30,
+    });
+    expect(sold).toMatchObject({ status: 201, body: { status: 'Approved' } });
+    const transactionId = sold.body.transactionId as string;
+    let got = await call('GET', `${V1}/transactions/${transactionId}`);
+    for (let day = 0; day < 5 && got.body.dispute === undefined; day++) {
+      await call('POST', `/rest/merchants/${MID}/settle-now`);
+      expect((await fetch(`${runtime!.url}/__local/events/notices`, { method: 'POST' })).status).toBe(200);
+      got = await call('GET', `${V1}/transactions/${transactionId}`);
+    }
+    expect(got.body).toMatchObject({
+      availableRefundAmount: 0,
+      dispute: { transactionId, status: 'needs_response', reason: 'product_not_received', amount: 30 },
+    });
+    const dispute = got.body.dispute as { disputeId: string };
+    const created = await until('dispute.created delivered', () =>
+      delivered(hooks, '/disputes').find((r) => r.event.type === 'dispute.created'),
+    );
+    expect(created.verified).toBe(true);
+    expect(created.event).toMatchObject({ objectId: dispute.disputeId, sequence: 1, data: dispute });
+    const refund = await call('POST', `${V1}/transactions/${transactionId}/refunds`, { amount: 10 });
+    expect(refund.status).toBe(400);
+    expect(refund.body).toMatchObject({
+      responseCode: 400,
+      message: expect.stringContaining(`dispute ${dispute.disputeId}`),
+    });
+    expect((await call('GET', `${V1}/disputes/${dispute.disputeId}`)).body).toEqual(dispute);
+    const open = await call('GET', `${V1}/disputes?status=needs_response`);
+    expect(open.body.items).toContainEqual(dispute);
+    const unknown = await call('GET', `${V1}/disputes?status=open`);
+    expect(unknown).toMatchObject({
+      status: 400,
+      body: { message: 'status must be one of inquiry, needs_response, under_review, won, lost' },
+    });
   }, 60_000);
 });
 

@@ -3,6 +3,7 @@
  * the path filled with a merchant's real resources, and a body the operation accepts, so that a
  * refusal is the authorizer's or the merchant check's, not the body validator's.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { containsCardNumber } from '#shared/card-number';
@@ -51,6 +52,12 @@ export interface Ids {
   TransactionID: string;
   WebhookEndpointID: string;
   SeriesID: string;
+  /**
+   * A dispute id: none is made (a dispute needs its charge settled and the processor's notice),
+   * so it is one no merchant has; a foreign dispute's 404 is the integration tier's
+   * (test/integration/disputes.test.ts).
+   */
+  DisputeID: string;
   /** The group's group.created event. */
   EventID: string;
   /** `payorId/methodId` of the merchant's own payor (payments and sales charge it). */
@@ -66,6 +73,7 @@ const ID_PARAMS = [
   'WebhookEndpointID',
   'EventID',
   'SeriesID',
+  'DisputeID',
 ] as const;
 
 /**
@@ -180,6 +188,7 @@ export async function makeResources(mid: string, token: string): Promise<Ids> {
     TransactionID: String(sale.transactionId),
     WebhookEndpointID: String(endpoint.webhookEndpointId),
     EventID: await firstEventOf(mid, GroupID, token),
+    DisputeID: randomUUID(),
     profileId,
   };
 }

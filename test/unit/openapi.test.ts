@@ -367,6 +367,7 @@ describe('path parameters', () => {
     'TransactionID',
     'WebhookEndpointID',
     'SeriesID',
+    'DisputeID',
   ];
 
   it.each(routes.map((r) => [r.id, r] as const))(

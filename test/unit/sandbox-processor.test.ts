@@ -199,6 +199,40 @@ describe('sale outcomes (docs/integrating.md#sandbox-processor table)', () => {
     });
   });
 
+  it.each([
+    ['4000000000000259', 'fraudulent', 'lost'],
+    ['4000000000002685', 'product_not_received', 'won'],
+  ])(
+    '%p approves, its dispute (%s) planned at the 1st cut-off after its settlement and closed %s at the 3rd, with its ledger entry',
+    async (number, reason, closed) => {
+      ddbMock.on(TransactWriteCommand).resolves({});
+      const result = await saleOf(number, 3000);
+      expect(result).toMatchObject({ approved: true, responseCode: '00', approvedCents: 3000 });
+      const [write] = ddbMock.commandCalls(TransactWriteCommand);
+      const items = write!.args[0].input.TransactItems!.map((t) => t.Put!.Item!);
+      expect(items.map((i) => i.entity)).toEqual(['sandbox-ledger', 'sandbox-notice', 'sandbox-notice']);
+      const settlesAt = Date.parse(nextCutoff(result.processedAt, HOURLY_AT_30));
+      const disputeId = `sbxd_${result.processorTransactionId.slice(4)}`;
+      expect(items[1]).toMatchObject({
+        kind: 'dispute_opened',
+        disputeId,
+        status: 'needs_response',
+        reason,
+        amountCents: 3000,
+        sequence: 1,
+        dueAt: new Date(settlesAt + 3600_000).toISOString(),
+      });
+      expect(items[2]).toMatchObject({
+        kind: 'dispute_closed',
+        disputeId,
+        status: closed,
+        reason,
+        sequence: 2,
+        dueAt: new Date(settlesAt + 3 * 3600_000).toISOString(),
+      });
+    },
+  );
+
   describe('4000000000000077: approves up to 50.00', () => {
     const PARTIAL = '4000000000000077';
 

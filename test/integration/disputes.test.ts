@@ -1,0 +1,274 @@
+/**
+ * Card disputes against DynamoDB Local (docs/product.md "Disputes"): the sandbox's dispute cards
+ * plan their dispute with the charge's ledger entry; the test clock brings each cut-off's notice
+ * forward and the notices backstop applies it once, however often and however many runs at once:
+ * the dispute's record and list row, the sale's `dispute`, its events, a refund and a void refused
+ * while it is open, the card's method revoked for fraud (core/disputes.ts, store/disputes.ts).
+ */
+import { getDispute, listDisputes } from '#core/dispute-list';
+import { applyNotice } from '#core/notices';
+import { runNoticeBackstop } from '#core/notice-backstop';
+import { refundSale, voidSale } from '#core/reversals';
+import { runSale } from '#core/sale';
+import { disputeIdOf } from '#domain/disputes';
+import type { ServiceEvent } from '#domain/events';
+import { transactionView } from '#domain/transactions';
+import { useProcessor } from '#processor/index';
+import type { ProcessorNotice } from '#processor/processor';
+import { SandboxProcessor } from '#processor/sandbox';
+import { reloadConfigForTests } from '#shared/config';
+import { ddb } from '#shared/ddb';
+import { eventStore } from '#store/events';
+import { MerchantRegistry, type Merchant } from '#store/merchants';
+import { DynamoPayorStore, payorStore } from '#store/payors';
+import { transactionStore } from '#store/transactions';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { makePayor } from '#support/fixtures/index';
+import { saleRequest } from '#support/sales';
+
+/** Cut-offs every minute: the notices of a charge approved now are minutes ahead. */
+const SCHEDULE = { periodSeconds: 60, offsetSeconds: 0 };
+
+let table: TestTable;
+let sandbox: SandboxProcessor;
+let merchants = 0;
+beforeAll(async () => {
+  table = await createTestTable();
+  Object.assign(process.env, { TABLE_NAME: table.tableName, SERVICE_STAGE: 'dev' });
+  reloadConfigForTests();
+  sandbox = new SandboxProcessor(ddb(), table.tableName, SCHEDULE);
+  useProcessor(sandbox);
+});
+afterAll(async () => {
+  useProcessor(undefined);
+  await table.drop();
+});
+
+/** A merchant of its own for each test (the test clock moves a merchant's notices). */
+async function newMerchant(): Promise<string> {
+  merchants++;
+  const merchant: Merchant = {
+    merchantId: `3237000000${merchants}`,
+    shortId: `2370000${merchants}`,
+    name: `Springfield ${merchants}`,
+  };
+  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  return merchant.merchantId;
+}
+
+/** An approved $30 card sale of a new payor whose card behaves as `profile`: its ids. */
+async function approvedCardSale(merchantId: string, profile: string) {
+  const { payor, method } = makePayor(merchantId, { email: 'payor@example.com' }, profile);
+  await new DynamoPayorStore(table.db, table.tableName).create(payor, method);
+  const request = saleRequest(merchantId, `${payor.payorId}/${method.savedPaymentMethodId}`, 3000);
+  expect(await runSale(request, new Date())).toMatchObject({ status: 'Approved' });
+  return {
+    transactionId: request.transactionId,
+    payorId: payor.payorId,
+    methodId: method.savedPaymentMethodId,
+  };
+}
+
+const saleOf = async (transactionId: string) => (await transactionStore().find(transactionId))!;
+const backstop = () => runNoticeBackstop(new Date(), Date.now() + 30_000);
+const eventsOf = async (merchantId: string, objectId: string): Promise<ServiceEvent[]> =>
+  (await eventStore().page(merchantId, { objectId }, 100)).events;
+/** An hour from now: the sale has settled (a refund, not a void). */
+const later = () => new Date(Date.now() + 3_600_000);
+
+it('the fraudulent test card is disputed at its 1st cut-off and lost at its 3rd, each notice applied once by 8 backstop runs at once; refund and void refused, the method revoked', async () => {
+  const mid = await newMerchant();
+  const sale = await approvedCardSale(mid, 'dFRD');
+  // Not due yet: the dispute opens at the 1st cut-off after settlement.
+  await backstop();
+  expect((await saleOf(sale.transactionId)).transaction.dispute).toBeUndefined();
+
+  expect(await sandbox.noticesNow({ merchantId: mid })).toEqual({ broughtForward: 1 });
+  const runs = await Promise.all(Array.from({ length: 8 }, () => backstop()));
+  expect(runs.reduce((n, r) => n + r.listed.applied, 0)).toBe(1);
+  const opened = await saleOf(sale.transactionId);
+  expect(opened.transaction.dispute).toMatchObject({
+    transactionId: sale.transactionId,
+    status: 'needs_response',
+    reason: 'fraudulent',
+    amount: 30,
+  });
+  const disputeId = opened.transaction.dispute!.disputeId;
+  expect(await getDispute(mid, disputeId)).toEqual(opened.transaction.dispute);
+  expect(transactionView(opened.transaction, opened.refunds, later()).availableRefundAmount).toBe(0);
+
+  // Refused, naming the dispute; nothing written.
+  await expect(refundSale(mid, sale.transactionId, 1000, crypto.randomUUID(), later())).rejects.toThrow(
+    `transaction ${sale.transactionId} is disputed (dispute ${disputeId}, needs_response, fraudulent)`,
+  );
+  await expect(voidSale(mid, sale.transactionId, new Date())).rejects.toThrow(`dispute ${disputeId}`);
+  const after = await saleOf(sale.transactionId);
+  expect(after.refunds).toEqual([]);
+  expect(after.transaction).toMatchObject({ refundedCents: 0, status: 'Approved' });
+  expect(after.transaction.voidingAt).toBeUndefined();
+
+  // Fraud revokes the card's method, announced once.
+  const found = await payorStore().find(sale.payorId, mid);
+  expect(found?.methods.find((m) => m.savedPaymentMethodId === sale.methodId)?.status).toBe('revoked');
+  expect(
+    (await eventsOf(mid, sale.methodId)).filter((e) => e.type === 'payment_method.revoked'),
+  ).toHaveLength(1);
+
+  // The 3rd cut-off: lost. Applied once however often the backstop lists it.
+  expect(await sandbox.noticesNow({ merchantId: mid })).toEqual({ broughtForward: 1 });
+  expect((await backstop()).listed.applied).toBe(1);
+  expect((await backstop()).listed.applied).toBe(0);
+  const lost = await getDispute(mid, disputeId);
+  expect(lost).toMatchObject({ status: 'lost', reason: 'fraudulent', closedAt: expect.any(String) });
+  expect(lost.evidenceDueBy).toBeUndefined();
+  expect((await saleOf(sale.transactionId)).transaction.dispute).toEqual(lost);
+  expect((await eventsOf(mid, disputeId)).map((e) => [e.type, e.sequence]).sort()).toEqual([
+    ['dispute.closed', 2],
+    ['dispute.created', 1],
+  ]);
+  // Lost: the cardholder has the money back; nothing to refund.
+  await expect(refundSale(mid, sale.transactionId, 1000, crypto.randomUUID(), later())).rejects.toThrow(
+    'the dispute lost',
+  );
+});
+
+it('the product_not_received test card is only flagged (its method stays active) and won at its 3rd cut-off; then it can be refunded again', async () => {
+  const mid = await newMerchant();
+  const sale = await approvedCardSale(mid, 'dPNR');
+  await sandbox.noticesNow({ merchantId: mid });
+  await backstop();
+  const { transaction } = await saleOf(sale.transactionId);
+  expect(transaction.dispute).toMatchObject({ status: 'needs_response', reason: 'product_not_received' });
+  const found = await payorStore().find(sale.payorId, mid);
+  expect(found?.methods.find((m) => m.savedPaymentMethodId === sale.methodId)?.status ?? 'active').toBe(
+    'active',
+  );
+
+  await sandbox.noticesNow({ merchantId: mid });
+  await backstop();
+  const won = await saleOf(sale.transactionId);
+  expect(won.transaction.dispute).toMatchObject({ status: 'won', closedAt: expect.any(String) });
+  expect(transactionView(won.transaction, won.refunds, later()).availableRefundAmount).toBe(30);
+  // Listed newest first; the status filter keeps the won ones.
+  expect((await listDisputes(mid, { status: 'won' })).items.map((d) => d.transactionId)).toEqual([
+    sale.transactionId,
+  ]);
+  expect((await listDisputes(mid, { status: 'needs_response' })).items).toEqual([]);
+});
+
+it('the disputes list pages newest first with tokens of this merchant and filter only', async () => {
+  const mid = await newMerchant();
+  const sales = [];
+  for (let i = 0; i < 3; i++) {
+    sales.push((await approvedCardSale(mid, 'dPNR')).transactionId);
+    await sandbox.noticesNow({ merchantId: mid });
+    await backstop();
+  }
+  const first = await listDisputes(mid, { pageSize: '2' });
+  expect(first.items.map((d) => d.transactionId)).toEqual([sales[2], sales[1]]);
+  const second = await listDisputes(mid, { pageToken: first.meta.nextPageToken! });
+  expect(second.items.map((d) => d.transactionId)).toEqual([sales[0]]);
+  expect(second.meta.nextPageToken).toBeUndefined();
+  await expect(listDisputes(mid, { pageToken: first.meta.nextPageToken!, status: 'won' })).rejects.toThrow(
+    'pageToken is not a token of this list',
+  );
+  // Another merchant's dispute is not found here.
+  await expect(getDispute(await newMerchant(), first.items[0]!.disputeId)).rejects.toThrow('not found');
+});
+
+/** A dispute notice of the sale's charge, as a processor's webhook would bring it. */
+async function disputeNotice(transactionId: string, over: Record<string, unknown>): Promise<ProcessorNotice> {
+  const { transaction } = await saleOf(transactionId);
+  return {
+    noticeId: `n_${crypto.randomUUID()}`,
+    merchantId: transaction.merchantId,
+    objectId: `dp_${transactionId}`,
+    sequence: 1,
+    occurredAt: new Date().toISOString(),
+    kind: 'dispute_opened',
+    charge: {
+      processorTransactionId: transaction.processorTransactionId!,
+      idempotencyKey: `sale:${transactionId}`,
+    },
+    disputeId: `dp_${transactionId}`,
+    status: 'needs_response',
+    reason: 'general',
+    amountCents: 3000,
+    ...over,
+  } as ProcessorNotice;
+}
+
+it('a late dispute notice never moves a dispute back, and none applies after it closed', async () => {
+  const mid = await newMerchant();
+  const { transactionId } = await approvedCardSale(mid, 'ok');
+  const review = await disputeNotice(transactionId, {
+    kind: 'dispute_updated',
+    sequence: 2,
+    status: 'under_review',
+  });
+  expect(await applyNotice(review, new Date())).toEqual({ outcome: 'applied' });
+  // The opening, older, arrives after: stale.
+  expect((await applyNotice(await disputeNotice(transactionId, { sequence: 1 }), new Date())).outcome).toBe(
+    'stale',
+  );
+  expect((await saleOf(transactionId)).transaction.dispute?.status).toBe('under_review');
+  const closed = await disputeNotice(transactionId, { kind: 'dispute_closed', sequence: 3, status: 'won' });
+  expect(await applyNotice(closed, new Date())).toEqual({ outcome: 'applied' });
+  expect(await applyNotice(closed, new Date())).toEqual({ outcome: 'applied_before' });
+  const reopened = await disputeNotice(transactionId, {
+    kind: 'dispute_updated',
+    sequence: 4,
+    status: 'under_review',
+  });
+  expect((await applyNotice(reopened, new Date())).outcome).toBe('stale');
+  const disputeId = disputeIdOf(mid, `dp_${transactionId}`);
+  expect(await getDispute(mid, disputeId)).toMatchObject({ status: 'won' });
+  // Created by the first notice applied (an update), closed once.
+  expect((await eventsOf(mid, disputeId)).map((e) => e.type).sort()).toEqual([
+    'dispute.closed',
+    'dispute.created',
+  ]);
+});
+
+it('a refund reserved on a sale read before its dispute opened is refused by the reservation', async () => {
+  const mid = await newMerchant();
+  const { transactionId } = await approvedCardSale(mid, 'ok');
+  const { transaction: read } = await saleOf(transactionId);
+  expect(await applyNotice(await disputeNotice(transactionId, {}), new Date())).toEqual({
+    outcome: 'applied',
+  });
+  const refund = {
+    refundId: crypto.randomUUID(),
+    transactionId,
+    amountCents: 500,
+    status: 'Pending' as const,
+    date: new Date().toISOString(),
+  };
+  expect(await transactionStore().reserveRefund(read, refund)).toBe(false);
+  expect(await transactionStore().reserveVoid(transactionId, new Date().toISOString())).toBe(false);
+  expect((await saleOf(transactionId)).refunds).toEqual([]);
+});
+
+it('a dispute of a bank debit is its unauthorized return: Returned R10, the method revoked', async () => {
+  const mid = await newMerchant();
+  const { payor, method } = makePayor(mid, {}, 'bank');
+  const checking = { ...method, accountType: 'CHECKING' as const, maskedAccountNumber: '********6789' };
+  delete checking.expiryMonth;
+  delete checking.expiryYear;
+  await new DynamoPayorStore(table.db, table.tableName).create(payor, checking);
+  const request = saleRequest(mid, `${payor.payorId}/${checking.savedPaymentMethodId}`, 4000);
+  expect(await runSale(request, new Date())).toMatchObject({ status: 'Approved' });
+
+  const notice = await disputeNotice(request.transactionId, { reason: 'fraudulent' });
+  expect(await applyNotice(notice, new Date())).toEqual({ outcome: 'applied' });
+  expect(await applyNotice(notice, new Date())).toEqual({ outcome: 'applied_before' });
+  const { transaction } = await saleOf(request.transactionId);
+  expect(transaction).toMatchObject({
+    status: 'Returned',
+    return: { code: 'R10', category: 'unauthorized' },
+  });
+  expect(transaction.dispute).toBeUndefined();
+  const found = await payorStore().find(payor.payorId, mid);
+  expect(found?.methods[0]?.status).toBe('revoked');
+  expect((await listDisputes(mid, {})).items).toEqual([]);
+});
