@@ -23,7 +23,7 @@ import { localProcessing } from './processing';
 import { installFaults } from './faults';
 import { docsRoutes, rootRoute } from './docs';
 import type { DeadLetter } from './dead-letters';
-import { startLocalNotifications, startSes } from './notifications';
+import { startLocalNotifications, startSes, type LocalSes } from './notifications';
 import { localWebhookEnv, startLocalWebhooks } from './webhooks';
 import { localIdempotencyEnv } from './idempotency-key';
 import { localClients, localMerchants } from './identities';
@@ -99,7 +99,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let server: Server | undefined;
   let sfnServer: Server | undefined;
   let processing: Awaited<ReturnType<typeof localProcessing>> | undefined;
-  let ses: Server | undefined;
+  let ses: LocalSes | undefined;
   let notifications: Awaited<ReturnType<typeof startLocalNotifications>> | undefined;
   let webhooks: Awaited<ReturnType<typeof startLocalWebhooks>> | undefined;
   let stripe: LocalStripe | undefined;
@@ -236,7 +236,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         await new Promise<void>((ok) => sfnServer!.close(() => ok()));
         await notifications!.stop();
         await webhooks!.stop();
-        await new Promise<void>((ok) => ses!.close(() => ok()));
+        await ses!.close();
         await stripe?.stop();
         await dynamo.stop();
         rmSync(runtimeFile(dataDir), { force: true });
@@ -245,7 +245,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   } catch (error) {
     server?.close();
     sfnServer?.close();
-    ses?.close();
+    await ses?.close();
     await notifications?.stop();
     await webhooks?.stop();
     processing?.stopTimer();
