@@ -100,28 +100,41 @@ export function docsPage(document: OpenApiDocument, redoc: RedocSource): DocsPag
   return { html, contentSecurityPolicy };
 }
 
-/** `GET /docs`, the bundle and the document of `stage`, naming the runtime at `baseUrl`. */
+/** What a value of `make` is, made at the first call and kept. */
+const once = <T>(make: () => T): (() => T) => {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+};
+
+/**
+ * `GET /docs`, the bundle and the document of `stage`, naming the runtime at `baseUrl`. Each is
+ * made at its first request, not at the runtime's start: the document's generation and the Redoc
+ * bundle's read were a tenth of a start's CPU, and most runtimes (the tests', restarted ones) never
+ * serve the page.
+ */
 export function docsRoutes(stage: Stage, baseUrl: string): [string, LocalRoute][] {
-  const document = openApiDocument(stage, { serverUrl: baseUrl, tokenUrl: `${baseUrl}/oauth2/token` });
-  const page = docsPage(document, { src: REDOC_PATH });
-  const bundle = redocBundle();
+  const document = once(() =>
+    openApiDocument(stage, { serverUrl: baseUrl, tokenUrl: `${baseUrl}/oauth2/token` }),
+  );
+  const page = once(() => docsPage(document(), { src: REDOC_PATH }));
+  const bundle = once(redocBundle);
   const common = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' };
   const html: LocalRoute = async () => ({
     status: 200,
-    body: page.html,
+    body: page().html,
     headers: {
       ...common,
       'content-type': 'text/html; charset=utf-8',
       // frame-ancestors works only as a header, not in the page's <meta>.
-      'content-security-policy': `${page.contentSecurityPolicy}; frame-ancestors 'none'`,
+      'content-security-policy': `${page().contentSecurityPolicy}; frame-ancestors 'none'`,
     },
   });
   const script: LocalRoute = async () => ({
     status: 200,
-    body: bundle,
+    body: bundle(),
     headers: { ...common, 'content-type': 'text/javascript; charset=utf-8' },
   });
-  const json: LocalRoute = async () => ({ status: 200, body: document, headers: common });
+  const json: LocalRoute = async () => ({ status: 200, body: document(), headers: common });
   return [
     [`GET ${DOCS_PATH}`, html],
     [`GET ${REDOC_PATH}`, script],

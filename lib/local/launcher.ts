@@ -133,15 +133,10 @@ async function launchOnce(options: LaunchOptions): Promise<LocalRuntimeProcess> 
   const log = createWriteStream(join(dataDir, 'runtime.log'), { flags: 'a' });
   child.stdout.pipe(log);
   child.stderr.pipe(log);
-  let output = '';
-  child.stdout.on(
-    'data',
-    (chunk: Buffer) => (output = (output + chunk.toString()).slice(-OUTPUT_TAIL_CHARS)),
-  );
-  child.stderr.on(
-    'data',
-    (chunk: Buffer) => (output = (output + chunk.toString()).slice(-OUTPUT_TAIL_CHARS)),
-  );
+  const tail = outputTail(OUTPUT_TAIL_CHARS);
+  child.stdout.on('data', tail.add);
+  child.stderr.on('data', tail.add);
+  const output = tail.text;
   const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
 
   const killAndWait = async (signal: NodeJS.Signals): Promise<number | null> => {
@@ -153,7 +148,7 @@ async function launchOnce(options: LaunchOptions): Promise<LocalRuntimeProcess> 
 
   let url: string;
   try {
-    url = await readyUrl(child.stdout, child.stderr, exited, () => output);
+    url = await readyUrl(child.stdout, child.stderr, exited, output);
   } catch (error) {
     // Not ready in time (or exited): make sure it is gone, and DynamoDB Local with it.
     await killAndWait('SIGINT');
@@ -172,7 +167,7 @@ async function launchOnce(options: LaunchOptions): Promise<LocalRuntimeProcess> 
     port,
     sesPort,
     pid: child.pid!,
-    output: () => output,
+    output,
     async stop(signal: NodeJS.Signals = 'SIGINT') {
       const exitCode = await killAndWait(signal);
       // A DynamoDB given by DYNAMODB_ENDPOINT is not the runtime's: it stays up by design.
@@ -198,6 +193,25 @@ function dynamoProcesses(dynamoPort: string): string[] {
   return (probe.stdout ?? '').split('\n').filter((line) => line.trim() !== '');
 }
 
+/**
+ * The last `chars` characters of a process's output, kept as its chunks: a chunk is added without
+ * copying what is kept (a runtime at INFO prints a line per request, for a whole test run), and
+ * the text is joined when asked for (an error message, a test's search).
+ */
+function outputTail(chars: number): { add: (chunk: Buffer) => void; text: () => string } {
+  const chunks: string[] = [];
+  let length = 0;
+  return {
+    add(chunk) {
+      const text = chunk.toString();
+      chunks.push(text);
+      length += text.length;
+      while (chunks.length > 1 && length - chunks[0]!.length >= chars) length -= chunks.shift()!.length;
+    },
+    text: () => chunks.join('').slice(-chars),
+  };
+}
+
 /** The URL of the runtime's `ready at` line; fails when it exits first or takes over 90 s. */
 function readyUrl(
   stdout: NodeJS.ReadableStream,
@@ -210,10 +224,14 @@ function readyUrl(
       () => fail(new Error(`runtime did not start in ${READY_TIMEOUT_MS / 1000} s:\n${output()}`)),
       READY_TIMEOUT_MS,
     );
+    // Until the line comes: the runtime's output after it is not searched (its INFO logs, a test's
+    // whole run).
     const onData = () => {
       const match = /ready at (http:\/\/\S+)/.exec(output());
       if (match) {
         clearTimeout(timer);
+        stdout.off('data', onData);
+        stderr.off('data', onData);
         ok(match[1]!);
       }
     };

@@ -16,6 +16,7 @@
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -35,18 +36,54 @@ import { sleep } from '../../lambdas/shared/clock';
 
 type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
 
-export async function startSes(port: number): Promise<Server> {
-  const { default: server } = (await import('aws-ses-v2-local')) as unknown as {
-    default: (config: { host: string; port: number }) => Promise<Server>;
+/** The local SES's listening address, stopped with the runtime. */
+export interface LocalSes {
+  close(): Promise<void>;
+}
+
+/**
+ * aws-ses-v2-local on `port`, loaded at its first connection: the package and its mail parser
+ * were a sixth of a runtime start's CPU, and most runtimes (the tests', restarted ones) send no
+ * e-mail. The port is listened on at once (a busy one fails the start, as Node's `listen` reports
+ * it: bin/local.ts names SES_PORT for it); each connection, held paused until the server is
+ * loaded, is handed to it. The server itself listens on another loopback port, which no one is
+ * told.
+ */
+export async function startSes(port: number): Promise<LocalSes> {
+  let ses: Promise<Server> | undefined;
+  const load = () =>
+    (ses ??= import('aws-ses-v2-local').then(({ default: server }) =>
+      (server as unknown as (config: { host: string; port: number }) => Promise<Server>)({
+        host: '127.0.0.1',
+        port: 0,
+      }),
+    ));
+  const front = createServer({ pauseOnConnect: true }, (socket) => {
+    load().then(
+      (server) => {
+        if (socket.destroyed) return;
+        server.emit('connection', socket);
+        socket.resume();
+      },
+      (error: unknown) => {
+        console.error('the local SES did not start', error);
+        socket.destroy();
+      },
+    );
+  });
+  await new Promise<void>((ok, fail) => {
+    front.once('error', fail);
+    front.listen(port, '127.0.0.1', () => ok());
+  });
+  return {
+    async close() {
+      const closed = new Promise<void>((ok) => front.close(() => ok()));
+      const server = await ses?.catch(() => undefined);
+      // Its idle keep-alive connections end now (the sockets count on `front` until they close).
+      server?.close();
+      await closed;
+    },
   };
-  const ses = await server({ host: '127.0.0.1', port });
-  // Express 5 hands a listen error to its callback, so the server resolves without listening: the
-  // busy port becomes the error Node's own listen gives (bin/local.ts names SES_PORT for it).
-  if (!ses.listening) {
-    const message = `listen EADDRINUSE: address already in use 127.0.0.1:${port}`;
-    throw Object.assign(new Error(message), { code: 'EADDRINUSE', address: '127.0.0.1', port });
-  }
-  return ses;
 }
 
 const MAX_RETRIES = 10;

@@ -23,7 +23,7 @@ import { localProcessing } from './processing';
 import { installFaults } from './faults';
 import { docsRoutes, rootRoute } from './docs';
 import type { DeadLetter } from './dead-letters';
-import { startLocalNotifications, startSes } from './notifications';
+import { startLocalNotifications, startSes, type LocalSes } from './notifications';
 import { localWebhookEnv, startLocalWebhooks } from './webhooks';
 import { localIdempotencyEnv } from './idempotency-key';
 import { localClients, localMerchants } from './identities';
@@ -100,7 +100,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let server: Server | undefined;
   let sfnServer: Server | undefined;
   let processing: Awaited<ReturnType<typeof localProcessing>> | undefined;
-  let ses: Server | undefined;
+  let ses: LocalSes | undefined;
   let notifications: Awaited<ReturnType<typeof startLocalNotifications>> | undefined;
   let webhooks: Awaited<ReturnType<typeof startLocalWebhooks>> | undefined;
   let stripe: LocalStripe | undefined;
@@ -144,10 +144,15 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (mapMerchants) await mapMerchants(DynamoDBDocumentClient.from(client), tableName);
     client.destroy();
 
+    // Each route's module is loaded at its first request, as a Lambda loads its handler at its
+    // first invocation: a runtime loads only what it serves (the report's spreadsheet writer was
+    // a tenth of a start's CPU; the tests' runtimes, the crash test's 21 among them, never ask).
     const handlers = new Map<string, ApiHandler>();
     for (const module of new Set(routes.map((r) => r.handler))) {
-      const loaded = (await import(`../../lambdas/${module}`)) as { handler: ApiHandler };
-      handlers.set(module, loaded.handler);
+      let loaded: Promise<ApiHandler> | undefined;
+      const load = () =>
+        (loaded ??= import(`../../lambdas/${module}`).then((m: { handler: ApiHandler }) => m.handler));
+      handlers.set(module, async (event, context) => (await load())(event, context));
     }
 
     processing = await localProcessing(
@@ -238,7 +243,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         await new Promise<void>((ok) => sfnServer!.close(() => ok()));
         await notifications!.stop();
         await webhooks!.stop();
-        await new Promise<void>((ok) => ses!.close(() => ok()));
+        await ses!.close();
         await stripe?.stop();
         await dynamo.stop();
         rmSync(runtimeFile(dataDir), { force: true });
@@ -247,7 +252,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   } catch (error) {
     server?.close();
     sfnServer?.close();
-    ses?.close();
+    await ses?.close();
     await notifications?.stop();
     await webhooks?.stop();
     processing?.stopTimer();

@@ -77,13 +77,6 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s', (stage) => {
   it(
     'passes cfn-lint without errors in the stage stack and every nested stack',
     () => {
-      // A missing cfn-lint fails the test: a lint that did not run must not pass.
-      const found = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' });
-      if (found.error !== undefined || found.status !== 0)
-        throw new Error(
-          'cfn-lint is not installed (or does not run): the infra tier lints every template with it; ' +
-            'install it with `pip install cfn-lint` (docs/testing.md)',
-        );
       const dir = mkdtempSync(join(tmpdir(), 'sps-cfn-lint-'));
       try {
         // One file per stack, as CloudFormation takes them: the stage stack's and each nested one's.
@@ -94,6 +87,14 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s', (stage) => {
         });
         expect(files.length).toBeGreaterThan(1);
         const lint = spawnSync('cfn-lint', ['--format', 'parseable', ...files], { encoding: 'utf8' });
+        // A missing cfn-lint fails the test: a lint that did not run must not pass. Told from this
+        // run (no such command, or a shell's or pyenv shim's 127), not from a `cfn-lint --version`
+        // before it: a Python start of its own, 3.6 CPU-s through pyenv's shim, per stage.
+        if (lint.error !== undefined || lint.status === 127)
+          throw new Error(
+            'cfn-lint is not installed (or does not run): the infra tier lints every template with it; ' +
+              `install it with \`pip install cfn-lint\` (docs/testing.md)\n${lint.stderr ?? ''}`,
+          );
         // Exit status bits: 2 errors, 4 warnings, 8 informational. Only errors fail.
         const lines = lint.stdout.split('\n').filter((l) => l.trim() !== '');
         // W3005 (a DependsOn a GetAtt implies too) is how CDK writes function roles: counted only.
