@@ -108,7 +108,7 @@ export const DYNAMODB_LOCAL_JVM_FLAGS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSer
  * `npm start` and the bench run it (a table a user keeps for hours, and the long reads of large
  * items that the first tier slows: docs/decisions.md "DynamoDB Local on the JVM's first tier").
  */
-export type DynamoDbLocalJvm = 'first-tier' | 'default';
+type DynamoDbLocalJvm = 'first-tier' | 'default';
 export const dynamoDbLocalJvm = (): DynamoDbLocalJvm =>
   process.env.DYNAMODB_LOCAL_JVM === 'first-tier' ? 'first-tier' : 'default';
 const jvmFlags = (): string[] => (dynamoDbLocalJvm() === 'first-tier' ? DYNAMODB_LOCAL_JVM_FLAGS : []);
