@@ -6,7 +6,7 @@
  * and turn its reversal into refunds; processing polls for settlement every 2 s instead of 60.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ScheduledPaymentsClient } from '../../client/index';
@@ -234,6 +234,16 @@ test('defect: the series tables were 147-151 columns wide and group show cut the
   expect(shown).not.toMatch(/Do no…|Insuffi…/);
   // The order ids whole too, over lines where they do not fit.
   expect(column(shown, 2)).toContain('INVOICE-2026-SPRING-TERM-0001');
+  // One of its sales as a card: its answer, its money, its order.
+  const groupId = /[0-9a-f-]{36}/.exec(readFileSync(`${home}/group.txt`, 'utf8'))![0];
+  let saleId = '';
+  for await (const p of api.allPayments('32350000001', groupId))
+    if (p.authResponse?.status === 'Approved') saleId = p.authResponse.transactionId ?? '';
+  expect(saleId).toMatch(/^[0-9a-f-]{36}$/);
+  const sale = await spay('sale show', saleId);
+  expect(sale).toMatch(/│ Status\s+│ Approved 00\s+│/);
+  expect(sale).toMatch(/│ Amount\s+│ 999999\.99\s+│/);
+  expect(column(sale, 1)).toContain('INVOICE-2026-SPRING-TERM-0001');
 
   // The first run's sales wait for their cut-off (hours away): retry-now says so, and why.
   const waiting = await spay('group retry-now');

@@ -161,6 +161,8 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
       refunded: 1,
       retryScheduled: 0,
       recovered: 0,
+      // No bank debit here: nothing to come back.
+      returned: 0,
     },
     amounts: {
       scheduled: 290.75,
@@ -169,6 +171,7 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
       failed: 44,
       voided: 10.5,
       refunded: 20.25,
+      returned: 0,
     },
   });
   // It adds up with the group's own totals and processing summary.
@@ -176,7 +179,7 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
   const summary = processed.processingSummary;
   expect(counts.payments).toBe(processed.paymentCount);
   expect(amounts.scheduled).toBe(processed.totalAmount);
-  expect(counts.approved + counts.declined + counts.failed).toBe(counts.payments);
+  expect(counts.approved + counts.declined + counts.failed + counts.returned).toBe(counts.payments);
   expect(counts.declinedCategory1 + counts.declinedCategory2).toBe(counts.declined);
   expect(counts).toMatchObject({
     approved: summary.approvedCount,
@@ -212,6 +215,7 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
     'customerAccountId',
     'processedAt',
     'responseMessage',
+    'returnCode',
   ]);
   expect(rows).toHaveLength(9);
   const row = new Map(rows.map((r) => [r.paymentId!, r]));
