@@ -18,7 +18,7 @@ import { conditionOutcome, containerStore, sendThroughConflicts } from './items'
 import { keys } from './keys';
 import { NoticeStore } from './notices';
 import { returnCountItems } from './return-rates';
-import { refundFinished } from './transactions';
+import { refundFinished } from './transaction-items';
 import { returnPut, returnRow } from './returns';
 
 /** What a bank notice changes, as the core decided it on what it read. */

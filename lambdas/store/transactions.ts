@@ -24,6 +24,7 @@ import { sweepEntry } from './sweep-index';
 import { saleUseItem } from './card-history';
 import { debitCountItem, isBankDebit } from './return-rates';
 import { clock } from '#shared/clock';
+import { NO_OPEN_DISPUTE, refundFinished } from './transaction-items';
 
 export interface SaleWithRefunds {
   transaction: Transaction;
@@ -58,41 +59,6 @@ interface TransactionStore {
     announceFor?: string,
   ): Promise<Refund>;
 }
-
-/**
- * The transaction item that gives a Pending refund its outcome (`finished`: the refund as it is
- * after) and takes it out of the sweep index; it holds only while the refund is Pending.
- */
-export const refundFinished = (tableName: string, finished: Refund) => ({
-  Update: {
-    TableName: tableName,
-    Key: keys.refund(finished.transactionId, finished.refundId),
-    UpdateExpression: 'SET #status = :s, responseCode = :c, responseMessage = :m REMOVE gsi2pk, gsi2sk',
-    ConditionExpression: '#status = :pending',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: {
-      ':s': finished.status,
-      ':c': finished.responseCode,
-      ':m': finished.responseMessage,
-      ':pending': 'Pending',
-    },
-  },
-});
-
-/**
- * The condition that no dispute of the sale is open or lost (domain/transactions.ts disputedNow), for
- * a void's or a refund's reservation: a dispute applied between their read and their write
- * refuses them.
- */
-const NO_OPEN_DISPUTE = {
-  condition: 'NOT (dispute.#status IN (:inquiry, :needsResponse, :underReview, :lost))',
-  values: {
-    ':inquiry': 'inquiry',
-    ':needsResponse': 'needs_response',
-    ':underReview': 'under_review',
-    ':lost': 'lost',
-  },
-} as const;
 
 export class DynamoTransactionStore implements TransactionStore {
   constructor(

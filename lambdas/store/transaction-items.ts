@@ -1,0 +1,41 @@
+/**
+ * Write items and conditions on sales and refunds that more than one store puts in its
+ * transactions (store/transactions.ts, store/bank-notices.ts).
+ */
+import { keys } from './keys';
+import type { Refund } from '#domain/transactions';
+
+/**
+ * The transaction item that gives a Pending refund its outcome (`finished`: the refund as it is
+ * after) and takes it out of the sweep index; it holds only while the refund is Pending.
+ */
+export const refundFinished = (tableName: string, finished: Refund) => ({
+  Update: {
+    TableName: tableName,
+    Key: keys.refund(finished.transactionId, finished.refundId),
+    UpdateExpression: 'SET #status = :s, responseCode = :c, responseMessage = :m REMOVE gsi2pk, gsi2sk',
+    ConditionExpression: '#status = :pending',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':s': finished.status,
+      ':c': finished.responseCode,
+      ':m': finished.responseMessage,
+      ':pending': 'Pending',
+    },
+  },
+});
+
+/**
+ * The condition that no dispute of the sale is open or lost (domain/transactions.ts disputedNow), for
+ * a void's or a refund's reservation: a dispute applied between their read and their write
+ * refuses them.
+ */
+export const NO_OPEN_DISPUTE = {
+  condition: 'NOT (dispute.#status IN (:inquiry, :needsResponse, :underReview, :lost))',
+  values: {
+    ':inquiry': 'inquiry',
+    ':needsResponse': 'needs_response',
+    ':underReview': 'under_review',
+    ':lost': 'lost',
+  },
+} as const;
