@@ -4,9 +4,8 @@
  *
  * - `event`: the fan-out. The object's cursor records the event's sequence; every endpoint of the
  *   merchant that receives it (enabled, created before it, subscribed) gets one delivery record,
- *   written once (a repeat finds it), and a message. The records and the cursor go in one
- *   transaction (one request per event); the event's body is read with the batch's others in one
- *   BatchGetItem (Batch.prefetchEvents).
+ *   written once (a repeat finds it), and a message. The event's body is read with the batch's
+ *   others in one BatchGetItem (Batch.prefetchEvents).
  * - `delivery`: one turn of a delivery, if it is due and nobody holds it: the order rule first (an
  *   earlier delivery of the same object to the same endpoint still pending, or an earlier event
  *   of the object not yet seen by the fan-out, holds it back), then the claim (a lease), the
@@ -64,8 +63,7 @@ async function fanOut(m: EventMessage, batch: Batch): Promise<void> {
   const now = batch.now();
   const store = webhookDeliveryStore();
   const endpoints = (await batch.endpointsOf(m.merchantId)).filter((e) => receives(e, m, eventEnabled));
-  const planned: { delivery: WebhookDelivery; endpoint: WebhookEndpoint; slow: boolean; claimed: boolean }[] =
-    [];
+  const direct: [WebhookDelivery, WebhookEndpoint][] = [];
   for (const e of endpoints) {
     const slow = inSlowLane(e, now.getTime());
     // An object's first event to an endpoint that answers quickly is attempted here, its record
@@ -89,30 +87,15 @@ async function fanOut(m: EventMessage, batch: Batch): Promise<void> {
       checkAt: iso(claimed ? leaseUntil + lostAfterMs() : now.getTime() + lostAfterMs()),
       ...(claimed && { leaseUntil: iso(leaseUntil) }),
     };
-    planned.push({ delivery, endpoint: e, slow, claimed });
+    // An existing record is this fan-out's repeat (or a replay's): its own messages carry it.
+    if ((await store.create(delivery, now)) !== 'created') continue;
+    if (claimed) direct.push([delivery, e]);
+    else batch.enqueue(deliveryMessage(delivery, slow ? 'slow' : undefined));
   }
   // Seen only once its deliveries exist: a later event of the object that finds this sequence
-  // seen also finds these deliveries pending, and waits for them. Both in one transaction (one
-  // request per event); when one exists already (a repeat of this fan-out, or a replay's), one by
-  // one, each existing record left to its own messages.
-  const cursors = eventCursorStore();
-  let created = planned;
-  if (planned.length === 0) await cursors.see(m.objectId, m.sequence, now);
-  else if (
-    !(await store.createAllSeen(
-      planned.map((p) => p.delivery),
-      now,
-      cursors.seeing(m.objectId, m.sequence, now),
-    ))
-  ) {
-    created = [];
-    for (const p of planned) if ((await store.create(p.delivery, now)) === 'created') created.push(p);
-    await cursors.see(m.objectId, m.sequence, now);
-  }
-  const direct = created.filter((p) => p.claimed);
-  for (const p of created)
-    if (!p.claimed) batch.enqueue(deliveryMessage(p.delivery, p.slow ? 'slow' : undefined));
-  await Promise.all(direct.map((p) => claimedTurn(p.delivery, p.endpoint, undefined, batch)));
+  // seen also finds these deliveries pending, and waits for them.
+  await eventCursorStore().see(m.objectId, m.sequence, now);
+  await Promise.all(direct.map(([d, e]) => claimedTurn(d, e, undefined, batch)));
 }
 
 /** Gives a delivery up (no attempt made now), and lets the next of its lane go. */

@@ -4,13 +4,7 @@
  * ADD per event): the order rule's check that no earlier event is still behind in the stream. A
  * replay reads a merchant's events of a time range on GSI1, a page at a time.
  */
-import {
-  GetCommand,
-  QueryCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-  type UpdateCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ServiceEvent } from '#domain/events';
 import { keys } from './keys';
 import { containerStore, strip } from './items';
@@ -32,21 +26,18 @@ class DynamoEventCursorStore {
 
   /** The fan-out saw this event of its object. */
   async see(objectId: string, sequence: number, now: Date): Promise<void> {
-    await this.db.send(new UpdateCommand(this.seeing(objectId, sequence, now)));
-  }
-
-  /** The update that marks the event seen (alone, or in the fan-out's transaction). */
-  seeing(objectId: string, sequence: number, now: Date): UpdateCommandInput {
-    return {
-      TableName: this.tableName,
-      Key: keys.eventCursor(objectId),
-      UpdateExpression: 'ADD seen :seq SET entity = :entity, expiresAt = :expires',
-      ExpressionAttributeValues: {
-        ':seq': new Set([sequence]),
-        ':entity': 'event-cursor',
-        ':expires': Math.floor(now.getTime() / 1000) + CURSOR_TTL_SECONDS,
-      },
-    };
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.eventCursor(objectId),
+        UpdateExpression: 'ADD seen :seq SET entity = :entity, expiresAt = :expires',
+        ExpressionAttributeValues: {
+          ':seq': new Set([sequence]),
+          ':entity': 'event-cursor',
+          ':expires': Math.floor(now.getTime() / 1000) + CURSOR_TTL_SECONDS,
+        },
+      }),
+    );
   }
 
   /** The sequences of the object's events the fan-out has seen. */

@@ -9,13 +9,7 @@
  * messages for one delivery make one attempt. Items expire by TTL with their event. The event
  * cursors and the merchant's event range the fan-out reads are in event-cursors.ts.
  */
-import {
-  GetCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-  type UpdateCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   deliveryExpiry,
   type DeliveryKey,
@@ -23,15 +17,7 @@ import {
   type WebhookDelivery,
 } from '#domain/webhooks';
 import { keys } from './keys';
-import {
-  conditionOutcome,
-  containerStore,
-  isConditionFailure,
-  sendThroughConflicts,
-  strip,
-  updateIf,
-  type Item,
-} from './items';
+import { containerStore, isConditionFailure, strip, updateIf, type Item } from './items';
 import { queryPages, readAll } from './paging';
 import { READ_LIMITS } from './read-limits';
 
@@ -72,40 +58,6 @@ class DynamoWebhookDeliveryStore {
 
   /** Writes a new pending delivery once; `exists` when there is one (in any status). */
   async create(d: WebhookDelivery, now: Date): Promise<'created' | 'exists'> {
-    try {
-      await this.db.send(new UpdateCommand(this.creating(d, now)));
-      return 'created';
-    } catch (error) {
-      if (isConditionFailure(error)) return 'exists';
-      throw error;
-    }
-  }
-
-  /**
-   * An event's fan-out in one transaction: every new delivery written (none may exist) and the
-   * event seen on its object's cursor (`seeing`, event-cursors.ts) at once, so one request does
-   * what a create per endpoint and the cursor's update did. False when a delivery exists already
-   * (a repeat of the fan-out, or a replay's): nothing was written, and the caller creates them one
-   * by one. A transaction that met another on the cursor is sent again (sendThroughConflicts).
-   */
-  async createAllSeen(
-    ds: readonly WebhookDelivery[],
-    now: Date,
-    seeing: UpdateCommandInput,
-  ): Promise<boolean> {
-    const items = [...ds.map((d) => ({ Update: this.creating(d, now) })), { Update: seeing }];
-    try {
-      await sendThroughConflicts(() =>
-        this.db.send(new TransactWriteCommand({ TransactItems: items as never })),
-      );
-      return true;
-    } catch (error) {
-      return conditionOutcome(error, [['any', false]]);
-    }
-  }
-
-  /** The conditional write of a new delivery (its whole item, once). */
-  private creating(d: WebhookDelivery, now: Date): UpdateCommandInput {
     const item: Item = {
       ...keyOf(d),
       entity: ENTITY,
@@ -116,12 +68,20 @@ class DynamoWebhookDeliveryStore {
       expiresAt: deliveryExpiry(d.createdAt, now),
       ...d,
     };
-    return {
-      TableName: this.tableName,
-      Key: keyOf(d),
-      ...setAll(item, ['pk', 'sk']),
-      ConditionExpression: 'attribute_not_exists(pk)',
-    };
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keyOf(d),
+          ...setAll(item, ['pk', 'sk']),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return 'created';
+    } catch (error) {
+      if (isConditionFailure(error)) return 'exists';
+      throw error;
+    }
   }
 
   /**
