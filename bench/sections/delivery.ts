@@ -31,9 +31,12 @@ import { MID, scheduleDate, type BenchContext } from '../support/context';
 import { round } from '../support/load';
 import type { CustomSection, Results } from './section';
 
-/** The JVM the runtime's DynamoDB Local ran on (the bench's: the JVM's defaults, as `npm start`). */
-const jvmWords = (): string =>
-  dynamoDbLocalJvm() === 'first-tier'
+/**
+ * The JVM a result's DynamoDB Local ran on, as the result recorded it (the bench's: the JVM's
+ * defaults, as `npm start`); a result from before it was recorded ran on the first tier.
+ */
+const jvmWords = (jvm: DeliveryResult['jvm']): string =>
+  (jvm ?? 'first-tier') === 'first-tier'
     ? "the JVM's first tier (DYNAMODB_LOCAL_JVM=first-tier)"
     : "the JVM's defaults";
 import { createPayors, type GroupView } from './processing-run';
@@ -69,6 +72,8 @@ interface DeliveryResult {
   slowEndpoint?: SlowEndpointResult;
   /** The machine's 1-minute load average at the trigger and at the end (others' work shows here). */
   loadAverage?: { start: number; end: number };
+  /** The JVM DynamoDB Local ran on (absent in results from before 2026-12-02: the first tier). */
+  jvm?: ReturnType<typeof dynamoDbLocalJvm>;
   measuredAt: string;
   commit?: string;
 }
@@ -332,6 +337,7 @@ async function run(ctx: BenchContext, besideSlow = false): Promise<Results> {
         Number(process.env.LOCAL_WEBHOOK_CONCURRENCY ?? WEBHOOK_DELIVERY.concurrency) ||
         WEBHOOK_DELIVERY.concurrency,
       loadAverage: { start: round(loadAtStart, 1), end: round(loadavg()[0]!, 1) },
+      jvm: dynamoDbLocalJvm(),
       pipeline,
       measuredAt: new Date().toISOString(),
       ...(commit !== undefined && { commit }),
@@ -382,7 +388,7 @@ function report(results: Results, key = 'delivery') {
       `way (table stream, forwarder, webhook queue, delivery function at ${r.deliveryConcurrency} invocations of 10 ` +
       `messages, the slow lane's 2 beside them, 4 requests in flight per endpoint in each, an object's first event ` +
       `attempted by the fan-out itself, signed POST) while the processing runs, DynamoDB Local on ` +
-      `${jvmWords()} (lib/local/dynamodb-local.ts). Events/s: from ` +
+      `${jvmWords(r.jvm)} (lib/local/dynamodb-local.ts). Events/s: from ` +
       `\`POST .../process-payments\` to the last event's first 2xx. Answer → webhook: a payment's event's \`createdAt\` ` +
       `(written in the answer's own transaction) to its first arrival at the receiver.` +
       (r.loadAverage

@@ -4,6 +4,7 @@
  * which moves the endpoint to the slow lane when it is slow to answer.
  */
 import { DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES_READ, SLOW_ATTEMPT_MS } from '#contract/webhooks';
+import type { ServiceEvent } from '#domain/events';
 import { webhookHeaders, type WebhookDelivery, type WebhookEndpoint } from '#domain/webhooks';
 import { clock, withTimeout } from '#shared/clock';
 import { logger } from '#shared/logger';
@@ -43,10 +44,13 @@ export async function attempt(
   d: WebhookDelivery,
   endpoint: WebhookEndpoint,
   now: Date,
+  /** The event's body (the batch's prefetched one); read here when not given. */
+  eventOf: (eventId: string, merchantId: string) => Promise<ServiceEvent | undefined> = (id, mid) =>
+    eventStore().get(id, mid),
 ): Promise<WebhookAnswer | 'expired'> {
   const target = await checkTarget(endpoint.url);
   if (!target.ok) return { error: `refused: url ${target.reason}` };
-  const event = await eventStore().get(d.eventId, d.merchantId);
+  const event = await eventOf(d.eventId, d.merchantId);
   if (!event) return 'expired';
   const body = JSON.stringify(eventView(event));
   const context = secretContext(endpoint);

@@ -10,11 +10,13 @@ import {
   type WebhookEndpoint,
 } from '#domain/webhooks';
 import { SLOW_LANE_MS } from '#contract/webhooks';
+import type { ServiceEvent } from '#domain/events';
 import { clock, withTimeout } from '#shared/clock';
 import { config } from '#shared/config';
 import { emitMetricLine } from '#shared/metrics';
 import { MAX_DELAY_SECONDS } from '#shared/sqs-queue';
-import type { DeliveryMessage, WebhookMessage } from '#shared/webhook-queue';
+import type { DeliveryMessage, EventMessage, WebhookMessage } from '#shared/webhook-queue';
+import { eventStore } from '#store/events';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
 
 /**
@@ -49,6 +51,7 @@ export class Batch {
   readonly messages: { message: WebhookMessage; delaySeconds: number }[] = [];
   failedAttempts = 0;
   private readonly endpoints = new Map<string, Promise<WebhookEndpoint[]>>();
+  private readonly events = new Map<string, Promise<ServiceEvent | undefined>>();
   /** Attempts in flight per endpoint in this invocation. */
   private readonly inFlight = new Map<string, number>();
   /** Attempts waiting for a slot per endpoint, oldest first. */
@@ -63,6 +66,34 @@ export class Batch {
     readonly now: () => Date = () => clock.now(),
     readonly attemptsAtFanOut = true,
   ) {}
+
+  /**
+   * The events of the batch's fan-out messages, read together in one request before any is
+   * handled (an attempt needs its event's body): none is read on its own then.
+   */
+  prefetchEvents(messages: readonly WebhookMessage[]): void {
+    const refs = messages.filter((m): m is EventMessage => m.kind === 'event');
+    if (refs.length === 0) return;
+    const read = eventStore().getMany(refs);
+    // A failed read is no failure of the batch: each attempt then reads its own event.
+    read.catch(() => undefined);
+    for (const r of refs)
+      this.events.set(
+        r.eventId,
+        read.then(
+          (found) => found.get(r.eventId),
+          () => eventStore().get(r.eventId, r.merchantId),
+        ),
+      );
+  }
+
+  /** An event's body for an attempt: prefetched with the batch's, or read now. */
+  eventOf(eventId: string, merchantId: string): Promise<ServiceEvent | undefined> {
+    const prefetched = this.events.get(eventId);
+    return prefetched
+      ? prefetched.then((e) => (e?.merchantId === merchantId ? e : undefined))
+      : eventStore().get(eventId, merchantId);
+  }
 
   enqueue(message: WebhookMessage, delaySeconds = 0): void {
     this.messages.push({ message, delaySeconds: Math.max(0, delaySeconds) });

@@ -4,7 +4,8 @@
  *
  * - `event`: the fan-out. The object's cursor records the event's sequence; every endpoint of the
  *   merchant that receives it (enabled, created before it, subscribed) gets one delivery record,
- *   written once (a repeat finds it), and a message.
+ *   written once (a repeat finds it), and a message. The event's body is read with the batch's
+ *   others in one BatchGetItem (Batch.prefetchEvents).
  * - `delivery`: one turn of a delivery, if it is due and nobody holds it: the order rule first (an
  *   earlier delivery of the same object to the same endpoint still pending, or an earlier event
  *   of the object not yet seen by the fan-out, holds it back), then the claim (a lease), the
@@ -247,7 +248,7 @@ async function claimedTurn(
     }
     const breaker = await passBreaker(d, endpoint, now);
     if (breaker === 'open') return await skipTurn(d, endpoint, batch);
-    const answer = await attempt(d, endpoint, now);
+    const answer = await attempt(d, endpoint, now, (id, mid) => batch.eventOf(id, mid));
     // The request is over: the writes that record it do not hold the endpoint's slot.
     free();
     if (answer === 'expired') {

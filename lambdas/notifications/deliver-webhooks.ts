@@ -13,14 +13,27 @@ import { handleMessage } from '#core/webhook-delivery';
 import { mapLimit } from '#shared/concurrency';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
-import { parseWebhookMessage, slowWebhookQueue, webhookQueue } from '#shared/webhook-queue';
+import {
+  parseWebhookMessage,
+  slowWebhookQueue,
+  webhookQueue,
+  type WebhookMessage,
+} from '#shared/webhook-queue';
 
 export const handler = taskHandler(async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const batch = new Batch();
   const failures: string[] = [];
+  const messages = new Map<string, WebhookMessage>();
+  for (const record of event.Records)
+    try {
+      messages.set(record.messageId, parseWebhookMessage(record.body));
+    } catch {
+      // Reported failed below, where it is parsed again.
+    }
+  batch.prefetchEvents([...messages.values()]);
   await mapLimit(event.Records, 10, async (record) => {
     try {
-      await handleMessage(parseWebhookMessage(record.body), batch);
+      await handleMessage(messages.get(record.messageId) ?? parseWebhookMessage(record.body), batch);
     } catch (error) {
       logger.warn('webhook message broke; the queue hands it out again', { error });
       failures.push(record.messageId);

@@ -10,7 +10,7 @@ import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@
 import type { EventType } from '#contract/events';
 import { eventExpiry, type ServiceEvent } from '#domain/events';
 import { keys } from './keys';
-import { conditionOutcome, containerStore, strip, type Item } from './items';
+import { batchGet, conditionOutcome, containerStore, strip, type Item } from './items';
 import { queryPages } from './paging';
 import { READ_LIMITS } from './read-limits';
 
@@ -129,6 +129,8 @@ interface EventPage {
 interface EventStore {
   /** The event if it exists and is the merchant's. */
   get(eventId: string, merchantId: string): Promise<ServiceEvent | undefined>;
+  /** Several events in one request: those that exist and are their merchant's, by id. */
+  getMany(refs: readonly { eventId: string; merchantId: string }[]): Promise<Map<string, ServiceEvent>>;
   /** Up to `limit` of the merchant's events, newest first, after `start` (a page's `next`). */
   page(
     merchantId: string,
@@ -143,6 +145,23 @@ class DynamoEventStore implements EventStore {
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
+
+  async getMany(
+    refs: readonly { eventId: string; merchantId: string }[],
+  ): Promise<Map<string, ServiceEvent>> {
+    const ids = [...new Set(refs.map((r) => r.eventId))];
+    const owner = new Map(refs.map((r) => [r.eventId, r.merchantId]));
+    const items = await batchGet(
+      this.db,
+      this.tableName,
+      ids.map((id) => keys.event(id)),
+    );
+    const found = new Map<string, ServiceEvent>();
+    for (const item of items)
+      if (item.entity === 'event' && item.merchantId === owner.get(item.id as string))
+        found.set(item.id as string, strip<ServiceEvent>(item));
+    return found;
+  }
 
   async get(eventId: string, merchantId: string): Promise<ServiceEvent | undefined> {
     const { Item } = await this.db.send(

@@ -11,7 +11,9 @@
  * on no invocation of the webhook queue (where the fast endpoint's deliveries go) makes an attempt
  * to it, so none of the fast endpoint's deliveries waits behind one of its attempts; the fast
  * endpoint's deliveries are never on the slow lane; every event reaches both endpoints, verified.
- * Behaviour only: no durations are asserted.
+ * And a blocked endpoint (its receiver answers nothing until the test releases it): the fast
+ * endpoint receives every one of its events while the blocked one has answered none, and once
+ * released the blocked one receives all of its own. Behaviour only: no durations are asserted.
  */
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -24,6 +26,7 @@ import { LocalQueue } from '#lib/local/local-queue';
 import { sleep } from '#shared/clock';
 import { useWebhookQueue, type WebhookMessage } from '#shared/webhook-queue';
 import { eventItem } from '#store/events';
+import { webhookDeliveryStore } from '#store/webhook-deliveries';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { delivered, startReceiver, until, type Receiver } from '#support/webhook-receiver';
@@ -31,7 +34,10 @@ import { useWebhookTestEnv, eventMessage } from '#support/webhook-env';
 
 const SLOW_MID = '32350000041';
 const FAST_MID = '32350000042';
+const BLOCKED_MID = '32350000043';
 const EVENTS = 24;
+/** The blocked endpoint's events (and as many of the fast endpoint's beside them). */
+const BLOCKED_EVENTS = 12;
 
 let table: TestTable;
 let slow: Receiver;
@@ -195,6 +201,56 @@ test("a fast endpoint's deliveries never wait behind a slow endpoint's attempts:
       (i) => i.lane === 'main' && i.began > markedAt && i.messages.some((m) => slowIds.has(eventIdOf(m))),
     ),
   ).toBe(true);
+});
+
+test("a blocked endpoint (its receiver answers nothing until released) holds none of a fast endpoint's deliveries: the fast one receives every event meanwhile, the blocked one all of its own once released", async () => {
+  // A receiver of its own on a merchant of its own, new to the slow lane, blocked from the start.
+  let release!: (status: number) => void;
+  const released = new Promise<number>((ok) => (release = ok));
+  const blocked = await startReceiver(() => released);
+  try {
+    const created = await createEndpoint(
+      BLOCKED_MID,
+      { url: blocked.url('/hooks'), enabledEvents: ['payor.*'] },
+      new Date(Date.now() - 60_000),
+    );
+    blocked.secrets = [created.secret];
+    const blockedEvents: ServiceEvent[] = [];
+    const fastEvents: ServiceEvent[] = [];
+    for (let i = 0; i < BLOCKED_EVENTS; i++) {
+      blockedEvents.push(await writeEvent(BLOCKED_MID));
+      fastEvents.push(await writeEvent(FAST_MID));
+    }
+    await main.send(
+      blockedEvents
+        .flatMap((e, i) => [e, fastEvents[i]!])
+        .map((e) => ({ message: eventMessage(e), delaySeconds: 0 })),
+    );
+    const pollers = [poll(main, 'main', 4), poll(slowLane, 'slow', WEBHOOK_DELIVERY.slowConcurrency)];
+    try {
+      const firsts = (r: Receiver) => new Set(delivered(r).map((x) => x.id));
+      // Every fast event arrives while the blocked endpoint has answered nothing...
+      await until('every fast event delivered', () => fastEvents.every((e) => firsts(fast).has(e.id)));
+      expect(blocked.received.length).toBeGreaterThan(0); // ...though its attempts were made
+      expect(blocked.received.filter((x) => x.status !== undefined)).toEqual([]);
+      // ...and none of them had ended (no attempt recorded, not even a timed-out one): no fast
+      // delivery waited for one to end (an attempt times out after DELIVERY_TIMEOUT_MS, 10 s).
+      const { deliveries } = await webhookDeliveryStore().page(created.webhookEndpointId, undefined, 100);
+      expect(deliveries.filter((d) => d.attempts > 0)).toEqual([]);
+      // Released: every one of its events reaches it (retried after the attempts it timed out).
+      release(204);
+      await until(
+        'every blocked event delivered once released',
+        () => blockedEvents.every((e) => firsts(blocked).has(e.id)),
+        90_000,
+      );
+    } finally {
+      await Promise.all(pollers.map((p) => p.stop()));
+    }
+    expect([...blocked.received, ...fast.received].every((x) => x.verified)).toBe(true);
+  } finally {
+    await blocked.close();
+  }
 });
 
 /** The event a message is about (a delivery's by its object: one event per object here). */

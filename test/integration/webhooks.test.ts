@@ -13,7 +13,10 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { newEvent, type ServiceEvent } from '#domain/events';
 import { eventItem } from '#store/events';
 import { reloadConfigForTests } from '#shared/config';
-import { useWebhookQueue, type QueuedWebhookMessage } from '#shared/webhook-queue';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { handler } from '#lambdas/notifications/deliver-webhooks';
+import { ddb } from '#shared/ddb';
+import { useWebhookQueue, type QueuedWebhookMessage, type WebhookMessage } from '#shared/webhook-queue';
 import { Batch, lostAfterMs } from '#core/webhook-batch';
 import { handleMessage } from '#core/webhook-delivery';
 import { recoverDeliveries } from '#core/webhook-recovery';
@@ -23,6 +26,7 @@ import { BadRequestError } from '#shared/errors';
 import { webhookDeliveryStore } from '#store/webhook-deliveries';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
 import { createTestTable, type TestTable } from '#support/ddb';
+import { injectCrash } from '#support/ddb-faults';
 import { eventMessage } from '#support/webhook-env';
 import { delivered, startReceiver, type Receiver } from '#support/webhook-receiver';
 
@@ -279,6 +283,57 @@ describe('delivery, message by message', () => {
     const twice = new Batch(() => new Date(clock));
     await Promise.all([handleMessage(message!.message, twice), handleMessage(message!.message, twice)]);
     expect(hooks.received.filter((r) => r.id === event.id)).toHaveLength(1);
+  });
+});
+
+describe('the delivery function, a batch at a time', () => {
+  const context = {
+    functionName: 'webhook-delivery',
+    awsRequestId: 'req',
+    getRemainingTimeInMillis: () => 60_000,
+  } as Context;
+  /** One invocation of the handler on these messages, as the queue's event source makes it. */
+  const invoke = async (messages: WebhookMessage[]) =>
+    (await handler(
+      { Records: messages.map((m, i) => ({ messageId: `m${i}`, body: JSON.stringify(m) })) } as SQSEvent,
+      context,
+    )) as SQSBatchResponse;
+  const objectOrder = (objectId: string) =>
+    delivered(hooks, '/it')
+      .filter((r) => r.event.objectId === objectId)
+      .map((r) => r.event.sequence);
+
+  test("several objects' events in two invocations at once, each object's out of order: every event delivered once, each object's in its order", async () => {
+    clock = Math.max(clock, Date.now());
+    const objects = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const events: ServiceEvent[] = [];
+    for (const objectId of objects) for (let k = 1; k <= 3; k++) events.push(await writeEvent(objectId, k));
+    // Latest first within each object, the objects interleaved, split over two invocations (at
+    // most 10 messages each) that run at once: an object's events meet in the same and in
+    // different invocations, and their cursor's writes meet.
+    const messages = [3, 2, 1].flatMap((k) => events.filter((e) => e.sequence === k).map(eventMessage));
+    const results = await Promise.all([invoke(messages.slice(0, 6)), invoke(messages.slice(6))]);
+    expect(results.flatMap((r) => r.batchItemFailures)).toEqual([]);
+    await pump(); // the deliveries that waited, by their messages
+    for (const objectId of objects) expect(objectOrder(objectId)).toEqual([1, 2, 3]);
+    const ids = new Set(events.map((e) => e.id));
+    const got = hooks.received.filter((r) => ids.has(r.id));
+    expect(got.map((r) => r.id).sort()).toEqual([...ids].sort()); // once each
+    expect(got.every((r) => r.verified && r.status === 204)).toBe(true);
+  });
+
+  test("an invocation whose read of its events' bodies fails still delivers each: every attempt reads its own", async () => {
+    clock = Math.max(clock, Date.now());
+    const events = [await writeEvent(randomUUID(), 1), await writeEvent(randomUUID(), 1)];
+    const crash = injectCrash(ddb(), 'BatchGetItemCommand', 'before');
+    try {
+      const result = await invoke(events.map(eventMessage));
+      expect(crash.crashed).toBe(1);
+      expect(result.batchItemFailures).toEqual([]);
+    } finally {
+      crash.remove();
+    }
+    for (const e of events) expect(delivered(hooks, '/it').filter((r) => r.id === e.id)).toHaveLength(1);
   });
 });
 

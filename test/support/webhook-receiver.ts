@@ -1,8 +1,8 @@
 /**
  * A real webhook receiver on loopback for the tests: an HTTP server on 127.0.0.1 that verifies
  * every request with the `standardwebhooks` package (as an integrator's receiver would), records
- * it, and answers what the test's `answer` says (a status, `hang`: never answer, or a status after a
- * delay); and `until`,
+ * it, and answers what the test's `answer` says (a status, `hang`: never answer, a status after a
+ * delay, or once a promise gives it); and `until`,
  * the tests' bounded wait for what a receiver should have got by now.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -28,11 +28,14 @@ export interface Received {
   status?: number;
 }
 
-/** A status, `hang` (never answer), or a status sent `afterMs` later (a slow receiver). */
+/**
+ * A status, `hang` (never answer), a status sent `afterMs` later (a slow receiver), or a promise
+ * of one (a blocked receiver: it answers when the test releases it).
+ */
 export type Answer = (
   request: Received,
   attemptOfThisId: number,
-) => number | 'hang' | { status: number; afterMs: number };
+) => number | 'hang' | { status: number; afterMs: number } | Promise<number>;
 
 export interface Receiver {
   readonly url: (path: string) => string;
@@ -128,10 +131,12 @@ export async function startReceiver(answer: Answer = () => 204): Promise<Receive
       };
       if (typeof status === 'number') return send(status);
       hanging.push(res);
-      setTimeout(() => {
+      const late = (code: number) => {
         hanging.splice(hanging.indexOf(res), 1);
-        if (!res.destroyed) send(status.status);
-      }, status.afterMs);
+        if (!res.destroyed) send(code);
+      };
+      if (status instanceof Promise) return void status.then(late);
+      setTimeout(() => late(status.status), status.afterMs);
     });
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
