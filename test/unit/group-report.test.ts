@@ -145,6 +145,7 @@ describe('report rows and sums', () => {
       retryScheduled: 0,
       recovered: 0,
       returned: 0,
+      disputed: 0,
     });
     expect(view.amounts).toEqual({
       scheduled: 505.67,
@@ -154,6 +155,7 @@ describe('report rows and sums', () => {
       voided: 100,
       refunded: 15.5,
       returned: 0,
+      disputed: 0,
     });
     const { counts } = view;
     expect(counts.approved + counts.declined + counts.failed + 1).toBe(counts.payments); // 1 scheduled
@@ -209,6 +211,53 @@ describe('a returned bank debit in the report', () => {
       const view = reportView({ paymentGroupId: 'g', status: 'processed' } as Group, totals);
       expect(view.counts).toMatchObject({ payments: 2, approved: 1, returned: 1, declined: 0 });
       expect(view.amounts).toMatchObject({ approved: 100, returned: 50 });
+    }
+  });
+});
+
+describe('disputed charges in the report', () => {
+  const disputed = (status: 'needs_response' | 'won' | 'lost', over: Partial<ReportPayment> = {}) =>
+    payment({
+      amountCents: 4_000,
+      authResponse: { ...answer('Approved', 40, 40), transactionId: 't-dis' },
+      dispute: {
+        disputeId: 'd-1',
+        transactionId: 't-dis',
+        status,
+        reason: 'fraudulent',
+        amount: 40,
+        openedAt: '2030-06-05T15:00:00.000Z',
+      },
+      ...over,
+    });
+
+  it('its row keeps approved and says the dispute’s status; a dispute of an earlier sale is not this one', () => {
+    const row = reportRow(disputed('needs_response'));
+    expect(row).toMatchObject({
+      status: 'approved',
+      approvedAmount: '40.00',
+      disputeStatus: 'needs_response',
+    });
+    expect(parsed(reportCsv([row]))[0]).toMatchObject({ disputeStatus: 'needs_response' });
+    expect(reportRow(payment({ authResponse: answer('Approved', 100, 100) })).disputeStatus).toBe('');
+    const earlier = disputed('lost', {
+      authResponse: { ...answer('Approved', 40, 40), transactionId: 't-2' },
+    });
+    expect(reportRow(earlier).disputeStatus).toBe('');
+  });
+
+  it('counts as disputed (count and amount) and approved still, whatever its status and whether or not the summary moved it yet', () => {
+    for (const p of [
+      disputed('needs_response'),
+      disputed('won'),
+      disputed('lost', { disputeCounted: 'd-1' } as Partial<ReportPayment>),
+    ]) {
+      const totals = emptyReport();
+      addToReport(totals, p);
+      addToReport(totals, payment({ authResponse: answer('Approved', 100, 100) }));
+      const view = reportView({ paymentGroupId: 'g', status: 'processed' } as Group, totals);
+      expect(view.counts).toMatchObject({ payments: 2, approved: 2, disputed: 1, returned: 0 });
+      expect(view.amounts).toMatchObject({ approved: 140, disputed: 40 });
     }
   });
 });
