@@ -472,4 +472,71 @@ describe('returns on `group show` and `sale show`', () => {
     expect(card).toMatch(/Refundable\s+│ 0\.00/);
     expect(Math.max(...card.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
   });
+  const dispute = {
+    disputeId: 'd1',
+    transactionId: 't-card',
+    status: 'needs_response',
+    reason: 'product_not_received',
+    amount: 30,
+    openedAt: '2030-06-05T14:00:00.000Z',
+    evidenceDueBy: '2030-06-12T14:00:00.000Z',
+  };
+
+  test('the outcome table and the group’s card show a disputed charge: its reason, status and amount; approved still', () => {
+    const disputed = [
+      {
+        paymentId: 'p3',
+        amount: 30,
+        deleted: false,
+        authResponse: { ...approved, approvedAmount: 30, transactionId: 't-card' },
+        dispute,
+      },
+    ] as unknown as Schemas['Payment'][];
+    const text = outcomeTable(disputed, false, 80);
+    expect(text).toMatch(/Approved 00/);
+    expect(text.replace(/[│\s]+/g, ' ')).toContain('Disputed product_not_received (needs_response), 30.00');
+    expect(Math.max(...text.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
+    const group = {
+      paymentGroupId: 'g1',
+      scheduleDate: '2030-06-03',
+      scheduleHour: 14,
+      status: 'processed',
+      paymentCount: 1,
+      totalAmount: 30,
+      processingSummary: {
+        approvedCount: 1,
+        approvedAmount: 30,
+        returnedCount: 0,
+        disputedCount: 1,
+        disputedAmount: 30,
+      },
+    } as unknown as Schemas['Group'];
+    expect(groupCard(group)).toMatch(/Disputed\s+│ 1 \(30\.00\)/);
+    expect(groupCard(group)).not.toContain('Returned');
+  });
+
+  test("a sale's card shows its dispute: reason, status, amount, when opened and the evidence's date", () => {
+    const sale = {
+      transactionId: 't-card',
+      type: 'sale',
+      status: 'Approved',
+      responseCode: '00',
+      responseMessage: 'Approved',
+      amount: 30,
+      approvedAmount: 30,
+      refundedAmount: 0,
+      availableRefundAmount: 0,
+      refundCount: 0,
+      accountType: 'VISA',
+      maskedAccountNumber: '************2685',
+      processedAt: '2030-06-03T14:00:05.000Z',
+      dispute,
+    } as unknown as Schemas['Transaction'];
+    const card = saleCard(sale);
+    expect(card.replace(/[│\s]+/g, ' ')).toContain(
+      'Dispute Disputed product_not_received (needs_response), 30.00, opened 2030-06-05 14:00:00 UTC',
+    );
+    expect(card).toMatch(/Evidence by\s+│ 2030-06-12 14:00:00 UTC/);
+    expect(Math.max(...card.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
+  });
 });
