@@ -445,25 +445,28 @@ describe('returns on `group show` and `sale show`', () => {
     expect(Math.max(...card.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
   });
 
+  /** A CHECKING sale returned R10 after it cleared. */
+  const returnedSale = () => ({
+    transactionId: '01a21609-dd4a-7215-bf0a-000000000001',
+    type: 'sale',
+    status: 'Returned',
+    responseCode: '00',
+    responseMessage: 'Approved',
+    amount: 40,
+    approvedAmount: 40,
+    refundedAmount: 0,
+    availableRefundAmount: 0,
+    refundCount: 0,
+    accountType: 'CHECKING',
+    maskedAccountNumber: '********2227',
+    processedAt: '2030-06-03T14:00:05.000Z',
+    cleared: true,
+    clearedAt: '2030-06-05T14:00:00.000Z',
+    return: { ...R01, category: 'unauthorized', code: 'R10', reason: 'Customer advises not authorized' },
+  });
+
   test("a sale's card shows its clearing and its return, within 80 columns", () => {
-    const sale = {
-      transactionId: '01a21609-dd4a-7215-bf0a-000000000001',
-      type: 'sale',
-      status: 'Returned',
-      responseCode: '00',
-      responseMessage: 'Approved',
-      amount: 40,
-      approvedAmount: 40,
-      refundedAmount: 0,
-      availableRefundAmount: 0,
-      refundCount: 0,
-      accountType: 'CHECKING',
-      maskedAccountNumber: '********2227',
-      processedAt: '2030-06-03T14:00:05.000Z',
-      cleared: true,
-      clearedAt: '2030-06-05T14:00:00.000Z',
-      return: { ...R01, category: 'unauthorized', code: 'R10', reason: 'Customer advises not authorized' },
-    } as unknown as Schemas['Transaction'];
+    const sale = returnedSale() as unknown as Schemas['Transaction'];
     const card = saleCard(sale);
     expect(card).toMatch(/Status\s+│ Returned R10/);
     expect(card).toMatch(/Cleared\s+│ yes, 2030-06-05 14:00:00 UTC/);
@@ -517,19 +520,16 @@ describe('returns on `group show` and `sale show`', () => {
 
   test("a sale's card shows its dispute: reason, status, amount, when opened and the evidence's date", () => {
     const sale = {
+      ...returnedSale(),
       transactionId: 't-card',
-      type: 'sale',
       status: 'Approved',
-      responseCode: '00',
-      responseMessage: 'Approved',
       amount: 30,
       approvedAmount: 30,
-      refundedAmount: 0,
-      availableRefundAmount: 0,
-      refundCount: 0,
       accountType: 'VISA',
       maskedAccountNumber: '************2685',
-      processedAt: '2030-06-03T14:00:05.000Z',
+      cleared: undefined,
+      clearedAt: undefined,
+      return: undefined,
       dispute,
     } as unknown as Schemas['Transaction'];
     const card = saleCard(sale);

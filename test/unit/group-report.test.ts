@@ -25,6 +25,14 @@ const payment = (over: Partial<ReportPayment> = {}): ReportPayment => ({
 const parsed = (csv: string): Record<string, string>[] =>
   parse(csv, { columns: true, record_delimiter: '\r\n', bom: true });
 
+/** The report of a processed group of `p` and one approved payment of 100.00. */
+function besideApproved(p: ReportPayment) {
+  const totals = emptyReport();
+  addToReport(totals, p);
+  addToReport(totals, payment({ authResponse: answer('Approved', 100, 100) }));
+  return reportView({ paymentGroupId: 'g', status: 'processed' } as Group, totals);
+}
+
 describe('neutralise', () => {
   it.each(['=SUM(A1:A9)', '+1', '-1', '@cmd', '\tx', '\rx'])('%j gets a leading quote', (cell) => {
     expect(neutralise(cell)).toBe(`'${cell}`);
@@ -205,10 +213,7 @@ describe('a returned bank debit in the report', () => {
 
   it('counts as returned (count and amount), no longer approved, whether or not the summary moved it yet', () => {
     for (const p of [returned(), returned({ returnCounted: 't-ret' } as Partial<ReportPayment>)]) {
-      const totals = emptyReport();
-      addToReport(totals, p);
-      addToReport(totals, payment({ authResponse: answer('Approved', 100, 100) }));
-      const view = reportView({ paymentGroupId: 'g', status: 'processed' } as Group, totals);
+      const view = besideApproved(p);
       expect(view.counts).toMatchObject({ payments: 2, approved: 1, returned: 1, declined: 0 });
       expect(view.amounts).toMatchObject({ approved: 100, returned: 50 });
     }
@@ -252,10 +257,7 @@ describe('disputed charges in the report', () => {
       disputed('won'),
       disputed('lost', { disputeCounted: 'd-1' } as Partial<ReportPayment>),
     ]) {
-      const totals = emptyReport();
-      addToReport(totals, p);
-      addToReport(totals, payment({ authResponse: answer('Approved', 100, 100) }));
-      const view = reportView({ paymentGroupId: 'g', status: 'processed' } as Group, totals);
+      const view = besideApproved(p);
       expect(view.counts).toMatchObject({ payments: 2, approved: 2, disputed: 1, returned: 0 });
       expect(view.amounts).toMatchObject({ approved: 140, disputed: 40 });
     }
