@@ -1,12 +1,13 @@
 /**
  * `spay sale show <transactionId>`: one sale (of the transactions API or of a scheduled payment)
- * as a card: its answer, its money, a bank debit's clearing and return, its refunds.
+ * as a card: its answer, its money, a bank debit's clearing and return, a card charge's dispute,
+ * its refunds.
  */
 import Table from 'cli-table3';
 import type { Command } from 'commander';
 import type { Schemas } from '../../client/index';
 import { clientOf, loadSession } from './session';
-import { readable } from './views';
+import { disputeText, readable } from './views';
 
 type Transaction = Schemas['Transaction'];
 
@@ -41,6 +42,12 @@ export function saleCard(t: Transaction): string {
           ...(t.return.afterRefund ? [['After refund', 'yes: settle it with the payor']] : []),
         ] as [string, string][])
       : []),
+    ...(t.dispute
+      ? ([
+          ['Dispute', `${disputeText(t.dispute)}, opened ${readable(t.dispute.openedAt)}`],
+          ...(t.dispute.evidenceDueBy ? [['Evidence by', readable(t.dispute.evidenceDueBy)]] : []),
+        ] as [string, string][])
+      : []),
     ['Refunded', t.refundCount > 0 ? `${money(t.refundedAmount)} in ${t.refundCount}` : ''],
     ['Refundable', money(t.availableRefundAmount)],
   ];
@@ -53,7 +60,7 @@ export function saleCommands(program: Command): void {
   const sale = program.command('sale').description('sales (transactions)');
   sale
     .command('show <transactionId>')
-    .description('one sale: its answer, a bank debit’s clearing and return, its refunds')
+    .description('one sale: its answer, a debit’s clearing or return, a dispute, refunds')
     .option('--json', 'print the API’s answer as JSON')
     .action(async (transactionId: string, options: { json?: boolean }) => {
       const session = loadSession();

@@ -138,7 +138,10 @@ export async function watchReversal(
   }
 }
 
-/** One row per payment: what the processing answered, and any reversal since. */
+/** A card charge's dispute as a line: `Disputed fraudulent (needs_response), 30.00`. */
+export const disputeText = (d: { reason: string; status: string; amount: number }): string =>
+  `Disputed ${d.reason} (${d.status}), ${money(d.amount)}`;
+
 /** "Voided" rather than "Void Voided"; the type kept where the status does not say it ("Refund Completed"). */
 export function reversalText(type: string, status: string): string {
   return status.toLowerCase().startsWith(type.toLowerCase()) ? status : `${type} ${status}`;
@@ -167,11 +170,16 @@ export function outcomeTable(payments: Payment[], all = false, width = screenWid
       p.paymentId,
       p.orderId ?? '',
       money(p.amount),
-      // A returned debit shows the bank's return code and reason instead of the approval's.
+      // A returned debit shows the bank's return code and reason instead of the approval's, a
+      // disputed charge its dispute.
       p.deleted
         ? 'Deleted'
         : [auth?.status ?? 'Pending', auth?.return?.code ?? auth?.responseCode ?? ''].join(' ').trim(),
-      auth?.return ? `${auth.return.reason} (${auth.return.category})` : (auth?.responseMessage ?? ''),
+      auth?.return
+        ? `${auth.return.reason} (${auth.return.category})`
+        : p.dispute && p.dispute.transactionId === auth?.transactionId
+          ? disputeText(p.dispute)
+          : (auth?.responseMessage ?? ''),
       reversal ? reversalText(reversal.type, reversal.status) : '',
     ];
   });
@@ -214,8 +222,10 @@ export function groupCard(g: Group): string {
   if (s)
     t.push(
       { Approved: `${s.approvedCount} (${money(s.approvedAmount)})` },
-      // Returns move the summary after processing: shown once there is one.
+      // Returns move the summary after processing (approved no more): shown once there is one.
       ...(s.returnedCount > 0 ? [{ Returned: `${s.returnedCount} (${money(s.returnedAmount)})` }] : []),
+      // Disputes too (still approved): shown once there is one.
+      ...(s.disputedCount > 0 ? [{ Disputed: `${s.disputedCount} (${money(s.disputedAmount)})` }] : []),
     );
   return t.toString();
 }

@@ -107,7 +107,7 @@ export interface paths {
      * A group's report: counts and amounts, or its payments as CSV or a spreadsheet
      * @description A group of this merchant in any stage, at a glance. Its counts and amounts are taken over every payment (deleted ones counted as deleted only), by the processing summary's rules: `counts.payments` and `amounts.scheduled` are the group's paymentCount and totalAmount, and once it is processed approved + returned + declined + failed = payments. A bank debit the bank returned after it was approved (before or after it cleared, however long after processing) counts in returned and no longer in approved, here and in the group's processingSummary (which follows each return once, right after it is applied).
      *
-     *     **Files.** With `Accept: text/csv` the answer is the group's payments as CSV; with `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` (named first: API Gateway sends a binary answer as bytes only for the first type of Accept) as an .xlsx workbook. One row per payment in the order they were added, deleted ones included, under a header row of these columns, in this order: `paymentId,orderId,profileId,amount,status,responseCode,declineCategory,attempts,approvedAmount,refundedAmount,voided,customerAccountId,processedAt,responseMessage,returnCode`. status is deleted, scheduled (not charged yet), approved, partial, returned (an approved bank debit the bank returned since: its approvedAmount is 0.00 and returnCode the bank's code, R01...), declined or failed (by the latest attempt); customerAccountId is the payor's (empty when it has none or was deleted); processedAt (UTC, ISO 8601) and responseMessage are those of the latest attempt (the message at most 200 characters, one line), empty while it is scheduled and when deleted.
+     *     **Files.** With `Accept: text/csv` the answer is the group's payments as CSV; with `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` (named first: API Gateway sends a binary answer as bytes only for the first type of Accept) as an .xlsx workbook. One row per payment in the order they were added, deleted ones included, under a header row of these columns, in this order: `paymentId,orderId,profileId,amount,status,responseCode,declineCategory,attempts,approvedAmount,refundedAmount,voided,customerAccountId,processedAt,responseMessage,returnCode,disputeStatus`. status is deleted, scheduled (not charged yet), approved, partial, returned (an approved bank debit the bank returned since: its approvedAmount is 0.00 and returnCode the bank's code, R01...), declined or failed (by the latest attempt); customerAccountId is the payor's (empty when it has none or was deleted); processedAt (UTC, ISO 8601) and responseMessage are those of the latest attempt (the message at most 200 characters, one line), empty while it is scheduled and when deleted.
      *
      *     **CSV.** RFC 4180 in UTF-8 with a byte-order mark (so that Excel reads accents right): comma-separated, CRLF line ends, a cell with a comma, quote or line break in double quotes with its quotes doubled. A formula is neutralised wherever a spreadsheet could start a cell: a `'` goes before `=`, `+`, `-` or `@` at a cell's start and after a `,`, `;`, tab or line break inside it (spaces and double quotes between skipped), and before a cell that starts with a tab or a carriage return, so that a spreadsheet shows the text instead of running it, whichever separator it splits on.
      *
@@ -1397,6 +1397,10 @@ export interface components {
         returnedCount: number;
         /** @description Sum those returned debits had debited (no longer in approvedAmount or recoveredAmount). A JSON number with at most 2 decimals (integer cents inside the service). */
         returnedAmount: number;
+        /** @description Approved payments whose card charge (their latest attempt) was disputed by the cardholder, whatever the dispute’s status since (open, won or lost; see each payment’s `dispute`): still in approvedCount. Each dispute moves the summary once, right after its first notice is applied (while a retry round of the group is charging, right after the round). */
+        disputedCount: number;
+        /** @description Sum disputed (each dispute’s `amount`; still in approvedAmount). A JSON number with at most 2 decimals (integer cents inside the service). */
+        disputedAmount: number;
       };
       /** @description The processing execution (Step Functions) of the latest attempt; present once processing has started. A re-driven group names its new execution. */
       executionArn?: string;
@@ -3105,6 +3109,8 @@ export interface operations {
               recovered: number;
               /** @description Payments whose approved bank debit (their latest attempt) was returned by the bank since: status returned, with its returnCode in the files. */
               returned: number;
+              /** @description Approved payments whose card charge (their latest attempt) was disputed by the cardholder, whatever the dispute’s status since (included in approved): the dispute’s status in the files’ disputeStatus. */
+              disputed: number;
             };
             amounts: {
               /** @description Sum of the payments not deleted (the group’s totalAmount). A JSON number with at most 2 decimals (integer cents inside the service). */
@@ -3121,6 +3127,8 @@ export interface operations {
               refunded: number;
               /** @description Sum of the returned debits (what each had debited). A JSON number with at most 2 decimals (integer cents inside the service). */
               returned: number;
+              /** @description Sum disputed (each dispute’s amount; included in approved). A JSON number with at most 2 decimals (integer cents inside the service). */
+              disputed: number;
             };
           };
           'text/csv': string;

@@ -104,6 +104,7 @@ export const groupExamples: Record<string, OperationExamples> = {
         retryScheduled: 0,
         recovered: 0,
         returned: 0,
+        disputed: 0,
       },
       amounts: {
         scheduled: 500,
@@ -113,6 +114,7 @@ export const groupExamples: Record<string, OperationExamples> = {
         voided: 100,
         refunded: 0,
         returned: 0,
+        disputed: 0,
       },
     }),
     invalid: {

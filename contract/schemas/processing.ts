@@ -47,6 +47,8 @@ export const processingSummarySchema = {
     'recoveredAmount',
     'returnedCount',
     'returnedAmount',
+    'disputedCount',
+    'disputedAmount',
   ],
   properties: {
     approvedCount: count(
@@ -67,6 +69,10 @@ export const processingSummarySchema = {
     returnedAmount: money(
       'Sum those returned debits had debited (no longer in approvedAmount or recoveredAmount).',
     ),
+    disputedCount: count(
+      'Approved payments whose card charge (their latest attempt) was disputed by the cardholder, whatever the dispute’s status since (open, won or lost; see each payment’s `dispute`): still in approvedCount. Each dispute moves the summary once, right after its first notice is applied (while a retry round of the group is charging, right after the round).',
+    ),
+    disputedAmount: money('Sum disputed (each dispute’s `amount`; still in approvedAmount).'),
   },
 } as const;
 

@@ -5,7 +5,7 @@ import { count, dateTime, money, uuid } from './common';
 /**
  * The columns of the report's files (CSV and .xlsx), in order: those of the first CSV, then what a
  * school's office asks for (the payor's customerAccountId, when the latest attempt was made, its
- * processor message, the bank's return code of a returned debit). New columns go at the end, so
+ * processor message, the bank's return code of a returned debit, the status of a disputed charge's dispute). New columns go at the end, so
  * that a reader by position keeps working.
  */
 export const REPORT_COLUMNS = [
@@ -24,6 +24,7 @@ export const REPORT_COLUMNS = [
   'processedAt',
   'responseMessage',
   'returnCode',
+  'disputeStatus',
 ] as const;
 
 export const groupReportQuerySchema = {
@@ -50,7 +51,7 @@ const amount = <D extends string>(description: D) => money(description);
 export const groupReportSchema = {
   type: 'object',
   description:
-    "A group's outcome at a glance. counts.payments and amounts.scheduled are the group's paymentCount and totalAmount; once processed, approved + returned + declined + failed = payments, and approved, partial, declined, failed, retryScheduled, recovered, returned and amounts.approved and amounts.returned are its processingSummary's (a return reaches the summary right after it is applied; while a retry round of the group is charging, right after the round).",
+    "A group's outcome at a glance. counts.payments and amounts.scheduled are the group's paymentCount and totalAmount; once processed, approved + returned + declined + failed = payments, and approved, partial, declined, failed, retryScheduled, recovered, returned, disputed and amounts.approved, amounts.returned and amounts.disputed are its processingSummary's (a return or a dispute reaches the summary right after it is applied; while a retry round of the group is charging, right after the round).",
   required: ['paymentGroupId', 'status', 'counts', 'amounts'],
   properties: {
     paymentGroupId: uuid,
@@ -74,6 +75,7 @@ export const groupReportSchema = {
         'retryScheduled',
         'recovered',
         'returned',
+        'disputed',
       ],
       properties: {
         payments: count('Payments not deleted (the group’s paymentCount).'),
@@ -95,11 +97,14 @@ export const groupReportSchema = {
         returned: count(
           'Payments whose approved bank debit (their latest attempt) was returned by the bank since: status returned, with its returnCode in the files.',
         ),
+        disputed: count(
+          'Approved payments whose card charge (their latest attempt) was disputed by the cardholder, whatever the dispute’s status since (included in approved): the dispute’s status in the files’ disputeStatus.',
+        ),
       },
     },
     amounts: {
       type: 'object',
-      required: ['scheduled', 'approved', 'declined', 'failed', 'voided', 'refunded', 'returned'],
+      required: ['scheduled', 'approved', 'declined', 'failed', 'voided', 'refunded', 'returned', 'disputed'],
       properties: {
         scheduled: amount('Sum of the payments not deleted (the group’s totalAmount).'),
         approved: amount(
@@ -110,6 +115,7 @@ export const groupReportSchema = {
         voided: amount('Sum voided.'),
         refunded: amount('Sum refunded or scheduled for refund (not failed).'),
         returned: amount('Sum of the returned debits (what each had debited).'),
+        disputed: amount('Sum disputed (each dispute’s amount; included in approved).'),
       },
     },
   },

@@ -12,7 +12,7 @@ import {
   disputeDecision,
   disputeEvents,
   disputeEventTypes,
-  disputeFollowUp,
+  disputeFollowUps,
   disputeIdOf,
   showsAsLatest,
 } from '#domain/disputes';
@@ -75,14 +75,14 @@ export async function applyDisputeNotice(notice: DisputeNotice, now: Date): Prom
         sale!.paymentId !== undefined && sale!.paymentGroupId !== undefined
           ? await paymentStore().getPayment(sale!.paymentGroupId, sale!.paymentId)
           : undefined;
-      const followUp = disputeFollowUp(sale!, previous, next);
+      const shownOnPayment = payment && showsAsLatest(payment.dispute, next) ? payment : undefined;
       const change: DisputeChange = {
         notice,
         dispute: { ...(previous && { previous }), next },
         events: disputeEvents(types, next, now),
         ...(showsAsLatest(sale!.dispute, next) && { sale: sale! }),
-        ...(payment && showsAsLatest(payment.dispute, next) && { payment }),
-        ...(followUp && { followUp }),
+        ...(shownOnPayment && { payment: shownOnPayment }),
+        followUps: disputeFollowUps(sale!, previous, next, shownOnPayment),
       };
       const written = await store.write(change, now);
       if (written === 'changed') return undefined; // read again

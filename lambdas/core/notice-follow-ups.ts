@@ -16,6 +16,9 @@
  *   returnedAmount up, approved down) with the payment's `returnCounted` mark in one transaction
  *   (store/bank-notices.ts countReturn), so a repeat finds it marked; while a run of the group
  *   counts its payments (processing, a retry round charging) it waits, left for the backstop.
+ * - `dispute-summary`: a scheduled payment's disputed card charge moved into its group's
+ *   processingSummary (disputedCount and disputedAmount up; still approved) with the payment's
+ *   `disputeCounted` mark, once per dispute, as `summary` does for a return.
  * - `return-email`: the payor's e-mail that the debit was returned, queued once (its outbox id is
  *   the sale's: `return:<transactionId>`).
  *
@@ -24,7 +27,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { methodAfterReturn, nsfAsDecline, seriesSuspension } from '#domain/bank-notices';
-import { returnSummaryDelta } from '#domain/processing';
+import { disputeSummaryDelta, returnSummaryDelta, type SummaryDelta } from '#domain/processing';
 import { nextSequence } from '#domain/events';
 import { attemptsOf, paymentEvent, type Payment } from '#domain/groups';
 import { seriesEvent } from '#domain/series-view';
@@ -181,19 +184,25 @@ async function sendHeldRefunds(work: RefundsWork, now: Date): Promise<string> {
 }
 
 type SummaryWork = Extract<NoticeFollowUp, { kind: 'summary' }>;
+type DisputeSummaryWork = Extract<NoticeFollowUp, { kind: 'dispute-summary' }>;
 
-/** The returned payment moved into its group's summary once: what it came to. */
-async function countReturnInSummary(work: SummaryWork): Promise<string> {
+/**
+ * A payment's move into its group's summary, once under its mark: what it came to. `pending`
+ * reads the payment and says why there is nothing to move (a string), or the mark and the delta.
+ */
+async function moveInSummary(
+  work: SummaryWork | DisputeSummaryWork,
+  pending: (
+    payment: Payment,
+  ) => string | { mark: { field: 'returnCounted' | 'disputeCounted'; value: string }; delta: SummaryDelta },
+): Promise<string> {
   return withOptimisticRetry(
     async () => {
       const payment = await paymentStore().getPayment(work.paymentGroupId, work.paymentId);
       if (!payment || payment.deleted) return 'payment gone';
-      if (payment.returnCounted === work.transactionId) return 'counted before';
-      const auth = payment.authResponse;
-      if (auth?.status !== 'Returned' || auth.transactionId !== work.transactionId)
-        return 'a later attempt answered'; // the run that answered it counted it as it stands
-      const delta = returnSummaryDelta(payment);
-      const written = await bankNoticeStore().countReturn(payment, work.transactionId, delta);
+      const move = pending(payment);
+      if (typeof move === 'string') return move;
+      const written = await bankNoticeStore().countInSummary(payment, move.mark, move.delta);
       if (written === 'changed') return undefined; // read again
       if (written === 'busy') {
         const group = await claimStore().read(work.paymentGroupId);
@@ -205,6 +214,31 @@ async function countReturnInSummary(work: SummaryWork): Promise<string> {
     { resource: 'this payment' },
   );
 }
+
+/** The returned payment moved into its group's summary once: what it came to. */
+const countReturnInSummary = (work: SummaryWork): Promise<string> =>
+  moveInSummary(work, (payment) => {
+    if (payment.returnCounted === work.transactionId) return 'counted before';
+    const auth = payment.authResponse;
+    if (auth?.status !== 'Returned' || auth.transactionId !== work.transactionId)
+      return 'a later attempt answered'; // the run that answered it counted it as it stands
+    return {
+      mark: { field: 'returnCounted', value: work.transactionId },
+      delta: returnSummaryDelta(payment),
+    };
+  });
+
+/** The disputed payment moved into its group's summary once per dispute: what it came to. */
+const countDisputeInSummary = (work: DisputeSummaryWork): Promise<string> =>
+  moveInSummary(work, (payment) => {
+    if (payment.disputeCounted === work.disputeId) return 'counted before';
+    // A later dispute of the sale shows on the payment now: its own follow-up counts it.
+    if (payment.dispute?.disputeId !== work.disputeId) return 'another dispute shows';
+    return {
+      mark: { field: 'disputeCounted', value: work.disputeId },
+      delta: disputeSummaryDelta(payment),
+    };
+  });
 
 type ReturnEmailWork = Extract<NoticeFollowUp, { kind: 'return-email' }>;
 
@@ -255,6 +289,8 @@ async function perform(work: NoticeFollowUp, now: Date): Promise<string> {
       return sendHeldRefunds(work, now);
     case 'summary':
       return countReturnInSummary(work);
+    case 'dispute-summary':
+      return countDisputeInSummary(work);
     case 'return-email':
       return queueReturnEmail(work, now);
   }

@@ -19,6 +19,8 @@
  * - Reasons `fraudulent`, `unrecognized` and `subscription_canceled` revoke the card's saved method
  *   as an unauthorized return does (the notice's `method` follow-up: revoked, its series payments
  *   suspended); the others only flag the sale.
+ * - A scheduled payment's dispute counts in its group's processingSummary (disputedCount and
+ *   disputedAmount; still approved) once per dispute: the `dispute-summary` follow-up.
  */
 import { v5 as uuidv5 } from 'uuid';
 import type { EventType } from '#contract/events';
@@ -178,24 +180,37 @@ export const showsAsLatest = (shown: DisputeView | undefined, after: Dispute): b
   shown === undefined || shown.disputeId === after.disputeId || shown.openedAt <= after.openedAt;
 
 /**
- * The follow-up a change leaves: the card's method revoked (and its series payments suspended)
- * when the dispute's reason revokes and its reason before did not.
+ * The follow-ups a change leaves: the card's method revoked (and its series payments suspended)
+ * when the dispute's reason revokes and its reason before did not; and, when the scheduled payment
+ * the sale charged shows the dispute (`shownOn`, as read), the dispute moved into its group's
+ * processingSummary until its mark says it is.
  */
-export function disputeFollowUp(
+export function disputeFollowUps(
   sale: Transaction,
   before: Dispute | undefined,
   after: Dispute,
-): NoticeFollowUp | undefined {
-  if (!revokes(after.reason) || revokes(before?.reason)) return undefined;
-  return {
-    kind: 'method',
-    action: 'revoke',
-    merchantId: sale.merchantId,
-    payorId: sale.payorId,
-    savedPaymentMethodId: sale.savedPaymentMethodId,
-    code: after.reason,
-    transactionId: sale.transactionId,
-  };
+  shownOn?: { paymentGroupId: string; paymentId: string; disputeCounted?: string },
+): NoticeFollowUp[] {
+  const followUps: NoticeFollowUp[] = [];
+  if (revokes(after.reason) && !revokes(before?.reason))
+    followUps.push({
+      kind: 'method',
+      action: 'revoke',
+      merchantId: sale.merchantId,
+      payorId: sale.payorId,
+      savedPaymentMethodId: sale.savedPaymentMethodId,
+      code: after.reason,
+      transactionId: sale.transactionId,
+    });
+  if (shownOn && shownOn.disputeCounted !== after.disputeId)
+    followUps.push({
+      kind: 'dispute-summary',
+      merchantId: sale.merchantId,
+      paymentGroupId: shownOn.paymentGroupId,
+      paymentId: shownOn.paymentId,
+      disputeId: after.disputeId,
+    });
+  return followUps;
 }
 
 /** The message of a refund or void refused by the sale's dispute (disputedNow). */

@@ -130,6 +130,11 @@ export interface Payment {
    */
   returnCounted?: string;
   /**
+   * The dispute (its disputeId) the group's processingSummary counts as disputed: set with that
+   * move, once per dispute (core/notice-follow-ups.ts). Absent: none moved yet.
+   */
+  disputeCounted?: string;
+  /**
    * The number of events announced for the payment (absent: none; one created with its group is
    * announced by the group's `group.created`). Each change that announces one holds only if it
    * is still the number read.

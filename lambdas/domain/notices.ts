@@ -118,5 +118,13 @@ export type NoticeFollowUp =
   | { kind: 'retry'; merchantId: string; paymentGroupId: string; paymentId: string; transactionId: string }
   /** Every return of a scheduled payment's debit: moved into its group's processingSummary, once. */
   | { kind: 'summary'; merchantId: string; paymentGroupId: string; paymentId: string; transactionId: string }
+  /** A scheduled payment's card charge disputed: the dispute moved into its group's processingSummary, once. */
+  | {
+      kind: 'dispute-summary';
+      merchantId: string;
+      paymentGroupId: string;
+      paymentId: string;
+      disputeId: string;
+    }
   /** Every return: the payor e-mailed that the debit was returned (one e-mail per sale). */
   | { kind: 'return-email'; merchantId: string; payorId: string; transactionId: string };

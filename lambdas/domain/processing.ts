@@ -3,7 +3,7 @@
  * counters per key range: a few kilobytes whatever the group's size) and the outcome summary.
  */
 import { declineOf } from './declines';
-import { fromCents, type Cents } from './money';
+import { fromCents, toCents, type Cents } from './money';
 import { STUCK_GROUPS_METRIC } from '#contract/processing';
 import type { ProcessingSummaryView } from '#contract/schemas/processing';
 import type { AuthResponse } from '#contract/schemas/transactions';
@@ -27,6 +27,13 @@ interface ChargedPayment {
    * once, while no run of the group counts); until then the summary counts it as approved still.
    */
   returnCounted?: string;
+  /** The latest dispute of its card charge (store/disputes.ts): its id, sale and amount. */
+  dispute?: { disputeId: string; transactionId: string; amount: number };
+  /**
+   * The dispute moved into the group's processingSummary (core/notice-follow-ups.ts: once per
+   * dispute, while no run of the group counts); until then the summary does not count it disputed.
+   */
+  disputeCounted?: string;
 }
 
 export interface ProcessingTotals {
@@ -48,6 +55,9 @@ export interface ProcessingTotals {
   /** Payments whose approved bank debit was returned since (not in `approved`), and their sum. */
   returned?: number;
   returnedCents?: number;
+  /** Approved payments whose card charge was disputed (included in `approved`), and the sums disputed. */
+  disputed?: number;
+  disputedCents?: number;
   /** The earliest slot of a scheduled retry: the group's next retry round. */
   nextRetrySlot?: string | null;
 }
@@ -197,6 +207,8 @@ export function sumTotals(parts: readonly ProcessingTotals[]): ProcessingTotals 
     sum.recoveredCents! += t.recoveredCents ?? 0;
     sum.returned! += t.returned ?? 0;
     sum.returnedCents! += t.returnedCents ?? 0;
+    sum.disputed! += t.disputed ?? 0;
+    sum.disputedCents! += t.disputedCents ?? 0;
     sum.nextRetrySlot = earlierSlot(sum.nextRetrySlot ?? null, t.nextRetrySlot ?? null);
   }
   return sum;
@@ -218,6 +230,8 @@ export const emptyTotals = (): ProcessingTotals => ({
   recoveredCents: 0,
   returned: 0,
   returnedCents: 0,
+  disputed: 0,
+  disputedCents: 0,
   nextRetrySlot: null,
 });
 
@@ -225,14 +239,15 @@ export const emptyTotals = (): ProcessingTotals => ({
  * Adds one payment's outcome (its latest attempt) to the totals. In a retry round (`round`), only
  * a sale approved in that round has a settlement its receipts wait for: the others' receipts
  * went out with their own run. A returned bank debit counts as returned (not approved) once its
- * return is in the summary (`returnCounted` names its sale), or always with `allReturns` (the report, which
- * counts what is).
+ * return is in the summary (`returnCounted` names its sale), and an approved card charge as
+ * disputed (and approved still) once its dispute is (`disputeCounted` names it); or both always
+ * with `all` (the report, which counts what is).
  */
 export function countOutcome(
   totals: ProcessingTotals,
   payment: ChargedPayment,
   round?: number,
-  allReturns = false,
+  all = false,
 ): void {
   if (payment.deleted) {
     totals.skipped++;
@@ -240,7 +255,7 @@ export function countOutcome(
   }
   const auth = payment.authResponse;
   if (!auth) return;
-  const returned = auth.status === 'Returned' && (allReturns || payment.returnCounted === auth.transactionId);
+  const returned = auth.status === 'Returned' && (all || payment.returnCounted === auth.transactionId);
   if (returned) {
     totals.returned = (totals.returned ?? 0) + 1;
     totals.returnedCents = (totals.returnedCents ?? 0) + Math.round(Number(auth.approvedAmount) * 100);
@@ -252,6 +267,16 @@ export function countOutcome(
     if (payment.retry?.status === 'succeeded') {
       totals.recovered = (totals.recovered ?? 0) + 1;
       totals.recoveredCents = (totals.recoveredCents ?? 0) + approvedCents;
+    }
+    const dispute = payment.dispute;
+    if (
+      auth.status === 'Approved' &&
+      dispute !== undefined &&
+      dispute.transactionId === auth.transactionId &&
+      (all || payment.disputeCounted === dispute.disputeId)
+    ) {
+      totals.disputed = (totals.disputed ?? 0) + 1;
+      totals.disputedCents = (totals.disputedCents ?? 0) + toCents(dispute.amount);
     }
     const thisRun = round === undefined || payment.attempts?.at(-1)?.round === round;
     const settlesAt = thisRun ? (auth.settlementTime ?? null) : null;
@@ -265,8 +290,8 @@ export function countOutcome(
   }
 }
 
-/** The counters of the totals that a payment's return moves (settlesAt and slots are not). */
-const RETURN_MOVES = [
+/** The counters of the totals that a payment's return or dispute moves (settlesAt and slots are not). */
+const SUMMARY_MOVES = [
   'approved',
   'partial',
   'approvedCents',
@@ -274,28 +299,48 @@ const RETURN_MOVES = [
   'recoveredCents',
   'returned',
   'returnedCents',
+  'disputed',
+  'disputedCents',
 ] as const;
+
+export type SummaryDelta = Partial<Record<(typeof SUMMARY_MOVES)[number], number>>;
+
+/** What a summary's mark on a payment says is counted: its return's sale, or its dispute. */
+type SummaryMark = Pick<ChargedPayment, 'returnCounted'> | Pick<ChargedPayment, 'disputeCounted'>;
+
+/**
+ * What marking the payment (`mark`) changes in its group's summary: the counters as the payment
+ * counts without that mark and with it, each non-zero difference (the other mark as it is).
+ */
+function summaryDelta(payment: ChargedPayment, mark: SummaryMark): SummaryDelta {
+  const before = emptyTotals();
+  const after = emptyTotals();
+  const unmarked = { ...payment };
+  for (const field of Object.keys(mark)) delete unmarked[field as keyof SummaryMark];
+  countOutcome(before, unmarked);
+  countOutcome(after, { ...payment, ...mark });
+  const delta: SummaryDelta = {};
+  for (const field of SUMMARY_MOVES) {
+    const d = (after[field] ?? 0) - (before[field] ?? 0);
+    if (d !== 0) delta[field] = d;
+  }
+  return delta;
+}
 
 /**
  * What moving a returned payment's return into its group's summary changes: the summary's
  * counters as the payment counts before (approved still) and after, each
  * non-zero difference. Empty when the payment is not returned.
  */
-export function returnSummaryDelta(
-  payment: ChargedPayment,
-): Partial<Record<(typeof RETURN_MOVES)[number], number>> {
-  const before = emptyTotals();
-  const after = emptyTotals();
-  const { returnCounted: _counted, ...uncounted } = payment;
-  countOutcome(before, uncounted);
-  countOutcome(after, payment, undefined, true);
-  const delta: Partial<Record<(typeof RETURN_MOVES)[number], number>> = {};
-  for (const field of RETURN_MOVES) {
-    const d = (after[field] ?? 0) - (before[field] ?? 0);
-    if (d !== 0) delta[field] = d;
-  }
-  return delta;
-}
+export const returnSummaryDelta = (payment: ChargedPayment): SummaryDelta =>
+  summaryDelta(payment, { returnCounted: payment.authResponse?.transactionId });
+
+/**
+ * What moving a payment's dispute (its latest, `dispute`) into its group's summary changes:
+ * disputed and its sum up (the payment stays approved). Empty when its latest sale is not disputed.
+ */
+export const disputeSummaryDelta = (payment: ChargedPayment): SummaryDelta =>
+  summaryDelta(payment, { disputeCounted: payment.dispute?.disputeId });
 
 /** The authResponse of a payment that could not be charged after the retries (may retry: category 2). */
 export function failedAuthResponse(
@@ -350,6 +395,8 @@ export const summaryView = (s: ProcessingSummary): ProcessingSummaryView => ({
   recoveredAmount: fromCents(s.recoveredCents ?? 0),
   returnedCount: s.returned ?? 0,
   returnedAmount: fromCents(s.returnedCents ?? 0),
+  disputedCount: s.disputed ?? 0,
+  disputedAmount: fromCents(s.disputedCents ?? 0),
 });
 
 /**

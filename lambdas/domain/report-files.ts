@@ -87,6 +87,7 @@ const WIDTHS: Partial<Record<Column, number>> = {
   customerAccountId: 20,
   processedAt: 26,
   responseMessage: 40,
+  disputeStatus: 16,
 };
 
 function sheetCell(column: Column, text: string): Cell {

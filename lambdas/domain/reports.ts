@@ -25,6 +25,7 @@ export type ReportPayment = Pick<
   | 'attempts'
   | 'retry'
   | 'voidOrRefundResponses'
+  | 'dispute'
 >;
 
 /** The attributes of a payment item a report reads. */
@@ -38,6 +39,7 @@ export const REPORT_ATTRIBUTES: readonly (keyof ReportPayment)[] = [
   'attempts',
   'retry',
   'voidOrRefundResponses',
+  'dispute',
 ];
 
 export type ReportRow = Record<(typeof REPORT_COLUMNS)[number], string>;
@@ -115,6 +117,10 @@ export function reportRow(p: ReportPayment, customerAccountId = ''): ReportRow {
     processedAt: auth?.processedAt ?? '',
     responseMessage: auth ? reportMessage(auth.responseMessage) : '',
     returnCode: auth?.status === 'Returned' ? (auth.return?.code ?? '') : '',
+    disputeStatus:
+      auth?.status === 'Approved' && p.dispute !== undefined && p.dispute.transactionId === auth.transactionId
+        ? p.dispute.status
+        : '',
   };
 }
 
@@ -149,7 +155,7 @@ export const emptyReport = (): ReportTotals => ({
 
 /**
  * Adds one payment to the sums. A deleted payment counts as deleted and nowhere else; a returned
- * one as returned (whether or not its group's summary counts it yet).
+ * one as returned, a disputed one as disputed (whether or not its group's summary counts it yet).
  */
 export function addToReport(t: ReportTotals, p: ReportPayment): void {
   countOutcome(t.outcomes, p, undefined, true);
@@ -193,6 +199,7 @@ export function reportView(group: Group, t: ReportTotals): GroupReportView {
       retryScheduled: o.retriesScheduled ?? 0,
       recovered: o.recovered ?? 0,
       returned: o.returned ?? 0,
+      disputed: o.disputed ?? 0,
     },
     amounts: {
       scheduled: fromCents(t.scheduledCents),
@@ -202,6 +209,7 @@ export function reportView(group: Group, t: ReportTotals): GroupReportView {
       voided: fromCents(t.voidedCents),
       refunded: fromCents(t.refundedCents),
       returned: fromCents(o.returnedCents ?? 0),
+      disputed: fromCents(o.disputedCents ?? 0),
     },
   };
 }

@@ -129,15 +129,16 @@ class BankNoticeStore {
   }
 
   /**
-   * Moves a returned payment into its group's processingSummary once: the payment marked
-   * (`returnCounted`: its sale) if it is as read and not marked, with the summary's counters moved
-   * by `delta` (domain/processing.ts returnSummaryDelta), only while no run of the group counts its
-   * payments (processed, no retry round charging: a run's count would overwrite the move).
+   * Moves a payment's return or dispute into its group's processingSummary once: the payment
+   * marked (`mark`: `returnCounted` with its sale, or `disputeCounted` with its dispute) if it is
+   * as read and not so marked, with the summary's counters moved by `delta` (domain/processing.ts
+   * returnSummaryDelta, disputeSummaryDelta), only while no run of the group counts its payments
+   * (processed, no retry round charging: a run's count would overwrite the move).
    * `changed`: the payment changed since it was read; `busy`: a run of the group is counting.
    */
-  async countReturn(
+  async countInSummary(
     payment: Payment,
-    transactionId: string,
+    mark: { field: 'returnCounted' | 'disputeCounted'; value: string },
     delta: Readonly<Record<string, number>>,
   ): Promise<'ok' | 'changed' | 'busy'> {
     const fields = Object.entries(delta);
@@ -147,29 +148,31 @@ class BankNoticeStore {
       names[`#f${i}`] = field;
       values[`:d${i}`] = by;
     });
+    const group = {
+      Update: {
+        TableName: this.tableName,
+        Key: keys.group(payment.paymentGroupId),
+        UpdateExpression: `ADD ${fields.map((_, i) => `processingSummary.#f${i} :d${i}`).join(', ')}`,
+        ConditionExpression:
+          '#status = :processed AND merchantId = :m AND attribute_exists(processingSummary) AND ' +
+          'attribute_not_exists(retryBound)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    };
     const items = [
       {
         Update: {
           TableName: this.tableName,
           Key: keys.payment(payment.paymentGroupId, payment.paymentId),
-          UpdateExpression: 'SET returnCounted = :t',
-          ConditionExpression:
-            'lastUpdated = :seen AND (attribute_not_exists(returnCounted) OR returnCounted <> :t)',
-          ExpressionAttributeValues: { ':t': transactionId, ':seen': payment.lastUpdated },
+          UpdateExpression: 'SET #mark = :t',
+          ConditionExpression: 'lastUpdated = :seen AND (attribute_not_exists(#mark) OR #mark <> :t)',
+          ExpressionAttributeNames: { '#mark': mark.field },
+          ExpressionAttributeValues: { ':t': mark.value, ':seen': payment.lastUpdated },
         },
       },
-      {
-        Update: {
-          TableName: this.tableName,
-          Key: keys.group(payment.paymentGroupId),
-          UpdateExpression: `ADD ${fields.map((_, i) => `processingSummary.#f${i} :d${i}`).join(', ')}`,
-          ConditionExpression:
-            '#status = :processed AND merchantId = :m AND attribute_exists(processingSummary) AND ' +
-            'attribute_not_exists(retryBound)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        },
-      },
+      // A move of nothing (a dispute of the same amount counted before): the mark alone.
+      ...(fields.length > 0 ? [group] : []),
     ];
     try {
       await this.db.send(new TransactWriteCommand({ TransactItems: items }));

@@ -27,7 +27,8 @@ export interface DisputeChange {
   sale?: Transaction;
   /** The payment the sale charged as read, when it shows it too. */
   payment?: Payment;
-  followUp?: NoticeFollowUp;
+  /** The notice's follow-up work, written ahead (done in order). */
+  followUps: NoticeFollowUp[];
 }
 
 /** `applied-before`: the notice's mark exists; `changed`: a record changed since it was read. */
@@ -88,7 +89,8 @@ class DisputeStore {
     ];
     if (change.sale) items.push(this.saleItem(change.sale, view));
     if (change.payment) items.push(this.paymentItem(change.payment, view, now));
-    if (change.followUp) items.push(this.notices.followUpPut(change.notice.noticeId, change.followUp, now));
+    const [work, ...also] = change.followUps;
+    if (work) items.push(this.notices.followUpPut(change.notice.noticeId, work, now, also));
     try {
       // Its mark refused: another caller applied the notice.
       const written = await sendThroughConflicts(() => writeAnnounced(this.db, items, 0));

@@ -11,10 +11,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ScheduledPaymentsClient } from '../../client/index';
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
+import { cardInput, checkingInput, groupInput } from '#support/fixtures/inputs';
 import { farSettlementSeconds } from '#support/settlement-timing';
 import { sleep } from '#shared/clock';
 
 const ROOT = resolve(__dirname, '..', '..');
+const MID = '32350000001';
+const tomorrowDate = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
 const SOCKET = `spay-cli-${process.pid}`;
 const tmux = (...args: string[]): string =>
   execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
@@ -199,7 +202,7 @@ test('defect: the series tables were 147-151 columns wide and group show cut the
     clientId: 'local-tester',
     clientSecret: 'local-tester-secret',
   });
-  await api.updateMerchantSettings('32350000001', { retryPolicy: { maxRetries: 1 } });
+  await api.updateMerchantSettings(MID, { retryPolicy: { maxRetries: 1 } });
 
   // Long values wherever a merchant may put them: e-mail, customer id, order ids, amounts.
   const email = 'front-office-of-the-elementary-school@springfield-school-district.example';
@@ -250,7 +253,40 @@ test('defect: the series tables were 147-151 columns wide and group show cut the
   expect(waiting.replace(/\s+/g, ' ')).toContain(
     'No retry round started: 1 group with retries scheduled waits for the settlement cut-off of its last run',
   );
+  // Money that comes back, in a small group of its own (made through the API): a bank debit on the
+  // sandbox's R02 account (returned at the 1st cut-off after settlement) and a charge of its card
+  // disputed product_not_received (the 1st too): `spay settle` brings both forward.
+  const payorOf = async (paymentMethod: Record<string, unknown>) => {
+    const created = await api.createPayor(MID, { paymentMethod } as never);
+    return { profileId: `${created.payorId}/${created.defaultPaymentMethodId}`, amount: 30 };
+  };
+  const comesBack = await api.createGroup(MID, {
+    ...groupInput({ servicePayId: MID, scheduleDate: tomorrowDate() }),
+    payments: [
+      await payorOf(checkingInput({ accountNumber: '000111111113' })),
+      await payorOf(cardInput({ cardNumber: '4000000000002685' })),
+    ],
+  } as never);
+  await spay('group process', comesBack.paymentGroupId, 30_000);
+
   await spay('settle');
+  // The notices backstop at once (else within 5 s): the return and the dispute applied.
+  expect((await fetch(`${runtime!.url}/__local/events/notices`, { method: 'POST' })).status).toBe(200);
+  const back = await spay('group show', comesBack.paymentGroupId);
+  expect(back).toMatch(/│ Returned\s+│ 1 \(30\.00\)/);
+  expect(back).toMatch(/│ Disputed\s+│ 1 \(30\.00\)/);
+  const flat = (text: string) => text.replace(/[│\s]+/g, ' ');
+  expect(flat(back)).toContain('Returned R02 Account closed (administrative)');
+  expect(flat(back)).toContain('Approved 00 Disputed product_not_received (needs_response), 30.00');
+  const sales = new Map<string, string>();
+  for await (const p of api.allPayments(MID, comesBack.paymentGroupId))
+    sales.set(p.authResponse!.status, p.authResponse!.transactionId!);
+  expect(flat(await spay('sale show', sales.get('Returned')))).toMatch(
+    /Status Returned R02 .* Returned R02 Account closed \(administrative\), \d{4}-\d\d-\d\d/,
+  );
+  expect(flat(await spay('sale show', sales.get('Approved')))).toMatch(
+    /Dispute Disputed product_not_received \(needs_response\), 30\.00, opened \d{4}-/,
+  );
   // Once the run has sent its receipt (within seconds of the test clock), the round starts. The
   // loop waits for "<group>: retry round started": "No retry round started: …" (the receipt not
   // yet sent) contains "started" too, and ended the loop at once.

@@ -9,17 +9,26 @@
  * twice at the sandbox, every payment of every group has its authResponse, no group is left
  * processing, and every sale a client saw Approved is recorded so. A webhook receiver on loopback,
  * subscribed to the sales', refunds' and groups' events, gets each such event written, and none
- * that was not (crash-webhooks.ts).
+ * that was not (crash-webhooks.ts). One scheduled payment is a bank debit on the sandbox's return
+ * account: its return, applied by the notices backstop among the kills, is applied once (one
+ * Returned, one `payment.returned`, its group's summary counting it once).
  *
  * Reproduce a run with its printed seed: `CRASH_SEED=<seed> npx jest test/e2e/crash.test.ts
  * --selectProjects e2e`. CRASH_KILLS changes the number of kills (at least 20).
  */
 import { CrashClient } from '#support/crash-client';
-import { judge, readTable, reconcileLocal } from '#support/crash-oracle';
+import { judge, readTable, reconcileLocal, returnNotApplied } from '#support/crash-oracle';
 import { sleep } from '#shared/clock';
 import { between, CrashRuntime, pick, seededRandom } from '#support/crash-runtime';
 import { awaitDeliveries, subscribe } from '#support/crash-webhooks';
-import { createGroups, Observations, runWorker, seedPayors, type Workload } from '#support/crash-workload';
+import {
+  addReturnedDebit,
+  createGroups,
+  Observations,
+  runWorker,
+  seedPayors,
+  type Workload,
+} from '#support/crash-workload';
 import { startReceiver, type Receiver } from '#support/webhook-receiver';
 
 const SEED = Number(process.env.CRASH_SEED ?? 20261122);
@@ -30,6 +39,8 @@ const WORKERS = 6;
 const LIFE_MS: [number, number] = [400, 3_000];
 /** After the last restart: ticks and sweeps until quiet, at most this long. */
 const SETTLE_MS = 90_000;
+/** Then, if the returned debit's notice is still held, its next tries, at most this long. */
+const RETURN_MS = 100_000;
 /** Then the webhook sweeps, until every event written is received, at most this long. */
 const DELIVERIES_MS = 45_000;
 /** Everything, start to stop; jest's own limit is a little above. */
@@ -61,6 +72,9 @@ async function drive(
 ) {
   for (let n = 0; !until() && !ended; n++) {
     await client.local('/__local/events/hourly', { time: time() });
+    // The notices backstop now and then (its own timer, every 5 s, seldom outlives a life): the
+    // returned debit's notice is applied among the kills.
+    if (n % 4 === 1) await client.local('/__local/events/notices', {});
     if (n % 4 === 3)
       await client.local(
         '/__local/events/sweep',
@@ -90,6 +104,7 @@ test(
     const groups = await createGroups(client, random, profiles, scheduleDate, GROUPS);
     const reversals = new Map<string, number>();
     while (reversals.size < 2) reversals.set(pick(random, groups).paymentGroupId, 0);
+    const returned = await addReturnedDebit(client, groups, reversals);
 
     let stopping = false;
     let dueHour = 0;
@@ -135,6 +150,7 @@ test(
         ...(table.get('group') ?? []).filter((g) => g.status !== 'processed').map((g) => `group ${g.status}`),
         ...(table.get('transaction') ?? []).filter((t) => t.status === 'Pending').map(() => 'sale Pending'),
         ...(table.get('refund') ?? []).filter((r) => r.status === 'Pending').map(() => 'refund Pending'),
+        ...returnNotApplied(table, returned),
       ];
     }
     await sweeps;
@@ -142,6 +158,16 @@ test(
       `crash test: settled in ${Math.round((Date.now() - chaosEnded) / 1000)} s` +
         (busy.length > 0 ? `; still busy: ${busy.join(', ')}` : ''),
     );
+    // A notice that came while its sale was still Pending (a kill between its charge and its
+    // answer) is held and tried again on its hold's time (30 s, then 60 s): the return waits for it.
+    const returnUntil = Date.now() + RETURN_MS;
+    let returnLeft = returnNotApplied(await readTable(runtime.dataDir), returned);
+    while (returnLeft.length > 0 && Date.now() < returnUntil) {
+      await client.local('/__local/events/notices', {});
+      await sleep(2_000);
+      returnLeft = returnNotApplied(await readTable(runtime.dataDir), returned);
+    }
+    if (returnLeft.length > 0) console.log(`crash test: the returned debit still: ${returnLeft.join(', ')}`);
     await client.local('/__local/events/sweep', { olderThanSeconds: 0 });
     const webhooks = await awaitDeliveries(
       client,
@@ -153,7 +179,12 @@ test(
     );
 
     const reconciled = await reconcileLocal(runtime.dataDir, since);
-    const { problems, summary } = judge(await readTable(runtime.dataDir), groups, workload.observed);
+    const { problems, summary } = judge(
+      await readTable(runtime.dataDir),
+      groups,
+      workload.observed,
+      returned,
+    );
     console.log(
       `crash test: seed ${SEED}, ${runtime.kills} kills, ${Math.round((Date.now() - started) / 1000)} s; ` +
         `${JSON.stringify(workload.observed.counts)}, unknown outcomes ${workload.observed.unknown}, ` +

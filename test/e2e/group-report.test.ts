@@ -161,8 +161,9 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
       refunded: 1,
       retryScheduled: 0,
       recovered: 0,
-      // No bank debit here: nothing to come back.
+      // No bank debit here: nothing to come back; no card disputed.
       returned: 0,
+      disputed: 0,
     },
     amounts: {
       scheduled: 290.75,
@@ -172,6 +173,7 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
       voided: 10.5,
       refunded: 20.25,
       returned: 0,
+      disputed: 0,
     },
   });
   // It adds up with the group's own totals and processing summary.
@@ -187,6 +189,8 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
     declined: summary.declinedCount,
     failed: summary.failedCount,
     deleted: summary.skippedCount,
+    returned: summary.returnedCount,
+    disputed: summary.disputedCount,
   });
   expect(amounts.approved).toBe(summary.approvedAmount);
   expect(cents(amounts.approved) + cents(amounts.declined) + cents(amounts.failed)).toBe(
@@ -216,6 +220,7 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
     'processedAt',
     'responseMessage',
     'returnCode',
+    'disputeStatus',
   ]);
   expect(rows).toHaveLength(9);
   const row = new Map(rows.map((r) => [r.paymentId!, r]));

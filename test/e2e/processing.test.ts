@@ -105,9 +105,11 @@ describe('trigger processing of one group', () => {
       retriesScheduled: 0,
       recoveredCount: 0,
       recoveredAmount: 0,
-      // No bank debit here: nothing returned.
+      // No bank debit here: nothing returned; no card disputed.
       returnedCount: 0,
       returnedAmount: 0,
+      disputedCount: 0,
+      disputedAmount: 0,
     });
 
     const byId = await paymentsById(id);

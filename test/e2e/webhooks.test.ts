@@ -617,6 +617,50 @@ describe('money that comes back', () => {
       body: { message: 'status must be one of inquiry, needs_response, under_review, won, lost' },
     });
   }, 60_000);
+  test('a NOC: the test clock brings the notification of change forward, the backstop applies it, GET shows the corrected masked number with correctedBy noc, and payment_method.corrected reaches the receiver verified', async () => {
+    const hooks = await receiver();
+    const endpoint = await createEndpoint({
+      url: hooks.url('/nocs'),
+      enabledEvents: ['payment_method.corrected'],
+    });
+    hooks.secrets = [endpoint.secret];
+    // The sandbox's NOC account: C01 at the 1st cut-off after settlement, the account now 000888888884.
+    const payor = await createPayor({ paymentMethod: checkingInput({ accountNumber: '000888888883' }) });
+    const methodPath = `${V1}/payors/${payor.payorId}/savedPaymentMethods/${payor.defaultPaymentMethodId}`;
+    expect((await call('GET', methodPath)).body).toMatchObject({ maskedAccountNumber: '********8883' });
+    const sold = await call('POST', `${V1}/transactions`, {
+      profileId: `${payor.payorId}/${payor.defaultPaymentMethodId}`,
+      amount: 20,
+    });
+    expect(sold).toMatchObject({ status: 201, body: { status: 'Approved', cleared: false } });
+    // One banking day sooner each time: notices of the earlier tests may be due before it.
+    let method = (await call('GET', methodPath)).body;
+    for (let day = 0; day < 5 && method.correctedBy === undefined; day++) {
+      await call('POST', `/rest/merchants/${MID}/settle-now`);
+      expect((await fetch(`${runtime!.url}/__local/events/notices`, { method: 'POST' })).status).toBe(200);
+      method = (await call('GET', methodPath)).body;
+    }
+    expect(method).toMatchObject({
+      savedPaymentMethodId: payor.defaultPaymentMethodId,
+      accountType: 'CHECKING',
+      maskedAccountNumber: '********8884',
+      correctedBy: 'noc',
+      correctedAt: expect.any(String),
+    });
+    // Never the whole number.
+    expect(JSON.stringify(method)).not.toContain('000888888884');
+    const corrected = await until('payment_method.corrected delivered', () =>
+      delivered(hooks, '/nocs').find((r) => r.event.type === 'payment_method.corrected'),
+    );
+    expect(corrected.verified).toBe(true);
+    expect(corrected.event).toMatchObject({
+      objectId: payor.defaultPaymentMethodId,
+      data: { maskedAccountNumber: '********8884', correctedBy: 'noc' },
+    });
+    expect(delivered(hooks, '/nocs').filter((r) => r.event.type === 'payment_method.corrected')).toHaveLength(
+      1,
+    );
+  }, 60_000);
 });
 
 test('no secret ever reaches the runtime log', async () => {

@@ -7,7 +7,7 @@
  * returned payment moved into its group's processingSummary once (a crash in the move, repeated
  * passes, a retry round charging meanwhile), its payor e-mailed once.
  */
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { groupReport } from '#core/reports';
 import { keys } from '#store/keys';
 import { outboxStore } from '#store/outbox';
@@ -330,6 +330,74 @@ test('8 callers at once with the same unauthorized return: one effect, every ans
     [replaced, 'active'],
   ]);
   expect(moved[0]).not.toHaveProperty('suspendedReason');
+});
+
+/** The e-mails queued to a recipient, of a kind (the whole test table read: it is small). */
+async function queuedEmails(recipient: string, kind: string, transactionId: string): Promise<number> {
+  const { Items = [] } = await table.db.send(
+    new ScanCommand({
+      TableName: table.tableName,
+      ConsistentRead: true,
+      FilterExpression: 'recipient = :r AND kind = :k AND #d.transactionId = :t',
+      ExpressionAttributeNames: { '#d': 'data' },
+      ExpressionAttributeValues: { ':r': recipient, ':k': kind, ':t': transactionId },
+    }),
+  );
+  return Items.length;
+}
+
+test('the same notice from the webhook and the backstop at once: 8 callers, half each way, every answer applied or applied before, one effect (one change, one event, one e-mail, the summary moved once)', async () => {
+  const { payorId, methodId, profileId } = await checkingPayor();
+  const paymentGroupId = await processedGroup();
+  const { payment, sale } = await paidPayment(profileId, paymentGroupId);
+  await paidPayment(profileId, paymentGroupId);
+  // Account closed (administrative): the return closes the method and e-mails the payor.
+  const notice = returned(sale, 'R02', processorKeys.payment(payment.paymentId));
+
+  // Half as the processor's webhook brings it (its route verified it and hands its notices over),
+  // half as the backstop's listing does, all at once.
+  const sources = [
+    'webhook',
+    'backstop',
+    'webhook',
+    'backstop',
+    'webhook',
+    'backstop',
+    'webhook',
+    'backstop',
+  ] as const;
+  const answers = await Promise.all(sources.map((source) => receiveNotices([notice], source, later(70))));
+  for (const counts of answers) {
+    expect(counts.held + counts.skipped + counts.stale + counts.givenUp).toBe(0);
+    expect(counts.applied + counts.applied_before).toBe(1);
+  }
+  expect(answers.reduce((n, c) => n + c.applied, 0)).toBe(1);
+
+  // One state change: the sale and the payment Returned once (its event count moved by one).
+  const { transaction } = (await transactionStore().find(sale.transactionId))!;
+  expect(transaction).toMatchObject({
+    status: 'Returned',
+    return: { code: 'R02', category: 'administrative' },
+  });
+  const after = (await paymentStore().getPayment(paymentGroupId, payment.paymentId))!;
+  expect(after).toMatchObject({ eventSeq: 2, authResponse: { status: 'Returned' } });
+  // One outbound event of the return (and one of the method it closed).
+  expect(await typesOf(payment.paymentId)).toEqual(['payment.returned']);
+  expect((await methodOf(payorId, methodId)).status).toBe('closed');
+  expect(await typesOf(methodId)).toEqual(['payment_method.updated']);
+  // One e-mail that the debit was returned.
+  expect(await queuedEmails('payor@example.com', 'debit-returned', sale.transactionId)).toBe(1);
+  // The group's summary moved once: one payment returned, the other approved still.
+  expect(await summaryOf(paymentGroupId)).toMatchObject({
+    approvedCount: 1,
+    approvedAmount: 25,
+    returnedCount: 1,
+    returnedAmount: 25,
+  });
+  expect(after.returnCounted).toBe(sale.transactionId);
+  // Nothing left for the backstop's pass over follow-ups.
+  expect(await noticeStore().followUp(notice.noticeId)).toBeUndefined();
+  expect(await runDueFollowUps(later(90), 10)).toBe(0);
 });
 
 test('a notice before its sale is held, then applied when tried again after the sale exists', async () => {

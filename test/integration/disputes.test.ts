@@ -5,25 +5,35 @@
  * the dispute's record and list row, the sale's `dispute`, its events, a refund and a void refused
  * while it is open, the card's method revoked for fraud (core/disputes.ts, store/disputes.ts).
  */
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { getDispute, listDisputes } from '#core/dispute-list';
+import { runDueFollowUps } from '#core/notice-follow-ups';
 import { applyNotice } from '#core/notices';
+import { groupReport } from '#core/reports';
 import { runNoticeBackstop } from '#core/notice-backstop';
 import { refundSale, voidSale } from '#core/reversals';
 import { runSale } from '#core/sale';
 import { disputeIdOf } from '#domain/disputes';
 import type { ServiceEvent } from '#domain/events';
+import { attemptOf } from '#domain/groups';
+import { emptyTotals, saleAuthResponse, summaryView } from '#domain/processing';
+import { processorKeys } from '#domain/processor-keys';
 import { transactionView } from '#domain/transactions';
 import { useProcessor } from '#processor/index';
 import type { ProcessorNotice } from '#processor/processor';
 import { SandboxProcessor } from '#processor/sandbox';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
+import { attemptTransactionId, newId } from '#shared/ids';
+import { claimStore } from '#store/claims';
 import { eventStore } from '#store/events';
+import { groupItem } from '#store/groups';
+import { paymentItem, paymentStore } from '#store/payments';
 import { MerchantRegistry, type Merchant } from '#store/merchants';
 import { DynamoPayorStore, payorStore } from '#store/payors';
 import { transactionStore } from '#store/transactions';
 import { createTestTable, type TestTable } from '#support/ddb';
-import { makePayor } from '#support/fixtures/index';
+import { group as groupRecord, makePayor, payment as paymentRecord } from '#support/fixtures/index';
 import { saleRequest } from '#support/sales';
 
 /** Cut-offs every minute: the notices of a charge approved now are minutes ahead. */
@@ -177,7 +187,11 @@ it('the disputes list pages newest first with tokens of this merchant and filter
 });
 
 /** A dispute notice of the sale's charge, as a processor's webhook would bring it. */
-async function disputeNotice(transactionId: string, over: Record<string, unknown>): Promise<ProcessorNotice> {
+async function disputeNotice(
+  transactionId: string,
+  over: Record<string, unknown>,
+  key = `sale:${transactionId}`,
+): Promise<ProcessorNotice> {
   const { transaction } = await saleOf(transactionId);
   return {
     noticeId: `n_${crypto.randomUUID()}`,
@@ -188,7 +202,7 @@ async function disputeNotice(transactionId: string, over: Record<string, unknown
     kind: 'dispute_opened',
     charge: {
       processorTransactionId: transaction.processorTransactionId!,
-      idempotencyKey: `sale:${transactionId}`,
+      idempotencyKey: key,
     },
     disputeId: `dp_${transactionId}`,
     status: 'needs_response',
@@ -271,4 +285,98 @@ it('a dispute of a bank debit is its unauthorized return: Returned R10, the meth
   const found = await payorStore().find(payor.payorId, mid);
   expect(found?.methods[0]?.status).toBe('revoked');
   expect((await listDisputes(mid, {})).items).toEqual([]);
+});
+
+/**
+ * A processed group of two $30 card payments, each approved by its first charge (a sale of the
+ * sandbox, recorded with its payment): the group's id and the first payment's ids.
+ */
+async function processedCardGroup(mid: string) {
+  const paymentGroupId = newId();
+  const summary = {
+    ...emptyTotals(),
+    approved: 2,
+    approvedCents: 6000,
+    processedAt: new Date().toISOString(),
+  };
+  const group = groupRecord({
+    paymentGroupId,
+    merchantId: mid,
+    status: 'processed',
+    paymentCount: 2,
+    totalCents: 6000,
+    processingSummary: summary,
+  });
+  await table.db.send(new PutCommand({ TableName: table.tableName, Item: groupItem(group) }));
+  const paid = [];
+  for (let i = 0; i < 2; i++) {
+    const { payor, method } = makePayor(mid, {}, 'ok');
+    await new DynamoPayorStore(table.db, table.tableName).create(payor, method);
+    const profileId = `${payor.payorId}/${method.savedPaymentMethodId}`;
+    const paymentId = newId();
+    const transactionId = attemptTransactionId(paymentId, 1);
+    const processorKey = processorKeys.payment(paymentId);
+    const request = saleRequest(mid, profileId, 3000, {
+      transactionId,
+      processorKey,
+      paymentId,
+      paymentGroupId,
+    });
+    const sale = await runSale(request, new Date());
+    const auth = saleAuthResponse(transactionView(sale, [], new Date()));
+    const payment = paymentRecord({
+      paymentId,
+      paymentGroupId,
+      merchantId: mid,
+      profileId,
+      amountCents: 3000,
+      authResponse: auth,
+      attempts: [attemptOf(1, auth)],
+      eventSeq: 1,
+      lastUpdated: new Date().toISOString(),
+    });
+    await table.db.send(new PutCommand({ TableName: table.tableName, Item: paymentItem(payment) }));
+    paid.push({ paymentId, transactionId, processorKey });
+  }
+  return { paymentGroupId, ...paid[0]! };
+}
+
+it('a dispute of a scheduled payment’s card charge moves its group’s processingSummary once per dispute (disputed up, approved kept): 8 callers at once, its later notices, repeated passes; the report counts it the same', async () => {
+  const mid = await newMerchant();
+  const { paymentGroupId, paymentId, transactionId, processorKey } = await processedCardGroup(mid);
+  const summaryOf = async () => summaryView((await claimStore().read(paymentGroupId))!.processingSummary!);
+  expect(await summaryOf()).toMatchObject({ approvedCount: 2, disputedCount: 0, disputedAmount: 0 });
+
+  const notice = await disputeNotice(transactionId, {}, processorKey);
+  const answers = await Promise.all(Array.from({ length: 8 }, () => applyNotice(notice, new Date())));
+  expect(answers.map((a) => a.outcome).sort()).toEqual(['applied', ...Array(7).fill('applied_before')]);
+  const moved = { approvedCount: 2, approvedAmount: 60, disputedCount: 1, disputedAmount: 30 };
+  expect(await summaryOf()).toMatchObject(moved);
+  const disputeId = disputeIdOf(mid, `dp_${transactionId}`);
+  expect((await paymentStore().getPayment(paymentGroupId, paymentId))!).toMatchObject({
+    disputeCounted: disputeId,
+    dispute: { disputeId, status: 'needs_response' },
+  });
+
+  // Its later notices (under review, then lost) and the backstop's passes move nothing more.
+  for (const [sequence, kind, status] of [
+    [2, 'dispute_updated', 'under_review'],
+    [3, 'dispute_closed', 'lost'],
+  ] as const) {
+    const next = {
+      ...notice,
+      noticeId: `n_${crypto.randomUUID()}`,
+      sequence,
+      kind,
+      status,
+    } as ProcessorNotice;
+    expect(await applyNotice(next, new Date())).toEqual({ outcome: 'applied' });
+  }
+  expect(await runDueFollowUps(new Date(Date.now() + 60_000), 10)).toBe(0);
+  expect(await summaryOf()).toMatchObject(moved);
+
+  // The report counts what is: the same, with the dispute's status in the payment's row.
+  const report = await groupReport(mid, paymentGroupId);
+  expect(report.counts).toMatchObject({ payments: 2, approved: 2, disputed: 1, returned: 0 });
+  expect(report.amounts).toMatchObject({ approved: 60, disputed: 30 });
 });

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { CrashGroup, Observations } from '#support/crash-workload';
+import type { CrashGroup, Observations, ReturnedDebit } from '#support/crash-workload';
 import { localToolCommand } from '#lib/local/runtime-bundle';
 
 const run = promisify(execFile);
@@ -86,13 +86,49 @@ const countBy = <T>(items: T[], key: (item: T) => string): Map<string, number> =
   return counts;
 };
 
+/**
+ * What is not yet so of the returned debit: its payment Returned R02 and its return moved into its
+ * group's summary (returnCounted). Empty once it is (the test's settling waits for that too).
+ */
+export function returnNotApplied(table: Map<string, Item[]>, returned: ReturnedDebit): string[] {
+  const payment = (table.get('payment') ?? []).find((p) => p.paymentId === returned.paymentId);
+  const auth = payment?.authResponse as Item | undefined;
+  if (auth?.status !== 'Returned') return [`returned debit ${String(auth?.status ?? 'not charged')}`];
+  return payment!.returnCounted === auth.transactionId ? [] : ['return not counted in its group'];
+}
+
+/**
+ * The returned debit's return applied exactly once across the kills: one sale, Returned R02, one
+ * `payment.returned` event, and its group's summary counting one return (its only one).
+ */
+function judgeReturn(table: Map<string, Item[]>, returned: ReturnedDebit): string[] {
+  const problems = returnNotApplied(table, returned);
+  const sales = (table.get('transaction') ?? []).filter((t) => t.paymentId === returned.paymentId);
+  if (sales.length !== 1 || sales[0]!.status !== 'Returned' || (sales[0]!.return as Item)?.code !== 'R02')
+    problems.push(
+      `returned debit: sales ${JSON.stringify(sales.map((t) => t.status))}, not one Returned R02`,
+    );
+  const events = (table.get('event') ?? []).filter(
+    (e) => e.objectId === returned.paymentId && e.type === 'payment.returned',
+  );
+  if (events.length !== 1) problems.push(`returned debit: ${events.length} payment.returned events`);
+  const group = (table.get('group') ?? []).find((g) => g.paymentGroupId === returned.paymentGroupId);
+  const summary = group?.processingSummary as Item | undefined;
+  if (summary?.returned !== 1 || summary.returnedCents !== 4250)
+    problems.push(
+      `returned debit: its group's summary counts ${String(summary?.returned)} returns (${String(summary?.returnedCents)} cents)`,
+    );
+  return problems;
+}
+
 /** The oracle's findings (empty when the money is safe) and a summary for the log. */
 export function judge(
   table: Map<string, Item[]>,
   groups: CrashGroup[],
   observed: Observations,
+  returned: ReturnedDebit,
 ): { problems: string[]; summary: Record<string, number> } {
-  const problems: string[] = [];
+  const problems: string[] = judgeReturn(table, returned);
   const of = (entity: string) => table.get(entity) ?? [];
   const sales = of('transaction');
   const byKey = new Map(sales.map((t) => [t.processorKey as string, t]));

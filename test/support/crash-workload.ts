@@ -35,6 +35,38 @@ export interface CrashGroup {
   paymentCount: number;
 }
 
+/** The scheduled payment whose bank debit the bank returns (the oracle checks it is applied once). */
+export interface ReturnedDebit {
+  paymentGroupId: string;
+  paymentId: string;
+}
+
+/**
+ * A CHECKING payment on the sandbox's R02 account (returned at the 1st cut-off after settlement,
+ * docs/integrating.md "Sandbox processor"), of a payor of its own, added to the earliest group
+ * that is never reversed (a void would leave nothing to return): its notice is applied by the
+ * runtime's notices backstop while it is killed and restarted.
+ */
+export async function addReturnedDebit(
+  client: CrashClient,
+  groups: CrashGroup[],
+  reversed: ReadonlyMap<string, number>,
+): Promise<ReturnedDebit> {
+  const group = groups.find((g) => !reversed.has(g.paymentGroupId))!;
+  const payor = await created(client, `${V1}/payors`, {
+    customerAccountId: 'crash-returned',
+    paymentMethod: checkingInput({ accountNumber: '000111111113' }),
+  });
+  const payment = await created(client, `${GROUPS}/${group.paymentGroupId}/payments`, {
+    paymentGroupId: group.paymentGroupId,
+    profileId: `${String(payor.payorId)}/${String(payor.defaultPaymentMethodId)}`,
+    amount: 42.5,
+    orderId: 'returned-debit',
+  });
+  group.paymentCount += 1;
+  return { paymentGroupId: group.paymentGroupId, paymentId: String(payment.paymentId) };
+}
+
 /** A sale the client knows Approved, as the client last saw it. */
 interface KnownSale {
   approvedCents: number;

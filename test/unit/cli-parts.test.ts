@@ -445,31 +445,98 @@ describe('returns on `group show` and `sale show`', () => {
     expect(Math.max(...card.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
   });
 
+  /** A CHECKING sale returned R10 after it cleared. */
+  const returnedSale = () => ({
+    transactionId: '01a21609-dd4a-7215-bf0a-000000000001',
+    type: 'sale',
+    status: 'Returned',
+    responseCode: '00',
+    responseMessage: 'Approved',
+    amount: 40,
+    approvedAmount: 40,
+    refundedAmount: 0,
+    availableRefundAmount: 0,
+    refundCount: 0,
+    accountType: 'CHECKING',
+    maskedAccountNumber: '********2227',
+    processedAt: '2030-06-03T14:00:05.000Z',
+    cleared: true,
+    clearedAt: '2030-06-05T14:00:00.000Z',
+    return: { ...R01, category: 'unauthorized', code: 'R10', reason: 'Customer advises not authorized' },
+  });
+
   test("a sale's card shows its clearing and its return, within 80 columns", () => {
-    const sale = {
-      transactionId: '01a21609-dd4a-7215-bf0a-000000000001',
-      type: 'sale',
-      status: 'Returned',
-      responseCode: '00',
-      responseMessage: 'Approved',
-      amount: 40,
-      approvedAmount: 40,
-      refundedAmount: 0,
-      availableRefundAmount: 0,
-      refundCount: 0,
-      accountType: 'CHECKING',
-      maskedAccountNumber: '********2227',
-      processedAt: '2030-06-03T14:00:05.000Z',
-      cleared: true,
-      clearedAt: '2030-06-05T14:00:00.000Z',
-      return: { ...R01, category: 'unauthorized', code: 'R10', reason: 'Customer advises not authorized' },
-    } as unknown as Schemas['Transaction'];
+    const sale = returnedSale() as unknown as Schemas['Transaction'];
     const card = saleCard(sale);
     expect(card).toMatch(/Status\s+│ Returned R10/);
     expect(card).toMatch(/Cleared\s+│ yes, 2030-06-05 14:00:00 UTC/);
     expect(card).toContain('R10 Customer advises not authorized (unauthorized),');
     expect(card).toContain('2030-06-06 18:00:00 UTC');
     expect(card).toMatch(/Refundable\s+│ 0\.00/);
+    expect(Math.max(...card.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
+  });
+  const dispute = {
+    disputeId: 'd1',
+    transactionId: 't-card',
+    status: 'needs_response',
+    reason: 'product_not_received',
+    amount: 30,
+    openedAt: '2030-06-05T14:00:00.000Z',
+    evidenceDueBy: '2030-06-12T14:00:00.000Z',
+  };
+
+  test('the outcome table and the group’s card show a disputed charge: its reason, status and amount; approved still', () => {
+    const disputed = [
+      {
+        paymentId: 'p3',
+        amount: 30,
+        deleted: false,
+        authResponse: { ...approved, approvedAmount: 30, transactionId: 't-card' },
+        dispute,
+      },
+    ] as unknown as Schemas['Payment'][];
+    const text = outcomeTable(disputed, false, 80);
+    expect(text).toMatch(/Approved 00/);
+    expect(text.replace(/[│\s]+/g, ' ')).toContain('Disputed product_not_received (needs_response), 30.00');
+    expect(Math.max(...text.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
+    const group = {
+      paymentGroupId: 'g1',
+      scheduleDate: '2030-06-03',
+      scheduleHour: 14,
+      status: 'processed',
+      paymentCount: 1,
+      totalAmount: 30,
+      processingSummary: {
+        approvedCount: 1,
+        approvedAmount: 30,
+        returnedCount: 0,
+        disputedCount: 1,
+        disputedAmount: 30,
+      },
+    } as unknown as Schemas['Group'];
+    expect(groupCard(group)).toMatch(/Disputed\s+│ 1 \(30\.00\)/);
+    expect(groupCard(group)).not.toContain('Returned');
+  });
+
+  test("a sale's card shows its dispute: reason, status, amount, when opened and the evidence's date", () => {
+    const sale = {
+      ...returnedSale(),
+      transactionId: 't-card',
+      status: 'Approved',
+      amount: 30,
+      approvedAmount: 30,
+      accountType: 'VISA',
+      maskedAccountNumber: '************2685',
+      cleared: undefined,
+      clearedAt: undefined,
+      return: undefined,
+      dispute,
+    } as unknown as Schemas['Transaction'];
+    const card = saleCard(sale);
+    expect(card.replace(/[│\s]+/g, ' ')).toContain(
+      'Dispute Disputed product_not_received (needs_response), 30.00, opened 2030-06-05 14:00:00 UTC',
+    );
+    expect(card).toMatch(/Evidence by\s+│ 2030-06-12 14:00:00 UTC/);
     expect(Math.max(...card.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
   });
 });

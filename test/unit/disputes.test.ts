@@ -10,16 +10,17 @@ import {
   disputedRefusal,
   disputeEvents,
   disputeEventTypes,
-  disputeFollowUp,
+  disputeFollowUps,
   disputeIdOf,
   disputeView,
   showsAsLatest,
   type Dispute,
 } from '#domain/disputes';
 import { paymentView } from '#domain/groups';
+import { countOutcome, disputeSummaryDelta, emptyTotals } from '#domain/processing';
 import { renderEmail } from '#domain/notifications';
 import { availableRefundCents, disputedNow, transactionView, type Transaction } from '#domain/transactions';
-import { payment, transaction } from '#support/fixtures/index';
+import { answer, payment, transaction } from '#support/fixtures/index';
 
 const NOW = new Date('2026-05-14T10:00:00.000Z');
 const sale = (over: Partial<Transaction> = {}) => transaction(over);
@@ -135,19 +136,21 @@ describe('disputeAfter and its events', () => {
 describe('the card method', () => {
   it.each(['fraudulent', 'unrecognized', 'subscription_canceled'])('%s revokes it, once', (reason) => {
     const d = disputeAfter(notice({ reason }), sale(), undefined, 1);
-    expect(disputeFollowUp(sale(), undefined, d)).toMatchObject({
-      kind: 'method',
-      action: 'revoke',
-      savedPaymentMethodId: sale().savedPaymentMethodId,
-      code: reason,
-    });
+    expect(disputeFollowUps(sale(), undefined, d)).toMatchObject([
+      {
+        kind: 'method',
+        action: 'revoke',
+        savedPaymentMethodId: sale().savedPaymentMethodId,
+        code: reason,
+      },
+    ]);
     // Its next notice with the same reason leaves nothing more.
-    expect(disputeFollowUp(sale(), d, { ...d, status: 'lost' })).toBeUndefined();
+    expect(disputeFollowUps(sale(), d, { ...d, status: 'lost' })).toEqual([]);
   });
 
   it.each(['product_not_received', 'duplicate', 'general'])('%s only flags it', (reason) => {
     const d = disputeAfter(notice({ reason }), sale(), undefined, 1);
-    expect(disputeFollowUp(sale(), undefined, d)).toBeUndefined();
+    expect(disputeFollowUps(sale(), undefined, d)).toEqual([]);
   });
 
   it("the payor's e-mail says the card was disputed, not that a bank returned a debit", () => {
@@ -200,5 +203,54 @@ describe('refunds of a disputed sale', () => {
     expect(showsAsLatest(view, older)).toBe(false);
     expect(showsAsLatest(view, opened())).toBe(true);
     expect(showsAsLatest(undefined, older)).toBe(true);
+  });
+});
+
+describe('the group’s processingSummary counts a dispute once', () => {
+  const shownOn = { paymentGroupId: 'g1', paymentId: 'p1' };
+  const disputedPayment = (over: Parameters<typeof payment>[0] = {}) =>
+    payment({
+      authResponse: { ...answer('Approved', 19.99, 19.99), transactionId: sale().transactionId },
+      dispute: disputeView(opened()),
+      ...over,
+    });
+
+  it('a dispute shown on a scheduled payment leaves its move into the summary until the payment’s mark names it', () => {
+    const d = opened();
+    const reasonOnly = { ...d, reason: 'general' };
+    expect(disputeFollowUps(sale(), undefined, reasonOnly, shownOn)).toEqual([
+      { kind: 'dispute-summary', merchantId: sale().merchantId, ...shownOn, disputeId: d.disputeId },
+    ]);
+    // Fraud: the method's revocation first, then the move.
+    expect(disputeFollowUps(sale(), undefined, d, shownOn).map((f) => f.kind)).toEqual([
+      'method',
+      'dispute-summary',
+    ]);
+    // Counted before (its next notices), or no payment shows it (a sale of the transactions API): no move.
+    expect(
+      disputeFollowUps(
+        sale(),
+        d,
+        { ...reasonOnly, status: 'lost' },
+        { ...shownOn, disputeCounted: d.disputeId },
+      ),
+    ).toEqual([]);
+    expect(disputeFollowUps(sale(), undefined, reasonOnly)).toEqual([]);
+  });
+
+  it('counts disputed (and approved still) once its mark names the dispute; the move is disputed and its sum up, nothing else', () => {
+    const p = disputedPayment();
+    const before = emptyTotals();
+    countOutcome(before, p);
+    expect(before).toMatchObject({ approved: 1, approvedCents: 1999, disputed: 0, disputedCents: 0 });
+    const after = emptyTotals();
+    countOutcome(after, { ...p, disputeCounted: opened().disputeId });
+    expect(after).toMatchObject({ approved: 1, approvedCents: 1999, disputed: 1, disputedCents: 1999 });
+    expect(disputeSummaryDelta(p)).toEqual({ disputed: 1, disputedCents: 1999 });
+    // The payment's latest sale is not the disputed one: nothing to move.
+    const other = disputedPayment({
+      authResponse: { ...answer('Approved', 19.99, 19.99), transactionId: 'later' },
+    });
+    expect(disputeSummaryDelta(other)).toEqual({});
   });
 });

@@ -25,6 +25,14 @@ const payment = (over: Partial<ReportPayment> = {}): ReportPayment => ({
 const parsed = (csv: string): Record<string, string>[] =>
   parse(csv, { columns: true, record_delimiter: '\r\n', bom: true });
 
+/** The report of a processed group of `p` and one approved payment of 100.00. */
+function besideApproved(p: ReportPayment) {
+  const totals = emptyReport();
+  addToReport(totals, p);
+  addToReport(totals, payment({ authResponse: answer('Approved', 100, 100) }));
+  return reportView({ paymentGroupId: 'g', status: 'processed' } as Group, totals);
+}
+
 describe('neutralise', () => {
   it.each(['=SUM(A1:A9)', '+1', '-1', '@cmd', '\tx', '\rx'])('%j gets a leading quote', (cell) => {
     expect(neutralise(cell)).toBe(`'${cell}`);
@@ -145,6 +153,7 @@ describe('report rows and sums', () => {
       retryScheduled: 0,
       recovered: 0,
       returned: 0,
+      disputed: 0,
     });
     expect(view.amounts).toEqual({
       scheduled: 505.67,
@@ -154,6 +163,7 @@ describe('report rows and sums', () => {
       voided: 100,
       refunded: 15.5,
       returned: 0,
+      disputed: 0,
     });
     const { counts } = view;
     expect(counts.approved + counts.declined + counts.failed + 1).toBe(counts.payments); // 1 scheduled
@@ -203,12 +213,53 @@ describe('a returned bank debit in the report', () => {
 
   it('counts as returned (count and amount), no longer approved, whether or not the summary moved it yet', () => {
     for (const p of [returned(), returned({ returnCounted: 't-ret' } as Partial<ReportPayment>)]) {
-      const totals = emptyReport();
-      addToReport(totals, p);
-      addToReport(totals, payment({ authResponse: answer('Approved', 100, 100) }));
-      const view = reportView({ paymentGroupId: 'g', status: 'processed' } as Group, totals);
+      const view = besideApproved(p);
       expect(view.counts).toMatchObject({ payments: 2, approved: 1, returned: 1, declined: 0 });
       expect(view.amounts).toMatchObject({ approved: 100, returned: 50 });
+    }
+  });
+});
+
+describe('disputed charges in the report', () => {
+  const disputed = (status: 'needs_response' | 'won' | 'lost', over: Partial<ReportPayment> = {}) =>
+    payment({
+      amountCents: 4_000,
+      authResponse: { ...answer('Approved', 40, 40), transactionId: 't-dis' },
+      dispute: {
+        disputeId: 'd-1',
+        transactionId: 't-dis',
+        status,
+        reason: 'fraudulent',
+        amount: 40,
+        openedAt: '2030-06-05T15:00:00.000Z',
+      },
+      ...over,
+    });
+
+  it('its row keeps approved and says the dispute’s status; a dispute of an earlier sale is not this one', () => {
+    const row = reportRow(disputed('needs_response'));
+    expect(row).toMatchObject({
+      status: 'approved',
+      approvedAmount: '40.00',
+      disputeStatus: 'needs_response',
+    });
+    expect(parsed(reportCsv([row]))[0]).toMatchObject({ disputeStatus: 'needs_response' });
+    expect(reportRow(payment({ authResponse: answer('Approved', 100, 100) })).disputeStatus).toBe('');
+    const earlier = disputed('lost', {
+      authResponse: { ...answer('Approved', 40, 40), transactionId: 't-2' },
+    });
+    expect(reportRow(earlier).disputeStatus).toBe('');
+  });
+
+  it('counts as disputed (count and amount) and approved still, whatever its status and whether or not the summary moved it yet', () => {
+    for (const p of [
+      disputed('needs_response'),
+      disputed('won'),
+      disputed('lost', { disputeCounted: 'd-1' } as Partial<ReportPayment>),
+    ]) {
+      const view = besideApproved(p);
+      expect(view.counts).toMatchObject({ payments: 2, approved: 2, disputed: 1, returned: 0 });
+      expect(view.amounts).toMatchObject({ approved: 140, disputed: 40 });
     }
   });
 });

@@ -67,7 +67,14 @@ describe('sumTotals', () => {
       settlesAt: '2031-01-01T10:00:00Z',
     };
     const b = { ...emptyTotals(), declined: 2, failed: 1, skipped: 4, returned: 1, returnedCents: 70 };
-    const c = { ...emptyTotals(), approved: 1, approvedCents: 50, settlesAt: '2031-01-01T11:00:00Z' };
+    const c = {
+      ...emptyTotals(),
+      approved: 1,
+      approvedCents: 50,
+      disputed: 1,
+      disputedCents: 50,
+      settlesAt: '2031-01-01T11:00:00Z',
+    };
     expect(sumTotals([a, b, c])).toEqual({
       approved: 4,
       partial: 1,
@@ -81,6 +88,8 @@ describe('sumTotals', () => {
       recoveredCents: 0,
       returned: 1,
       returnedCents: 70,
+      disputed: 1,
+      disputedCents: 50,
       nextRetrySlot: null,
     });
     expect(sumTotals([])).toEqual(emptyTotals());

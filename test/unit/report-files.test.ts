@@ -112,6 +112,7 @@ describe('the CSV an office opens', () => {
       'processedAt',
       'responseMessage',
       'returnCode',
+      'disputeStatus',
     ]);
     const declined = payment({
       authResponse: { ...answer('Declined', 100, 0, '05', '1'), responseMessage: 'Do not honor' },
