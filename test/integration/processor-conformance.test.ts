@@ -444,6 +444,31 @@ describe.each(['sandbox', 'stripe'] as const)('%s: notices', (name) => {
       expect(n).toMatchObject({ merchantId: MERCHANT, objectId: charge.processorTransactionId, charge });
   });
 
+  it('a returned debit’s activity: the approved sale when it was made, and a return line with its code when it was returned', async () => {
+    const s = subject(name);
+    const cursor = await cursorNow(s);
+    const since = testClock.now().toISOString();
+    const charge = await approvedCharge(s, { bank: '000222222227' }, 3100);
+    await s.notices.allDue();
+    const [returned] = ofCharge((await listAll(s, cursor)).notices, charge);
+    expect(returned?.kind).toBe('returned');
+    const until = new Date(testClock.now().getTime() + 1000).toISOString();
+    const lines = (await s.processor.listActivity(since, until)).filter(
+      (a) => a.idempotencyKey === charge.idempotencyKey,
+    );
+    expect(lines.map((a) => [a.kind, a.approved, a.amountCents, a.responseCode])).toEqual([
+      ['sale', true, 3100, '00'],
+      ['return', true, 3100, 'R01'],
+    ]);
+    expect(lines.map((a) => a.processorTransactionId)).toEqual([
+      charge.processorTransactionId,
+      charge.processorTransactionId,
+    ]);
+    // The sale when it was made, the return when the bank returned it.
+    expect(lines[0]!.at).toBe(since);
+    expect(lines[1]!.at).toBe(returned!.occurredAt);
+  });
+
   it.each(DISPUTE_CASES.map((c) => [c.case, c] as const))('%s', async (_case, c) => {
     const s = subject(name);
     const cursor = await cursorNow(s);
