@@ -11,6 +11,7 @@ import { processing } from './processing';
 import { peakSlot } from './peak-slot';
 import { peakLocal } from './peak-local';
 import { processingLatency } from './processing-latency';
+import { processorCpuSection } from './processor-cpu';
 import { receipts } from './receipts';
 import type { AnySection } from './section';
 
@@ -23,6 +24,7 @@ export const sections: readonly AnySection[] = [
   delivery,
   deliveryBesideSlow,
   groupReport,
+  processorCpuSection,
   peakSlot,
   peakLocal,
 ];

@@ -108,7 +108,10 @@ async function getToken(url: string): Promise<string> {
 }
 
 /** A client on `db` that counts every call first (the raw side's, as ddb-census.ts counts the runtime's). */
-function countingClient(db: DynamoDBDocumentClient, counts: Record<string, number>): DynamoDBDocumentClient {
+export function countingClient(
+  db: DynamoDBDocumentClient,
+  counts: Record<string, number>,
+): DynamoDBDocumentClient {
   const counted = Object.create(db) as DynamoDBDocumentClient;
   counted.send = ((command: object, ...rest: unknown[]) => {
     countCall(counts, command);

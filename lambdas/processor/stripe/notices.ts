@@ -54,7 +54,7 @@ const DISPUTE_STATUSES: Readonly<
   prevented: 'won',
 };
 
-const isBankDebit = (intent: Stripe.PaymentIntent): boolean =>
+export const isBankDebit = (intent: Stripe.PaymentIntent): boolean =>
   intent.payment_method_types.includes('us_bank_account');
 
 const chargeOf = (intent: Stripe.PaymentIntent): NoticeCharge | undefined => {
@@ -99,6 +99,62 @@ export const intentReader =
   (account, id) =>
     must('dispute’s payment', () => stripe.paymentIntents.retrieve(id, {}, { stripeAccount: account }));
 
+/** A bank debit returned, as Stripe tells it: the debit, the Nacha code, Stripe's words. */
+interface DebitReturn {
+  intent: Stripe.PaymentIntent;
+  charge: NoticeCharge;
+  code: string;
+  reason?: string;
+}
+
+/** A failed bank debit's return: its ACH failure code read as the Nacha return code it stands for. */
+function failedDebitReturn(intent: Stripe.PaymentIntent): DebitReturn | undefined {
+  const charge = chargeOf(intent);
+  if (!isBankDebit(intent) || !charge) return undefined;
+  const failure = intent.last_payment_error;
+  const code = (failure?.code !== undefined && ACH_RETURN_CODES[failure.code]) || UNKNOWN_RETURN_CODE;
+  return { intent, charge, code, ...(failure?.message !== undefined && { reason: failure.message }) };
+}
+
+/** A dispute of a bank debit: how Stripe reports some unauthorized returns (R10), when it opens. */
+const disputedDebitReturn = (
+  type: string,
+  dispute: Stripe.Dispute,
+  intent: Stripe.PaymentIntent,
+  charge: NoticeCharge,
+): DebitReturn | undefined =>
+  type === 'charge.dispute.created'
+    ? { intent, charge, code: 'R10', reason: `Disputed as ${dispute.reason}` }
+    : undefined;
+
+/** The service's PaymentIntent a dispute is about, and its charge as the port names it. */
+async function disputedIntent(dispute: Stripe.Dispute, account: string, readIntent: IntentReader) {
+  const intentId =
+    typeof dispute.payment_intent === 'string' ? dispute.payment_intent : dispute.payment_intent?.id;
+  const intent = intentId === undefined ? undefined : await readIntent(account, intentId);
+  const charge = intent && chargeOf(intent);
+  return intent && charge ? { intent, charge } : undefined;
+}
+
+/**
+ * The bank debit's return one of Stripe's events tells, if it tells one: the failure of a debit
+ * (`payment_intent.payment_failed`) or the opening of its dispute. The one reading of a return,
+ * for the notices and for the activity report (activity.ts), which also checks that the debit
+ * was submitted before it failed.
+ */
+export async function debitReturnOf(
+  event: Stripe.Event,
+  account: string,
+  readIntent: IntentReader,
+): Promise<DebitReturn | undefined> {
+  if (event.type === 'payment_intent.payment_failed') return failedDebitReturn(event.data.object);
+  if (event.type !== 'charge.dispute.created') return undefined;
+  const disputed = await disputedIntent(event.data.object, account, readIntent);
+  return disputed && isBankDebit(disputed.intent)
+    ? disputedDebitReturn(event.type, event.data.object, disputed.intent, disputed.charge)
+    : undefined;
+}
+
 /** One of Stripe's events as a notice for `merchantId`, or undefined when it is not one. */
 export async function noticeOfEvent(
   event: Stripe.Event,
@@ -108,6 +164,16 @@ export async function noticeOfEvent(
 ): Promise<ProcessorNotice | undefined> {
   const occurredAt = isoOf(event.created);
   const base = { noticeId: event.id, merchantId, occurredAt, sequence: event.created * 1000 };
+  const returned = (r: DebitReturn | undefined): ProcessorNotice | undefined =>
+    r && {
+      ...base,
+      kind: 'returned',
+      objectId: r.intent.id,
+      charge: r.charge,
+      code: r.code,
+      ...(r.reason !== undefined && { reason: r.reason }),
+      returnedAt: occurredAt,
+    };
   switch (event.type) {
     case 'payment_intent.succeeded': {
       const intent = event.data.object;
@@ -115,43 +181,16 @@ export async function noticeOfEvent(
       if (!isBankDebit(intent) || !charge) return undefined;
       return { ...base, kind: 'cleared', objectId: intent.id, charge, clearedAt: occurredAt };
     }
-    case 'payment_intent.payment_failed': {
-      const intent = event.data.object;
-      const charge = chargeOf(intent);
-      if (!isBankDebit(intent) || !charge) return undefined;
-      const failure = intent.last_payment_error;
-      const code = (failure?.code !== undefined && ACH_RETURN_CODES[failure.code]) || UNKNOWN_RETURN_CODE;
-      return {
-        ...base,
-        kind: 'returned',
-        objectId: intent.id,
-        charge,
-        code,
-        ...(failure?.message !== undefined && { reason: failure.message }),
-        returnedAt: occurredAt,
-      };
-    }
+    case 'payment_intent.payment_failed':
+      return returned(failedDebitReturn(event.data.object));
     case 'charge.dispute.created':
     case 'charge.dispute.updated':
     case 'charge.dispute.closed': {
       const dispute = event.data.object;
-      const intentId =
-        typeof dispute.payment_intent === 'string' ? dispute.payment_intent : dispute.payment_intent?.id;
-      const intent = intentId === undefined ? undefined : await readIntent(account, intentId);
-      const charge = intent && chargeOf(intent);
-      if (!intent || !charge) return undefined;
-      if (isBankDebit(intent))
-        return event.type === 'charge.dispute.created'
-          ? {
-              ...base,
-              kind: 'returned',
-              objectId: intent.id,
-              charge,
-              code: 'R10',
-              reason: `Disputed as ${dispute.reason}`,
-              returnedAt: occurredAt,
-            }
-          : undefined;
+      const disputed = await disputedIntent(dispute, account, readIntent);
+      if (!disputed) return undefined;
+      const { intent, charge } = disputed;
+      if (isBankDebit(intent)) return returned(disputedDebitReturn(event.type, dispute, intent, charge));
       const status = DISPUTE_STATUSES[dispute.status];
       if (status === undefined) return undefined;
       const kind =
