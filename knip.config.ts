@@ -43,6 +43,9 @@ const config: KnipConfig = {
     'node',
     // The packed client, installed in the scratch project that runs every-operation.mjs.
     '@scheduled-payments/client',
+    // Prettier's parser for TypeScript and JavaScript, named in .prettierrc.json's overrides (knip's
+    // Prettier plugin reads only the top-level plugins).
+    '@prettier/plugin-oxc',
   ],
   ignoreIssues: {
     // Generated (scripts/generate-validators.ts): one check per route of the table by construction;

@@ -1,5 +1,5 @@
 /**
- * Issue 10, item 6: e-mail keeps up with bursts without losing any. 600 receipts of one group
+ * Issue 10, item 6: e-mail keeps up with bursts without losing any. 300 receipts of one group
  * go out through a throttling SES (the local `sesRateLimit` fault: at most 50 sends in any one
  * second, fewer than the notifier's EMAIL_SEND_RATE of 75 here; and the first 100 sends throttled
  * outright, so that throttles happen however slow the machine), and every one is delivered once:
@@ -10,6 +10,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
+import { besideWorkerTable } from '#support/worker-dynamo';
 import { listOutbox } from '#store/outbox';
 import type { OutboxItem } from '#domain/notifications';
 import { call, futureDate, MID } from '#support/api';
@@ -27,15 +28,17 @@ import { localToolCommand } from '#lib/local/runtime-bundle';
 import { sleep } from '#shared/clock';
 
 /**
- * Receipts of the group: 12 s of sending at SES's limit, throttled throughout (2,000 took two
- * minutes of CI for the same behaviour; throughput at 10,000 is `npm run bench`'s receipts section).
+ * Receipts of the group: 6 s of sending at SES's limit, throttled throughout (the notifier asks for
+ * half as much again as SES allows); throughput at 10,000 is `npm run bench`'s receipts section.
  */
-const PAYMENTS = 600;
+const PAYMENTS = 300;
 const PAYORS = 20;
 const SEND_RATE = 75;
 const SES_RATE_LIMIT = 50;
 const THROTTLED_FIRST = 100;
 const groupsPath = `/rest/merchants/${MID}/groups`;
+/** No receipt for this long (and the group processed): the rest are lost. */
+const STALL_MS = 60_000;
 
 let runtime: LocalRuntimeProcess | undefined;
 const shared: Record<string, string | undefined> = {};
@@ -45,6 +48,7 @@ beforeAll(async () => {
   runtime = await launchLocalRuntime({
     dataDirPrefix: 'sps-e2e-burst',
     env: {
+      ...besideWorkerTable('burst'),
       EMAIL_SEND_RATE: String(SEND_RATE),
       SANDBOX_SETTLEMENT_SECONDS: '4',
       SETTLEMENT_POLL_SECONDS: '1',
@@ -80,7 +84,7 @@ async function receiptsByStatus(paymentIds: Set<string>): Promise<Map<string, Ou
   return byStatus;
 }
 
-test('600 receipts through a throttling SES: all delivered once, none failed or stuck, throttles not counted as attempts', async () => {
+test('300 receipts through a throttling SES: all delivered once, none failed or stuck, throttles not counted as attempts', async () => {
   const faults = await setSesFaults({ sesRateLimit: SES_RATE_LIMIT, sesFailures: THROTTLED_FIRST });
   expect(faults).toMatchObject({
     sesRateLimit: SES_RATE_LIMIT,
@@ -111,17 +115,22 @@ test('600 receipts through a throttling SES: all delivered once, none failed or 
   const triggered = await call<Json>('POST', `${groupsPath}/${groupId}/process-payments`);
   expect(triggered.status).toBe(200);
 
-  // Every payor's 30 receipts arrive (bounded).
+  // Every payor's receipts arrive: waited for while they keep arriving (a receipt lost for good
+  // stops the count), however slowly a busy machine sends them.
   const addresses = new Set(payors.map((p) => p.address));
   let delivered = 0;
   let first = 0;
   let processed = 0;
-  while (Date.now() - started < 150_000) {
-    delivered = (await sesEmails()).filter((e) => e.destination.to.some((to) => addresses.has(to))).length;
+  let movedAt = Date.now();
+  while (Date.now() - movedAt < STALL_MS) {
+    const now = (await sesEmails()).filter((e) => e.destination.to.some((to) => addresses.has(to))).length;
+    if (now > delivered) [delivered, movedAt] = [now, Date.now()];
     if (delivered > 0 && first === 0) first = Date.now() - started;
     if (processed === 0) {
       const group = await call<Json>('GET', `${groupsPath}/${groupId}`);
       if (group.body.status === 'processed') processed = Date.now() - started;
+      // Processing and the settlement cut-off before the first receipt count as progress.
+      else movedAt = Date.now();
     }
     if (delivered >= PAYMENTS) break;
     await sleep(1_000);
@@ -145,7 +154,7 @@ test('600 receipts through a throttling SES: all delivered once, none failed or 
   const throttles = sent.reduce((sum, i) => sum + (i.throttles ?? 0), 0);
   expect(throttles).toBe(THROTTLED_FIRST + after.sesThrottled);
 
-  // Each payor got exactly its 30 receipts: nothing lost, nothing sent twice (once the pipeline
+  // Each payor got exactly its 15 receipts: nothing lost, nothing sent twice (once the pipeline
   // has done all it could for them: no message of theirs left, the stream read past them).
   await waitForDrained([...paymentIds].map((id) => `receipt:${id}`));
   const emails = await sesEmails();
@@ -165,4 +174,4 @@ test('600 receipts through a throttling SES: all delivered once, none failed or 
   console.log(
     `${PAYMENTS} receipts in ${(elapsed / 1000).toFixed(1)} s after the trigger (processed after ${(processed / 1000).toFixed(1)} s, the first after ${(first / 1000).toFixed(1)} s), ${throttles} sends throttled`,
   );
-}, 240_000);
+}, 600_000);

@@ -21,7 +21,7 @@ import {
   payments,
   scan,
   trigger,
-  waitForStatus,
+  waitForStatusWhileAnswered,
   type Json,
 } from '#support/processing';
 import { keys } from '#store/keys';
@@ -32,12 +32,11 @@ afterAll(() => closeLocalTable());
 
 const PAST = { scheduleDate: '2001-01-01', scheduleHour: 5 };
 /**
- * A bound, not a timing: a quiet 2-core machine processes the ~600 payments left in about 15 s
- * (DynamoDB Local's CPU); CI, running three e2e files and the crash test at once, once took more
- * than 60 s, the earlier bound (2026-11-26).
+ * How long a test may take on a loaded machine: processing is waited for while its payments keep
+ * being answered (waitForStatusWhileAnswered), which is the behaviour; a quiet 2-core machine
+ * processes the ~300 payments left in a few seconds.
  */
-const PROCESSED_WITHIN_MS = 180_000;
-const TEST_TIMEOUT_MS = PROCESSED_WITHIN_MS + 60_000;
+const TEST_TIMEOUT_MS = 600_000;
 
 async function stopExecution(executionArn: string): Promise<Json> {
   const res = await fetch(`${baseUrl()}/__local/executions/stop`, {
@@ -78,7 +77,12 @@ const once = (ids: Set<string>) => Object.fromEntries([...ids].map((id) => [id, 
 
 const answered = (list: Json[]) => list.filter((p) => p.authResponse != null).length;
 
-const COUNT = 620;
+/**
+ * Enough payments that the first execution is still charging them when it is stopped: a quiet
+ * machine answers about 90 a second, and the stop follows the first answer within a poll (25 ms)
+ * and a listing. No more: each payment costs the e2e tier about 70 ms of CPU.
+ */
+const COUNT = 300;
 
 /**
  * A group of COUNT payments triggered, and its first execution stopped as soon as its first
@@ -128,12 +132,12 @@ describe('issue 13, defect 6: a group can stay processing forever, silently', ()
       const resumed = (tick.resumed as Json[]).filter((o) => o.paymentGroupId === id);
       expect(resumed).toEqual([{ paymentGroupId: id, executionArn: expect.stringMatching(`:pg-${id}-2$`) }]);
 
-      const done = await waitForStatus(id, 'processed', PROCESSED_WITHIN_MS);
+      const done = await waitForStatusWhileAnswered(id, 'processed');
       expect(done.executionArn).toBe(resumed[0]!.executionArn);
       expect(done.processingSummary).toMatchObject({ approvedCount: COUNT, failedCount: 0 });
       const all = await payments(id);
       expect(all.filter((p) => (p.authResponse as Json | null)?.status === 'Approved')).toHaveLength(COUNT);
-      // One sale record and one processor charge per payment (one scan each: 620 payments).
+      // One sale record and one processor charge per payment (one scan each).
       const ids = new Set(all.map((p) => p.paymentId as string));
       const sales = (await scan('#e = :t', { ':t': 'transaction' }, { '#e': 'entity' })).filter((t) =>
         ids.has(t.paymentId as string),
@@ -164,7 +168,7 @@ describe('issue 25, defect 7: a group triggered before its slot and then interru
       const resumed = (tick.resumed as Json[]).filter((o) => o.paymentGroupId === id);
       expect(resumed).toEqual([{ paymentGroupId: id, executionArn: expect.stringMatching(`:pg-${id}-2$`) }]);
 
-      const done = await waitForStatus(id, 'processed', PROCESSED_WITHIN_MS);
+      const done = await waitForStatusWhileAnswered(id, 'processed');
       expect(done).toMatchObject({ scheduleDate: group.scheduleDate, scheduleHour: 12 });
       expect(done.processingSummary).toMatchObject({ approvedCount: COUNT, failedCount: 0 });
       const all = await payments(id);

@@ -65,6 +65,37 @@ export async function waitForStatus(groupId: string, status: string, timeoutMs =
   );
 }
 
+/**
+ * Polls the group until it has `status`, for as long as its payments keep being answered: it fails
+ * when no further payment has been answered for `stallMs` (a group left processing, the defect the
+ * callers look for), not after a fixed time, which a busy machine outlasts with a healthy group.
+ * The answered payments are counted every few seconds (a page of the group's payments); Jest's
+ * timeout of the test bounds the rest.
+ */
+export async function waitForStatusWhileAnswered(
+  groupId: string,
+  status: string,
+  stallMs = 60_000,
+): Promise<Json> {
+  let answered = -1;
+  let movedAt = Date.now();
+  let countedAt = 0;
+  for (;;) {
+    const group = await getGroup(groupId);
+    if (group.status === status) return group;
+    if (Date.now() - countedAt >= 3_000) {
+      countedAt = Date.now();
+      const now = (await payments(groupId)).filter((p) => p.authResponse != null).length;
+      if (now > answered) [answered, movedAt] = [now, Date.now()];
+      else if (Date.now() - movedAt > stallMs)
+        throw new Error(
+          `group ${groupId} did not become ${status}: no payment answered for ${stallMs} ms, ${answered} answered (last: ${JSON.stringify(group)})`,
+        );
+    }
+    await sleep(150);
+  }
+}
+
 /** Delivers the hourly scheduled event the EventBridge rule would, with this time. */
 export async function hourlyTick(time: Date | string): Promise<Json> {
   const res = await fetch(`${baseUrl()}/__local/events/hourly`, {
