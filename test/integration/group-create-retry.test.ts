@@ -19,7 +19,7 @@ import { keys } from '#store/keys';
 import type { Merchant } from '#store/merchants';
 import { paymentStore } from '#store/payments';
 import { groupStore } from '#store/groups';
-import { ABANDONED_CREATE_MS } from '#store/write-ahead';
+import { ABANDONED_CREATE_MS, CREATE_LEASE_MS } from '#store/write-ahead';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { injectPause } from '#support/ddb-faults';
 import { groupInput } from '#support/fixtures/inputs';
@@ -135,14 +135,14 @@ describe('defect "a retried group create lost payments"', () => {
     gate.release();
     const first = await settle(firstAnswer);
 
-    expect(retry).toMatchObject({ error: expect.any(ConflictError) });
-    expect(String((retry as { error: Error }).error?.message)).toMatch(/in progress/);
-    expect(first).toEqual({ value: { status: 201, body: { paymentGroupId: groupId, paymentCount: SIZE } } });
     expect(await groupStore().getGroup(groupId)).toMatchObject({ status: 'pending', paymentCount: SIZE });
     const ids = await storedPaymentIds(groupId);
     expect(ids).toHaveLength(SIZE);
     expect(new Set(ids).size).toBe(SIZE);
     expect(await paymentStore().listPayments(groupId)).toHaveLength(SIZE);
+    expect(first).toEqual({ value: { status: 201, body: { paymentGroupId: groupId, paymentCount: SIZE } } });
+    expect(retry).toMatchObject({ error: expect.any(ConflictError) });
+    expect(String((retry as { error: Error }).error?.message)).toMatch(/in progress/);
 
     // Once it is done, the same key replays the same group.
     expect(await create(new Date(t0.getTime() + 60_000))).toEqual({
@@ -152,7 +152,36 @@ describe('defect "a retried group create lost payments"', () => {
     });
   });
 
-  test('a sweep of abandoned creates while the first create is still writing: never a group with fewer payments', async () => {
+  test("a retry once the first create's lease is over removes it and creates the group again, with every payment once; the stalled first writer gives up", async () => {
+    const body = await input();
+    const ref = { merchantId: MID, scope: 'group-create', key: `k-${newId()}` };
+    const t0 = new Date();
+    const groupId = newId();
+    const create = (at: Date, resourceId: string) =>
+      idempotent(ref, body, resourceId, at, async (id, resumed) => {
+        const { group, payments } = await createGroup(body, MERCHANT, at, { resourceId: id, resumed });
+        return { status: 201, body: { paymentGroupId: group.paymentGroupId, paymentCount: payments.length } };
+      });
+    let firstAnswer: Promise<unknown> = Promise.resolve();
+    const gate = slowFirstCreate(groupId, () => firstAnswer);
+    firstAnswer = create(t0, groupId);
+    await gate.reached;
+    // The first writer stalls past its lease (a frozen container); the retry comes after it.
+    const ahead = CREATE_LEASE_MS + 1000;
+    useClock({ nowMs: () => Date.now() + ahead, sleep: (ms) => new Promise((ok) => setTimeout(ok, ms)) });
+    const retry = await settle(create(new Date(Date.now() + ahead), newId()));
+    gate.release();
+    const first = await settle(firstAnswer);
+
+    expect(await groupStore().getGroup(groupId)).toMatchObject({ status: 'pending', paymentCount: SIZE });
+    const ids = await storedPaymentIds(groupId);
+    expect(ids).toHaveLength(SIZE);
+    expect(new Set(ids).size).toBe(SIZE);
+    expect(retry).toEqual({ value: { status: 201, body: { paymentGroupId: groupId, paymentCount: SIZE } } });
+    expect(first).toMatchObject({ error: expect.objectContaining({ name: 'WriterOutOfTimeError' }) });
+  });
+
+  test('a sweep of abandoned creates while a stalled first create is mid-write: the writer gives up and nothing of it remains, never a group with fewer payments', async () => {
     const body = await input();
     const groupId = newId();
     const t0 = new Date();
@@ -165,17 +194,13 @@ describe('defect "a retried group create lost payments"', () => {
     useClock({ nowMs: () => Date.now() + ahead, sleep: (ms) => new Promise((ok) => setTimeout(ok, ms)) });
     await sweepAbandonedCreates(new Date(Date.now() + ahead));
     gate.release();
-    await settle(firstAnswer);
+    const first = await settle(firstAnswer);
 
-    const group = await groupStore().getGroup(groupId);
+    // The writer, past its budget, gave up and removed what it wrote: no group, no payment left
+    // (the client's retry creates it afresh), never a group with some of its payments.
     const ids = await storedPaymentIds(groupId);
-    if (group) {
-      expect(group).toMatchObject({ paymentCount: SIZE });
-      expect(new Set(ids).size).toBe(SIZE);
-    } else {
-      // Not committed: nothing of it is left (the client's retry creates it afresh).
-      expect(ids).toEqual([]);
-    }
-    expect(ids).toHaveLength(group ? SIZE : 0);
+    const group = await groupStore().getGroup(groupId);
+    expect({ group, payments: ids.length }).toEqual({ group: undefined, payments: 0 });
+    expect(first).toMatchObject({ error: expect.objectContaining({ name: 'WriterOutOfTimeError' }) });
   });
 });
