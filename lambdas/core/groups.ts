@@ -127,7 +127,9 @@ async function createOnce(
   if (resumed) {
     // The first attempt died: after its commit (answer that group), or before (start over).
     if (await groupStore().getGroup(groupId)) return storedGroup(groupId, merchant.merchantId);
-    await groupStore().discardCreate(groupId);
+    // Not while the first attempt may still be writing (its lease runs): CreateInProgressError,
+    // answered 409 with Retry-After (core/idempotency.ts), never a group without some payments.
+    await groupStore().discardCreate(groupId, now);
   }
   let groupIdGiven = false;
   const ids = () => (groupIdGiven ? newId() : ((groupIdGiven = true), groupId));

@@ -2,13 +2,15 @@
  * Request idempotency (docs/decisions.md "Idempotency keys", "Idempotency-Key on every POST"): the
  * same key with the same request returns the first response without doing the work again; with
  * another request, 422 (the `Idempotency-Key` header) or 409 (a key given only in the body, as
- * documented before the header existed); while the first is still running, 409 with `Retry-After`.
+ * documented before the header existed); while the first is still running, 409 with `Retry-After`
+ * (also once its lease ran out while the create it started may still be writing: CreateInProgressError).
  * The route builder (shared/http.ts) runs every POST that declares `idempotency` through here.
  */
 import { createHash } from 'node:crypto';
 import type { KeySource } from '#shared/http';
 import { ConflictError, ServiceError, UnprocessableEntityError } from '#shared/errors';
 import { idempotencyStore, type IdempotencyRef, type StoredResponse } from '#store/idempotency';
+import { CreateInProgressError } from '#store/write-ahead';
 
 /** JSON with object keys sorted, so that key order does not change a request's hash. */
 export function canonicalJson(value: unknown): string {
@@ -37,6 +39,10 @@ class IdempotencyInProgressError extends ConflictError {
   }
 }
 
+/** The 409 of a key whose request is still running until `until` (ms since the epoch). */
+const inProgress = (ref: IdempotencyRef, source: KeySource, until: number, now: Date) =>
+  new IdempotencyInProgressError(ref.key, source, Math.max(1, Math.ceil((until - now.getTime()) / 1000)));
+
 /** The key was first used with another request: 422 for the header (Stripe's rule), 409 for the body field. */
 function mismatch(key: string, source: KeySource): ServiceError {
   const message = `${keyName(source)} ${key} was already used with a different request`;
@@ -62,10 +68,8 @@ export async function idempotent(
   switch (claim.kind) {
     case 'mismatch':
       throw mismatch(ref.key, source);
-    case 'in-progress': {
-      const seconds = Math.max(1, Math.ceil((claim.leaseUntil - now.getTime()) / 1000));
-      throw new IdempotencyInProgressError(ref.key, source, seconds);
-    }
+    case 'in-progress':
+      throw inProgress(ref, source, claim.leaseUntil, now);
     case 'replay':
       return { ...claim.response, replayed: true };
     case 'new':
@@ -74,6 +78,9 @@ export async function idempotent(
       try {
         response = await work(claim.resourceId, claim.kind === 'resume');
       } catch (error) {
+        // A resumed create whose first attempt may still be writing (write-ahead.ts): still in
+        // progress. The claim stays, so that a later retry answers or resumes that create.
+        if (error instanceof CreateInProgressError) throw inProgress(ref, source, error.leaseUntil, now);
         // A refused request did nothing: free the key. Anything else keeps the claim, so that a
         // retry resumes the same resource once the lease runs out.
         if (error instanceof ServiceError && error.status < 500) await store.release(ref);

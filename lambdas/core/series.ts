@@ -126,7 +126,7 @@ async function createOnce(
   if (resumed) {
     // The first attempt died: after its commit (the series stands), or before (start over).
     if (await store.get(seriesId)) return;
-    await store.discardCreate(seriesId);
+    await store.discardCreate(seriesId, now); // CreateInProgressError while it may be writing
   }
   const { series, payments } = newSeries(input, merchant.merchantId, seriesId, now);
   await resolveProfiles(

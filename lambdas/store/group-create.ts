@@ -63,8 +63,14 @@ export async function createWrittenAhead(
 /**
  * Removes one group left `creating` with the payments, method uses and notices it wrote (a
  * committed group is never touched; the group item only on the attempt token read with it). The
- * sweep's step, and an idempotent retry's before it creates again.
+ * sweep's step, and an idempotent retry's before it creates again. A create whose write-ahead
+ * lease has not ended at `now` is left alone: CreateInProgressError.
  */
-export function discardCreate(db: DynamoDBDocumentClient, tableName: string, groupId: string): Promise<void> {
-  return writeAhead.discardCreate(db, tableName, keys.group(groupId));
+export function discardCreate(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  groupId: string,
+  now: Date,
+): Promise<void> {
+  return writeAhead.discardCreate(db, tableName, keys.group(groupId), groupId, now);
 }

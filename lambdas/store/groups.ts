@@ -76,8 +76,11 @@ export interface GroupStore {
    * `deadline` (epoch ms); the ids of those removed.
    */
   sweepAbandonedCreates(now: Date, deadline?: number): Promise<string[]>;
-  /** Removes this group if it was left `creating`, with what it wrote (group-create.ts). */
-  discardCreate(groupId: string): Promise<void>;
+  /**
+   * Removes this group if it was left `creating`, with what it wrote (group-create.ts);
+   * CreateInProgressError while its write-ahead's lease runs at `now` (its writer may be writing).
+   */
+  discardCreate(groupId: string, now: Date): Promise<void>;
   /**
    * Writes a pending group's settings with the event announcing them, if the group is as it was
    * read (`previous`: no change announced since, same totals), so a lost update is impossible:
@@ -183,8 +186,8 @@ export class DynamoGroupStore implements GroupStore {
     return sweepAbandonedCreates(this.db, this.tableName, now, deadline);
   }
 
-  discardCreate(groupId: string): Promise<void> {
-    return discardCreate(this.db, this.tableName, groupId);
+  discardCreate(groupId: string, now: Date): Promise<void> {
+    return discardCreate(this.db, this.tableName, groupId, now);
   }
 
   /** Changes a pending group's settings (never its totals or status), as read, with its event. */

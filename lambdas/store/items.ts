@@ -108,13 +108,16 @@ class UnprocessedItemsError extends Error {
  * Writes (puts or deletes) every request, 25 a batch, several batches in flight, retrying
  * unprocessed items with capped, jittered backoff until `budgetMs` has passed. The first failure
  * stops every worker from taking another batch (batches in flight finish) and is thrown. Not
- * atomic: callers make the result reachable only once all of it is written.
+ * atomic: callers make the result reachable only once all of it is written. `beforeSend` runs
+ * before every batch is sent (a retry's too): what it throws is such a failure (a written-ahead
+ * create's writer past its budget).
  */
 export async function batchWriteAll(
   db: DynamoDBDocumentClient,
   tableName: string,
   requests: Item[],
   budgetMs = BATCH_WRITE_BUDGET_MS,
+  beforeSend?: () => void,
 ): Promise<void> {
   const deadline = clock.nowMs() + budgetMs;
   const chunks: Item[][] = [];
@@ -126,6 +129,7 @@ export async function batchWriteAll(
     await withBackoff(
       async () => {
         if (failed) return;
+        beforeSend?.();
         const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending as never } }));
         pending = (out.UnprocessedItems?.[tableName] ?? []) as Item[];
         if (pending.length > 0) throw new UnprocessedItemsError();

@@ -94,8 +94,11 @@ interface SeriesStore {
    * none. MethodUnavailableError when a method they name is gone or being deleted (the fence).
    */
   create(series: Series, payments: readonly SeriesPayment[], event: ServiceEvent): Promise<void>;
-  /** Removes a series left `creating` with the payments it wrote (an idempotent retry's first step). */
-  discardCreate(seriesId: string): Promise<void>;
+  /**
+   * Removes a series left `creating` with the payments it wrote (an idempotent retry's first step);
+   * CreateInProgressError while its write-ahead's lease runs at `now` (its writer may be writing).
+   */
+  discardCreate(seriesId: string, now: Date): Promise<void>;
   /** The series' payments, in their order (strongly consistent). */
   payments(seriesId: string): Promise<SeriesPayment[]>;
   /** Up to `limit` of its payments from position `from` on, in their order (strongly consistent). */
@@ -185,8 +188,8 @@ export class DynamoSeriesStore implements SeriesStore {
     });
   }
 
-  discardCreate(seriesId: string): Promise<void> {
-    return discardCreate(this.db, this.tableName, keys.series(seriesId));
+  discardCreate(seriesId: string, now: Date): Promise<void> {
+    return discardCreate(this.db, this.tableName, keys.series(seriesId), seriesId, now);
   }
 
   async payments(seriesId: string): Promise<SeriesPayment[]> {

@@ -15,6 +15,12 @@
  * A create that fails deletes what it wrote (the container last, and only if it is still this
  * attempt's); one that dies on the way (crash, timeout) leaves a `creating` container, which
  * sweepAbandonedCreates removes with its children.
+ *
+ * The write-ahead holds a lease (`createLeaseUntil`, CREATE_LEASE_MS after it was written): its
+ * writer sends no child batch and no commit once WRITER_BUDGET_MS have passed, and nobody else
+ * removes the create before the lease ends (a resumed retry is answered CreateInProgressError, the
+ * sweep leaves it): a create whose writer may still be writing is never taken for abandoned
+ * (docs/decisions.md "A create in progress is never abandoned").
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -33,6 +39,40 @@ export const CREATING = 'creating';
 
 /** A create still `creating` after this long is abandoned (the create functions' timeouts are far less). */
 export const ABANDONED_CREATE_MS = 5 * 60 * 1000;
+
+/**
+ * How long after its write-ahead a writer may still send a child batch or its commit: far above
+ * the create functions' timeout (CREATE_GROUP_TIMEOUT_SECONDS, 27 s), which ends a writer in the
+ * cloud, and a bound for one that runs on after it (the local gateway's answer at the timeout, a
+ * frozen container thawed later): past it, the writer gives up and removes its own items.
+ */
+const WRITER_BUDGET_MS = 60_000;
+
+/**
+ * The write-ahead's lease: nobody but its writer removes a create before it ends. A minute past
+ * WRITER_BUDGET_MS, so that a batch sent at the budget's last moment has landed.
+ */
+export const CREATE_LEASE_MS = WRITER_BUDGET_MS + 60_000;
+
+/** A create whose write-ahead lease has not ended: its writer may still be writing. */
+export class CreateInProgressError extends Error {
+  constructor(
+    readonly id: string,
+    /** When the lease ends (ms since the epoch): a retry after it finds the create committed or abandoned. */
+    readonly leaseUntil: number,
+  ) {
+    super(`create ${id} is still in progress`);
+    this.name = 'CreateInProgressError';
+  }
+}
+
+/** The writer ran past WRITER_BUDGET_MS: it stops, and its create fails. */
+class WriterOutOfTimeError extends Error {
+  constructor(id: string) {
+    super(`create ${id} ran past its writer budget`);
+    this.name = 'WriterOutOfTimeError';
+  }
+}
 
 const INDEX_KEYS = ['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk'] as const;
 
@@ -63,13 +103,14 @@ const keyOf = (item: Item): Key => ({ pk: String(item.pk), sk: String(item.sk) }
  * The container as written ahead: status `creating`, only the sweep's index key, and the token of
  * this attempt (`createAttempt`): only the attempt that wrote it commits it or removes it.
  */
-function creatingItem(w: WrittenAhead, attempt: string): Item {
+function creatingItem(w: WrittenAhead, attempt: string, writtenAt: number): Item {
   const item: Item = { ...w.committed };
   for (const key of INDEX_KEYS) delete item[key];
   return {
     ...item,
     status: CREATING,
     createAttempt: attempt,
+    createLeaseUntil: writtenAt + CREATE_LEASE_MS,
     gsi2pk: keys.creatingPartition,
     gsi2sk: keys.creatingSort(String(w.committed.dateCreated), w.id),
   };
@@ -124,20 +165,28 @@ export async function createWrittenAhead(
   w: WrittenAhead,
 ): Promise<void> {
   const attempt = randomUUID();
+  const writtenAt = clock.nowMs();
   await db.send(
     new PutCommand({
       TableName: tableName,
-      Item: creatingItem(w, attempt),
+      Item: creatingItem(w, attempt, writtenAt),
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
+  const stopAt = writtenAt + WRITER_BUDGET_MS;
+  const inBudget = () => {
+    if (clock.nowMs() > stopAt) throw new WriterOutOfTimeError(w.id);
+  };
   try {
     await batchWriteAll(
       db,
       tableName,
       w.children.map((Item) => ({ PutRequest: { Item } })),
+      undefined,
+      inBudget,
     );
     await w.fence?.();
+    inBudget();
     await commit(db, tableName, w, attempt);
   } catch (error) {
     // Only this attempt's own items go: its children (ids no other attempt uses), and the
@@ -220,8 +269,13 @@ export async function sweepAbandonedCreates(
   for (const item of stuck) {
     // One removal deletes up to 10,000 items (about 10 s); the rest waits for the next sweep.
     if (clock.nowMs() > deadline) break;
-    await discardCreate(db, tableName, keyOf(item));
     const id = String(item.paymentGroupId ?? item.seriesId);
+    try {
+      await discardCreate(db, tableName, keyOf(item), id, now);
+    } catch (error) {
+      if (error instanceof CreateInProgressError) continue; // its writer may still be writing
+      throw error;
+    }
     logger.warn('abandoned create removed', { entity: item.entity, id });
     removed.push(id);
   }
@@ -233,17 +287,23 @@ export async function sweepAbandonedCreates(
  * touched; the container itself only on the token it was read with): its payments (the items of
  * its partition under `PAYMENT#`), their method uses and, for a group, their notices (the only
  * outbox items a group create writes: noticeOutboxId). The sweep's step, and an idempotent
- * retry's before it creates again.
+ * retry's before it creates again. A create whose lease has not ended at `now` is left alone:
+ * CreateInProgressError (its writer may still be writing; removing its items under it would
+ * let it commit a group without them).
  */
 export async function discardCreate(
   db: DynamoDBDocumentClient,
   tableName: string,
   container: Key,
+  id: string,
+  now: Date,
 ): Promise<void> {
   const { Item } = await db.send(
     new GetCommand({ TableName: tableName, Key: container, ConsistentRead: true }),
   );
   if (Item?.status !== CREATING) return;
+  const leaseUntil = Item.createLeaseUntil as number | undefined; // none before leases existed
+  if (leaseUntil !== undefined && leaseUntil > now.getTime()) throw new CreateInProgressError(id, leaseUntil);
   const attempt = Item.createAttempt as string | undefined;
   const payments = await readAll(db, {
     TableName: tableName,

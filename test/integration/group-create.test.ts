@@ -15,6 +15,7 @@ import { noticeOutboxId, type OutboxItem } from '#domain/notifications';
 import { newId } from '#shared/ids';
 import { keys } from '#store/keys';
 import { ABANDONED_CREATE_MS } from '#store/group-create';
+import { CREATE_LEASE_MS } from '#store/write-ahead';
 import { DynamoGroupStore } from '#store/groups';
 import { batchGet } from '#store/items';
 import { createTestTable, type TestTable } from '#support/ddb';
@@ -207,7 +208,8 @@ describe('the batch create path leaves orphan payment and outbox items on any fa
     const a = {
       send: async (command: object) => {
         if (command instanceof TransactWriteCommand && !bDone) {
-          await store.discardCreate(group.paymentGroupId);
+          // Past the write-ahead's lease (A outlived it): the retry may discard it.
+          await store.discardCreate(group.paymentGroupId, new Date(Date.now() + CREATE_LEASE_MS + 1000));
           bDone = new DynamoGroupStore(b, table.tableName).createGroup(retried, second, []).then(
             () => 'committed',
             (error: Error) => error.message,

@@ -158,3 +158,23 @@ export function injectCrash(
 export function removeCrashes(): void {
   for (const remove of [...crashes]) remove();
 }
+
+/**
+ * A pause at some calls: every `commandName` call whose document-level input `matches` waits for
+ * `pause()` before it is sent (a writer slowed mid-write, a reader held at one step), in real
+ * order, without a timer. `remove()` ends it.
+ */
+export function injectPause(
+  db: DynamoDBDocumentClient,
+  commandName: string,
+  matches: (input: Record<string, unknown>) => boolean,
+  pause: () => Promise<unknown>,
+): { remove(): void } {
+  const name = `test-pause-${++counter}`;
+  const middleware: Middleware = (next, context) => async (args) => {
+    if (context.commandName === commandName && matches(args.input as Record<string, unknown>)) await pause();
+    return next(args);
+  };
+  db.middlewareStack.add(middleware as never, { step: 'initialize', name });
+  return { remove: () => db.middlewareStack.remove(name) };
+}
