@@ -120,7 +120,7 @@ export function listenCommands(program: Command): void {
       // Ctrl-C reaches this process more than once: from the terminal, and again from npm, which
       // forwards it. The handlers stay until the endpoint is deleted, so a repeat does not kill
       // the process half-way through its clean-up (it used to: the endpoint was left behind now
-      // and then). npm runs it with `node --import tsx`, not under the tsx command, whose parent
+      // and then). npm runs it in one Node process (scripts/tool.mjs), not under the tsx command, whose parent
       // process kills a child that is slow to take a signal (package.json).
       let onSignal = (): void => undefined;
       await new Promise<void>((resolve) => {
