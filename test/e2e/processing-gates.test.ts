@@ -10,7 +10,6 @@ import { randomUUID } from 'node:crypto';
 import { call, futureDate, MID, MID8, OTHER, OTHER_MID, PROD_LIKE_MID, TESTER, tokenFor } from '#support/api';
 import { aProfile } from '#support/fixtures/e2e-resources';
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
-import { besideWorkerTable } from '#support/worker-dynamo';
 import {
   allExecutions,
   closeLocalTable,
@@ -36,10 +35,7 @@ const ids = (entries: Json[]) => entries.map((e) => e.paymentGroupId as string);
 // The production runtime takes a while to start: it starts now and is awaited by its test.
 let prodRuntime: Promise<LocalRuntimeProcess> | undefined;
 beforeAll(() => {
-  prodRuntime = launchLocalRuntime({
-    dataDirPrefix: 'sps-e2e',
-    env: { ...besideWorkerTable('prod'), SERVICE_STAGE: 'prod' },
-  });
+  prodRuntime = launchLocalRuntime({ dataDirPrefix: 'sps-e2e', env: { SERVICE_STAGE: 'prod' } });
   prodRuntime.catch(() => undefined);
 });
 afterAll(async () => {
