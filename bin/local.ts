@@ -4,8 +4,7 @@
  *
  * Environment: PORT (3000), SES_PORT (8005), DYNAMODB_PORT and SFN_PORT (picked free),
  * SERVICE_STAGE (dev | prod), DATA_DIR (.data), DYNAMODB_IN_MEMORY (false), DYNAMODB_ENDPOINT
- * (none: a DynamoDB Local of its own), LOCAL_TABLE_NAME (the stage's: beside another runtime's
- * table in one DynamoDB), SANDBOX_SETTLEMENT_SECONDS (300), PROCESSOR (sandbox;
+ * (none: a DynamoDB Local of its own), SANDBOX_SETTLEMENT_SECONDS (300), PROCESSOR (sandbox;
  * `stripe`: on the Stripe stand-in, lib/local/stripe-local.ts). Every server listens on
  * 127.0.0.1 only. A busy port names its variable.
  */
@@ -29,7 +28,6 @@ async function main(): Promise<void> {
     dataDir: process.env.DATA_DIR ?? '.data',
     inMemory: process.env.DYNAMODB_IN_MEMORY === 'true',
     ...(process.env.DYNAMODB_ENDPOINT && { dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT }),
-    ...(process.env.LOCAL_TABLE_NAME && { tableName: process.env.LOCAL_TABLE_NAME }),
   });
   console.log(
     `Scheduled Payments Service (${process.env.SERVICE_STAGE ?? 'dev'}) ready at ${runtime.url} ` +

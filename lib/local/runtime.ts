@@ -50,11 +50,6 @@ interface RuntimeOptions {
    * Not started or stopped here; the table is created in it when missing.
    */
   dynamodbEndpoint?: string;
-  /**
-   * The table's name; default the stage's (`scheduled-payments-local-dev`). Another name lets two
-   * runtimes keep their tables in one DynamoDB (dynamodbEndpoint) without seeing each other's data.
-   */
-  tableName?: string;
 }
 
 interface Runtime {
@@ -90,7 +85,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const stage = options.stage ?? 'dev';
   const dataDir = resolve(options.dataDir ?? '.data');
   mkdirSync(dataDir, { recursive: true });
-  const tableName = options.tableName ?? tableNameOf(`local-${stage}`);
+  const tableName = tableNameOf(`local-${stage}`);
 
   const dynamo: DynamoDbLocal = options.dynamodbEndpoint
     ? {

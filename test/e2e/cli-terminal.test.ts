@@ -12,7 +12,6 @@ import { join, resolve } from 'node:path';
 import { ScheduledPaymentsClient } from '../../client/index';
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
 import { cardInput, checkingInput, groupInput } from '#support/fixtures/inputs';
-import { besideWorkerTable } from '#support/worker-dynamo';
 import { farSettlementSeconds } from '#support/settlement-timing';
 import { sleep } from '#shared/clock';
 
@@ -31,7 +30,6 @@ beforeAll(async () => {
     dataDirPrefix: 'sps-e2e-cli',
     // Not an hour: an hour's cut-off between the charges and `spay settle` would leave nothing to settle.
     env: {
-      ...besideWorkerTable('cli'),
       SANDBOX_SETTLEMENT_SECONDS: farSettlementSeconds(),
       SETTLEMENT_POLL_SECONDS: '2',
       LOCAL_DUE_SWEEP_SECONDS: '0',

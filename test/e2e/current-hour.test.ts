@@ -9,7 +9,6 @@
  * the sweep, not a tick and not the passing of time, starts the groups.
  */
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
-import { besideWorkerTable } from '#support/worker-dynamo';
 import { call } from '#support/api';
 import { aProfile } from '#support/fixtures/e2e-resources';
 import {
@@ -28,10 +27,7 @@ let runtime: LocalRuntimeProcess | undefined;
 let sharedUrl: string | undefined;
 
 beforeAll(async () => {
-  runtime = await launchLocalRuntime({
-    dataDirPrefix: 'sps-e2e-now',
-    env: { ...besideWorkerTable('now'), LOCAL_DUE_SWEEP_SECONDS: '0' },
-  });
+  runtime = await launchLocalRuntime({ dataDirPrefix: 'sps-e2e-now', env: { LOCAL_DUE_SWEEP_SECONDS: '0' } });
   sharedUrl = process.env.E2E_BASE_URL;
   // The helpers call the runtime at E2E_BASE_URL: this file's own, until it ends.
   process.env.E2E_BASE_URL = runtime.url;

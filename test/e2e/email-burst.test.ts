@@ -10,7 +10,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
-import { besideWorkerTable } from '#support/worker-dynamo';
 import { listOutbox } from '#store/outbox';
 import type { OutboxItem } from '#domain/notifications';
 import { call, futureDate, MID } from '#support/api';
@@ -48,7 +47,6 @@ beforeAll(async () => {
   runtime = await launchLocalRuntime({
     dataDirPrefix: 'sps-e2e-burst',
     env: {
-      ...besideWorkerTable('burst'),
       EMAIL_SEND_RATE: String(SEND_RATE),
       SANDBOX_SETTLEMENT_SECONDS: '4',
       SETTLEMENT_POLL_SECONDS: '1',

@@ -15,7 +15,6 @@
  * A runtime of its own: the cap is read at start, and the shared runtimes must not be capped.
  */
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
-import { besideWorkerTable } from '#support/worker-dynamo';
 import { call } from '#support/api';
 import { aProfile } from '#support/fixtures/e2e-resources';
 import {
@@ -47,7 +46,7 @@ let shared: { url?: string; dataDir?: string } = {};
 beforeAll(async () => {
   runtime = await launchLocalRuntime({
     dataDirPrefix: 'sps-e2e-peak',
-    env: { ...besideWorkerTable('peak'), LOCAL_RESERVED_CONCURRENCY: `${CAP}`, LOCAL_DUE_SWEEP_SECONDS: '0' },
+    env: { LOCAL_RESERVED_CONCURRENCY: `${CAP}`, LOCAL_DUE_SWEEP_SECONDS: '0' },
   });
   shared = { url: process.env.E2E_BASE_URL, dataDir: process.env.E2E_DATA_DIR };
   // The helpers call the runtime at E2E_BASE_URL and read its table through E2E_DATA_DIR.

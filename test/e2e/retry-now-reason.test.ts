@@ -6,7 +6,6 @@
  */
 import { ScheduledPaymentsClient, type Schemas } from '../../client/index';
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
-import { besideWorkerTable } from '#support/worker-dynamo';
 import { cardInput } from '#support/fixtures/inputs';
 import { farSettlementSeconds } from '#support/settlement-timing';
 import { sleep } from '#shared/clock';
@@ -19,7 +18,6 @@ beforeAll(async () => {
   runtime = await launchLocalRuntime({
     dataDirPrefix: 'sps-e2e-retry-now',
     env: {
-      ...besideWorkerTable('retry-now'),
       SANDBOX_SETTLEMENT_SECONDS: farSettlementSeconds(),
       SETTLEMENT_POLL_SECONDS: '1',
       LOCAL_DUE_SWEEP_SECONDS: '0',

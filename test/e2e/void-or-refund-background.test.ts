@@ -10,7 +10,6 @@
  * With the default, 1,200 payments took about a tenth of the e2e tier's CPU.
  */
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
-import { besideWorkerTable } from '#support/worker-dynamo';
 import { call } from '#support/api';
 import { sleep } from '#shared/clock';
 import { createGroup, groupPath, trigger, waitForStatus, type Json } from '#support/processing';
@@ -52,7 +51,6 @@ beforeAll(async () => {
   runtime = await launchLocalRuntime({
     dataDirPrefix: 'sps-e2e-vor',
     env: {
-      ...besideWorkerTable('vor'),
       VOID_OR_REFUND_BACKGROUND_ABOVE: String(BACKGROUND_ABOVE),
       AUTHZ_CACHE_SECONDS: '0',
       SANDBOX_SETTLEMENT_SECONDS: '8',

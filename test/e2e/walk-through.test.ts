@@ -15,7 +15,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { launchLocalRuntime } from '#lib/local/launcher';
-import { besideWorkerTable } from '#support/worker-dynamo';
 import { localStripeAccounts } from '#lib/local/stripe-local';
 import { farSettlementSeconds } from '#support/settlement-timing';
 import { MID, TESTER } from '#support/api';
@@ -48,7 +47,6 @@ test.each(['sandbox', 'stripe'] as const)(
     const runtime = await launchLocalRuntime({
       dataDirPrefix: 'sps-e2e-walk-curl',
       env: {
-        ...besideWorkerTable('walk'),
         PROCESSOR: processor,
         SANDBOX_SETTLEMENT_SECONDS: farSettlementSeconds(),
         SETTLEMENT_POLL_SECONDS: '1',
@@ -184,7 +182,6 @@ test("the tester CLI's walk-through runs start to finish", async () => {
     dataDirPrefix: 'sps-e2e-walk-cli',
     // Not an hour: an hour's cut-off between the charges and `spay settle` would leave nothing to settle.
     env: {
-      ...besideWorkerTable('walk'),
       SANDBOX_SETTLEMENT_SECONDS: farSettlementSeconds(),
       SETTLEMENT_POLL_SECONDS: '2',
       LOCAL_DUE_SWEEP_SECONDS: '0',

@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sleep } from '#shared/clock';
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
-import { besideWorkerTable } from '#support/worker-dynamo';
 import { call, futureDate, MID } from '#support/api';
 import { aProfile } from '#support/fixtures/e2e-resources';
 import { groupPath, merchantPath, trigger, waitForStatus, type Json } from '#support/processing';
@@ -32,7 +31,6 @@ beforeAll(async () => {
   runtime = await launchLocalRuntime({
     dataDirPrefix: 'sps-e2e-webhooks-life',
     env: {
-      ...besideWorkerTable('webhooks-life'),
       // 5 min → 0.6 s, 30 min → 3.6 s: the flaky receiver's third attempt comes within seconds
       // (a turn the breaker skips waits no longer than the delivery's current step, and uses no
       // attempt). The schedule's span, after which a delivery still pending ends failed, scales

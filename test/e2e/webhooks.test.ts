@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { launchLocalRuntime, type LocalRuntimeProcess } from '#lib/local/launcher';
-import { besideWorkerTable } from '#support/worker-dynamo';
 import { newEvent, type ServiceEvent } from '#domain/events';
 import { eventItem } from '#store/events';
 import { WEBHOOK_DELIVERY } from '#contract/webhooks';
@@ -45,7 +44,6 @@ beforeAll(async () => {
   runtime = await launchLocalRuntime({
     dataDirPrefix: 'sps-e2e-webhooks',
     env: {
-      ...besideWorkerTable('webhooks'),
       // 5 s → 10 ms, 5 min → 0.6 s, 30 min → 3.6 s, 2 h → 14.4 s: retries within a test's time.
       WEBHOOK_RETRY_SCALE: '0.002',
       LOCAL_WEBHOOK_SWEEP_SECONDS: '1',
