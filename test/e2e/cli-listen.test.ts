@@ -196,7 +196,10 @@ function listenProcess(target: string): number {
     .split('\n')
     .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
     .filter(
-      (m): m is RegExpExecArray => m !== null && m[3]!.includes(`spay.ts listen --forward-to ${target}`),
+      // `npm run cli` runs bin/spay.ts, or in this tier its bundle, through scripts/tool.mjs.
+      (m): m is RegExpExecArray =>
+        m !== null &&
+        [`spay.ts listen`, `tool.mjs spay listen`].some((c) => m[3]!.includes(`${c} --forward-to ${target}`)),
     )
     .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]) }));
   const leaves = rows.filter((row) => !rows.some((other) => other.ppid === row.pid));
