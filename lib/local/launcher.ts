@@ -15,7 +15,7 @@ import { sleep } from '../../lambdas/shared/clock';
 const ROOT = resolve(__dirname, '..', '..');
 const READY_TIMEOUT_MS = 90_000;
 const STOP_TIMEOUT_MS = 20_000;
-/** DynamoDB Local's watchdog checks its parent every second; a killed runtime's Java ends soon after. */
+/** DynamoDB Local's watchdog stops it when its runtime ends, however: a killed runtime's Java ends soon after. */
 const ORPHAN_GRACE_MS = 10_000;
 /** Output kept in memory for error messages; all of it is in `<dataDir>/runtime.log`. */
 const OUTPUT_TAIL_CHARS = 64_000;

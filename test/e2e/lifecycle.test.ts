@@ -75,6 +75,6 @@ test('a killed runtime leaves no DynamoDB Local behind', async () => {
   // The runtime process itself dies without a chance to clean up.
   process.kill(pid, 'SIGKILL');
   await runtime.stop('SIGTERM');
-  // The watchdog checks its parent every second.
+  // The watchdog's pipe from the runtime closed with it: Java is stopped.
   expect(await closedWithin(port, 10_000)).toBe(true);
 });

@@ -68,10 +68,10 @@ test('DynamoDB Local starts from the class-data sharing archive the global setup
 });
 
 test('without Java on the PATH, the start fails saying that Java is required', () => {
-  // In a process of its own whose PATH has the watchdog's shell and `sleep`, and no `java`.
+  // In a process of its own whose PATH has the watchdog's shell, and no `java`.
   const bin = mkdtempSync(join(tmpdir(), 'no-java-'));
   try {
-    for (const tool of ['sh', 'sleep']) {
+    for (const tool of ['sh']) {
       const found = spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
       symlinkSync(found, join(bin, tool));
     }
