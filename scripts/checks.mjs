@@ -5,7 +5,7 @@
 // the access check share one process and one TypeScript program (scripts/typecheck-program.ts):
 // each built its own, much the same work.
 // Each one's output is printed whole when it ends; the exit code is non-zero when any failed.
-import { spawn } from 'node:child_process';
+import { runTogether } from './together.mjs';
 
 const checks = [
   ['typecheck, access --check', ['run', '-s', 'access', '--', '--check', '--typecheck']],
@@ -14,20 +14,4 @@ const checks = [
   ['knip', ['run', '-s', 'knip']],
 ];
 
-const run = ([name, args]) =>
-  new Promise((resolve) => {
-    const started = Date.now();
-    const child = spawn('npm', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    child.on('close', (code) => {
-      const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      console.log(`--- ${name}: ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${seconds} s`);
-      if (output.trim() !== '') console.log(output.trimEnd());
-      resolve(code === 0);
-    });
-  });
-
-const results = await Promise.all(checks.map(run));
-process.exit(results.every(Boolean) ? 0 : 1);
+process.exit((await runTogether(checks)) ? 0 : 1);
