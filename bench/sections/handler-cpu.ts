@@ -159,6 +159,8 @@ function fixtures(api: HttpClient, receiverUrl: string) {
     throw new Error(`sale ${transactionId} never settled`);
   };
 
+  let slots = 0;
+  let slot: Json = {};
   let sink: Promise<string> | undefined;
   const sinkGroup = () => (sink ??= newGroup().then((g) => g.paymentGroupId));
   let shared: Promise<void> | undefined;
@@ -201,6 +203,15 @@ function fixtures(api: HttpClient, receiverUrl: string) {
     prepare: {
       DeleteGroup: async () => ({ GroupID: (await newGroup()).paymentGroupId }),
       ProcessGroup: async () => ({ GroupID: (await newGroup()).paymentGroupId }),
+      // As documented, the one pending group of the slot: a slot of its own each request (the
+      // CreateGroup example's slot holds every group the section makes).
+      ProcessMerchant: async () => {
+        const day = new Date(Date.UTC(2030, 6, 1) + slots++ * 86_400_000).toISOString().slice(0, 10);
+        const group = example('CreateGroup') as Json;
+        await made('POST', `/rest/merchants/${mid}/groups`, { ...group, scheduleDate: day }, 201);
+        slot = { scheduleDate: day, scheduleHour: group.scheduleHour };
+        return {};
+      },
       // Payments are added to a group of their own: the shared group keeps its one payment, so
       // that what reads it costs the same whatever ran before and however many requests did.
       AddPayment: async () => ({ GroupID: await sinkGroup() }),
@@ -291,6 +302,10 @@ function fixtures(api: HttpClient, receiverUrl: string) {
         })()),
       }),
     } as Record<string, () => Promise<Partial<Ids>>>,
+    /** The body of a route whose request names what its preparation made (not a placeholder). */
+    bodies: {
+      ProcessMerchant: (documented: unknown) => ({ ...(documented as Json), ...slot }),
+    } as Record<string, (documented: unknown) => unknown>,
     /** After each request of a route that makes what would pile up (webhook endpoints: at most a few per merchant). */
     cleanUp: {
       CreateWebhookEndpoint: async (reply: HttpReply) => {
@@ -320,10 +335,11 @@ const routeById = (id: string): Route => {
 /**
  * The order routes are measured in: the table's, but those of the webhook endpoint last (once it
  * exists every event of the merchant is delivered to it, background work for the runtime) and the
- * group processing after them (each starts an execution that runs on in the background).
+ * processing of a group or a slot after them (each starts an execution that runs on in the background).
  */
 const measureOrder = (routes: readonly Route[]): Route[] => {
-  const rank = (r: Route) => (r.id === 'ProcessGroup' ? 2 : r.path.includes('/webhook-endpoints') ? 1 : 0);
+  const starts = ['ProcessGroup', 'ProcessMerchant'];
+  const rank = (r: Route) => (starts.includes(r.id) ? 2 : r.path.includes('/webhook-endpoints') ? 1 : 0);
   return [...routes].sort((a, b) => rank(a) - rank(b));
 };
 
@@ -371,7 +387,8 @@ async function measureRoute(
     const ids = { ...fx.fresh(), ...(await fx.prepare[route.id]?.()) };
     const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => ids[name as Placeholder]);
     const search = new URLSearchParams(substitute(query, ids)).toString();
-    const sent = substitute(freshKeys(body), ids) as { idempotencyKey?: string } | undefined;
+    const bodyOf = fx.bodies[route.id] ?? ((b: unknown) => b);
+    const sent = substitute(freshKeys(bodyOf(body)), ids) as { idempotencyKey?: string } | undefined;
     // The header's key is the body's where the body names one (both must agree).
     const key = sent?.idempotencyKey ?? randomUUID();
     const reply = await api.send(
