@@ -484,9 +484,14 @@ function report(results: Results) {
     readBudgets().handlerCpuUs,
   );
   const failed = failures(rows);
+  const at = (results.measured as Record<string, { commit?: string; loadAverage?: number[] }> | undefined)?.[
+    'handler-cpu'
+  ];
   const mark = (row: BudgetRow) => (row.verdict === 'within' ? 'within' : `**${row.verdict}**`);
   const markdown = [
-    `Measured on ${r.measuredAt.slice(0, 16).replace('T', ' ')} UTC. Per route of the route table, its documented ` +
+    `Measured on ${r.measuredAt.slice(0, 16).replace('T', ' ')} UTC${at ? ` at ${at.commit ?? 'unknown'}` : ''}` +
+      `${at?.loadAverage ? ` (load average at its end ${at.loadAverage.join(' / ')}: the figures grow with the load)` : ''}. ` +
+      'Per route of the route table, its documented ' +
       `request (contract/examples), ${WARMUP} unmeasured then ${r.requestsPerRoute} measured, one at a time; the ` +
       "runtime's CPU (user + system, all its threads) across each handler invocation, the local API gateway's own " +
       'work (token check, event) left out. Waiting for DynamoDB Local costs no CPU: the figure stays when DynamoDB ' +
