@@ -25,6 +25,7 @@ const config: KnipConfig = {
     // Files the tests and the bench run by path rather than import:
     // - preloaded into the benchmarked runtime with `node --import` (bench/support/runtime.ts);
     'bench/support/ddb-census.ts',
+    'bench/support/handler-cpu-probe.ts',
     // - the Stripe stand-in's own process, spawned by path (bench/sections/processor-cpu.ts);
     'bench/support/stripe-stand-in-process.ts',
     // - a CDK app the quiet-synth test runs with tsx (test/infra/quiet-synth.test.ts);

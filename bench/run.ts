@@ -13,6 +13,7 @@
  *        --receipts-payments=10000     payments (receipts) of the receipts section's group (issue 25)
  *        --delivery-payments=10000     payments of the delivery section's group (issue 18: its webhooks)
  *        --report-payments=100000      payments of the group-report section's group (issue 21: its CSV)
+ *        --handler-requests=30         measured requests per route of the handler-cpu section (issue 36)
  *        --settlement-seconds=5        the runtime's SANDBOX_SETTLEMENT_SECONDS (the execution's wait)
  *        --profile          runtime under --cpu-prof; prints where its CPU time went (implies --no-write)
  *        --seed=1 --processor-rate=1000   the peak-slot model's workload seed and processor limit
@@ -82,6 +83,7 @@ function parseArgs(argv: string[]) {
     'seed',
     'processor-rate',
     'model-only',
+    'handler-requests',
   ]);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown flag --${name}`);
   const only = flags.get('only')?.split(',').filter(Boolean);
@@ -109,6 +111,7 @@ function parseArgs(argv: string[]) {
     authzCacheSeconds: Number(process.env.AUTHZ_CACHE_SECONDS ?? 30),
     peakSeed: num('seed', 1),
     processorRate: num('processor-rate', 1000),
+    handlerRequests: num('handler-requests', 30),
   };
   const profile = flags.has('profile');
   const modelOnly = flags.has('model-only');

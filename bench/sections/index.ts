@@ -6,6 +6,7 @@
 import { createPayment } from './create-payment';
 import { delivery, deliveryBesideSlow } from './delivery';
 import { groupReport } from './group-report';
+import { handlerCpu } from './handler-cpu';
 import { listGroups } from './list-groups';
 import { processing } from './processing';
 import { peakSlot } from './peak-slot';
@@ -16,6 +17,8 @@ import { receipts } from './receipts';
 import type { AnySection } from './section';
 
 export const sections: readonly AnySection[] = [
+  // First: on a runtime that nothing else has loaded yet (no background work left by processing).
+  handlerCpu,
   createPayment,
   listGroups,
   processing,

@@ -40,6 +40,8 @@ export interface BenchConfig {
   settlementSeconds: number;
   /** The runtime's grant cache TTL (its default unless AUTHZ_CACHE_SECONDS is set). */
   authzCacheSeconds: number;
+  /** Measured requests per route of the handler-cpu section (each after a few unmeasured ones). */
+  handlerRequests: number;
   /** The peak-slot model's seed (its workload and jitter) and the processor's rate (charges/s). */
   peakSeed: number;
   processorRate: number;
@@ -94,12 +96,13 @@ const RAMP_MS = 500;
  */
 export const scheduleDate = (): string => new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10);
 
-async function getToken(url: string): Promise<string> {
+/** An access token of `client` (a seeded local client: lib/local/identities.ts). */
+export async function getToken(url: string, client = CLIENT): Promise<string> {
   const res = await fetch(`${url}/oauth2/token`, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${CLIENT.id}:${CLIENT.secret}`).toString('base64')}`,
+      authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`,
     },
     body: 'grant_type=client_credentials',
   });

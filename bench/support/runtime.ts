@@ -1,18 +1,21 @@
 /**
  * The runtime under test, launched by lib/local/launcher.ts (the child pid is the runtime itself:
- * signals, CPU accounting and `--cpu-prof` reach it directly), with the DynamoDB call census
- * preloaded.
+ * signals, CPU accounting and `--cpu-prof` reach it directly), with the DynamoDB call census and
+ * the handler CPU probe preloaded.
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { launchLocalRuntime, type LocalRuntimeProcess, type StopResult } from '../../lib/local/launcher';
 import { sleep } from '../../lambdas/shared/clock';
+import type { HandlerCpuProbe } from './handler-cpu-probe';
 
 export interface BenchRuntime extends Omit<LocalRuntimeProcess, 'stop'> {
   /** DynamoDB calls made by the runtime so far, by command name. */
   census(): Promise<Record<string, number>>;
   /** The calls' count and total time (ms) so far, by client (`''` DynamoDB, `SFN.`...), read with a census. */
   callTiming(): Promise<Record<string, { calls: number; ms: number }>>;
+  /** Each route's API handler invocations so far and the CPU of its last ones (handler-cpu-probe.ts). */
+  handlerCpu(): Promise<HandlerCpuProbe>;
   /** SIGINT (as Ctrl-C), wait for exit; then checks that no DynamoDB Local of ours is left. */
   stop(): Promise<StopResult>;
 }
@@ -33,11 +36,23 @@ export async function startBenchRuntime(options: StartOptions = {}): Promise<Ben
       'tsx',
       '--import',
       './bench/support/ddb-census.ts',
+      '--import',
+      './bench/support/handler-cpu-probe.ts',
     ],
     env: { POWERTOOLS_LOG_LEVEL: 'WARN', ...options.env },
   });
   const censusFile = join(runtime.dataDir, 'ddb-census.json');
   const timingFile = join(runtime.dataDir, 'ddb-timing.json');
+  const handlerCpuFile = join(runtime.dataDir, 'handler-cpu.json');
+  /** SIGUSR2: the preloaded modules write their files; `file` read once it is there. */
+  const signalled = async <T>(file: string): Promise<T> => {
+    rmSync(file, { force: true });
+    process.kill(runtime.pid, 'SIGUSR2');
+    for (let i = 0; i < 200 && !existsSync(file); i++) await sleep(10);
+    // The file is written synchronously in one call; a short grace for the rename-free write.
+    await sleep(10);
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
+  };
   const bench: BenchRuntime = {
     ...runtime,
     stop: () => runtime.stop('SIGINT'),
@@ -45,14 +60,8 @@ export async function startBenchRuntime(options: StartOptions = {}): Promise<Ben
       await bench.census();
       return JSON.parse(readFileSync(timingFile, 'utf8')) as Record<string, { calls: number; ms: number }>;
     },
-    async census() {
-      rmSync(censusFile, { force: true });
-      process.kill(runtime.pid, 'SIGUSR2');
-      for (let i = 0; i < 200 && !existsSync(censusFile); i++) await sleep(10);
-      // The file is written synchronously in one call; a short grace for the rename-free write.
-      await sleep(10);
-      return JSON.parse(readFileSync(censusFile, 'utf8')) as Record<string, number>;
-    },
+    census: () => signalled<Record<string, number>>(censusFile),
+    handlerCpu: () => signalled<HandlerCpuProbe>(handlerCpuFile),
   };
   return bench;
 }

@@ -16,6 +16,7 @@ import { apiTimeoutSecondsOf } from '#contract/limits';
 import { apiTimeoutWithProcessor, parseProcessor } from '#contract/processor';
 import { isBinaryMediaType, mediaTypes } from '#contract/media-types';
 import type { Route } from '#contract/routes/index';
+import { apiHandlerTrace } from './api-handler-trace';
 import type { TokenIssuer } from './auth';
 
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -288,7 +289,13 @@ export function createHttpServer(options: HttpServerOptions): Server {
         parseProcessor(process.env.PROCESSOR),
       );
       const context = lambdaContext(route.id, seconds * 1000);
-      const result = await invokeIsolated(context, () => handler(event, context));
+      // Traced (lib/local/api-handler-trace.ts): the bench's handler CPU per route measures this call.
+      const result = await apiHandlerTrace.tracePromise(
+        () => invokeIsolated(context, () => handler(event, context)),
+        {
+          routeId: route.id,
+        },
+      );
       const answer = answerBody(result, req.headers.accept);
       send(res, result.statusCode, answer, (result.headers ?? {}) as Record<string, string>);
     })().catch((error: unknown) => {
