@@ -5,6 +5,7 @@
  */
 import { createPayment } from './create-payment';
 import { delivery, deliveryBesideSlow } from './delivery';
+import { deliveryModel } from './delivery-model';
 import { groupReport } from './group-report';
 import { listGroups } from './list-groups';
 import { processing } from './processing';
@@ -23,6 +24,7 @@ export const sections: readonly AnySection[] = [
   receipts,
   delivery,
   deliveryBesideSlow,
+  deliveryModel,
   groupReport,
   processorCpuSection,
   peakSlot,
