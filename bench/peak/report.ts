@@ -134,12 +134,16 @@ function binding(run: PeakRun): string {
 
 type AtConcurrency = SlotDeliveries['deployed'];
 
+/** Seconds, with a decimal under 10. */
+const secs = (n: number) => (n < 10 ? `${n.toFixed(1)} s` : sec(n));
+const secsPcts = (p: Percentiles) => `${secs(p.p50)} / ${secs(p.p99)} / ${secs(p.max)}`;
+
 /** Webhooks at one `webhookConcurrency`: its reservation, the last after the last answer, the lags. */
 const webhooksAt = (a: AtConcurrency | undefined, d: SlotDeliveries) =>
   a === undefined
     ? "none within the stack's 100"
-    : `${a.concurrency} (reserved ${a.reserved}): the last ${sec(a.result.afterLastSeconds)} after the last answer ` +
-      `(${a.met ? 'met' : `NOT met, target ${min(d.target)}`}); answer → webhook ${pcts(a.result.lag)}; ` +
+    : `${a.concurrency} (reserved ${a.reserved}): the last ${secs(a.result.afterLastSeconds)} after the last answer ` +
+      `(${a.met ? 'met' : `NOT met, target ${min(d.target)}`}); answer → webhook ${secsPcts(a.result.lag)}; ` +
       `${int(a.result.peakInvocations)} invocations at most`;
 
 /** The webhooks' rows of the report (a run without them: '-'). */
@@ -148,8 +152,12 @@ function deliveryRows(runs: readonly PeakRun[], row: (label: string, f: (run: Pe
     run.deliveries ? f(run.deliveries) : '-';
   return [
     row(
-      'webhooks at the deployed `webhookConcurrency` (target: the last within 5 min of the last answer)',
+      "webhooks at prod's `webhookConcurrency` (target: the last within 5 min of the last answer)",
       d((x) => webhooksAt(x.deployed, x)),
+    ),
+    row(
+      "at dev's (prod's before issue 36)",
+      d((x) => webhooksAt(x.devDefault, x)),
     ),
     row(
       'the least `webhookConcurrency` meeting it',
@@ -162,7 +170,7 @@ function deliveryRows(runs: readonly PeakRun[], row: (label: string, f: (run: Pe
     row(
       `Lambda beside processing (account ${int(LAMBDA_ACCOUNT_CONCURRENCY)})`,
       d((x) => {
-        const a = x.pace ?? x.least ?? x.deployed;
+        const a = x.deployed;
         return (
           `processing reserves ${int(x.processingReserved)}, deliveries ${a.reserved} at ${a.concurrency}: ` +
           `${int(a.unreserved)} left unreserved (at least 100) for the API and the stream forwarder ` +
@@ -182,7 +190,7 @@ function deliveryRows(runs: readonly PeakRun[], row: (label: string, f: (run: Pe
     row(
       `deliveries' peak write units a second: an endpoint's list (GSI1); a due shard (GSI2) (limit ${int(DDB_PARTITION_WCU)} each)`,
       d((x) => {
-        const a = x.pace ?? x.least ?? x.deployed;
+        const a = x.deployed;
         return `${int(a.result.peakEndpointListWcu)}; ${int(a.result.peakDueShardWcu)} (at ${a.concurrency})`;
       }),
     ),
@@ -200,7 +208,7 @@ export function report(results: Results): { console: string; markdown: string } 
       `first answer max ${sec(run.result.firstAnswer.max)} (${v[i]!.first}); peak concurrency ${int(run.result.peakProcessingConcurrency)}; ` +
       `processor's rate: ${v[i]!.rate}; given up: ${v[i]!.givenUp}; binds: ${binding(run)}` +
       (run.deliveries
-        ? `; webhooks: at ${webhooksAt(run.deliveries.deployed, run.deliveries)}; least meeting 5 min ` +
+        ? `; webhooks: at prod's ${webhooksAt(run.deliveries.deployed, run.deliveries)}; at dev's ${webhooksAt(run.deliveries.devDefault, run.deliveries)}; least meeting 5 min ` +
           `${webhooksAt(run.deliveries.least, run.deliveries)}; least keeping pace ${webhooksAt(run.deliveries.pace, run.deliveries)}; ` +
           `processing with their writes ${sec(run.deliveries.processing.withDeliveriesSeconds)}`
         : ''),

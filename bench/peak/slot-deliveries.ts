@@ -116,15 +116,16 @@ export interface SlotDeliveries {
   shards: number;
   target: number;
   paceP99Seconds: number;
-  /** At the deployed `webhookConcurrency` (WEBHOOK_DELIVERY.concurrency). */
+  /** At prod's `webhookConcurrency` as deployed (WEBHOOK_DELIVERY.prodConcurrency), and at dev's (prod's before issue 36). */
   deployed: AtConcurrency;
+  devDefault: AtConcurrency;
   /** The least `webhookConcurrency` that meets the target, and that keeps pace (none: not within the stack's 100). */
   least?: AtConcurrency;
   pace?: AtConcurrency;
   processingReserved: number;
   /**
-   * Processing run again with the deliveries' writes on the table beside its own (at `pace`, else
-   * `least`, else deployed): its last answer, the table's combined peak, and the deliveries' writes
+   * Processing run again with the deliveries' writes on the table beside its own (at prod's
+   * `webhookConcurrency`): its last answer, the table's combined peak, and the deliveries' writes
    * that found the table full.
    */
   processing: {
@@ -185,19 +186,21 @@ export function slotDeliveries(
     }
     return at(hi);
   };
-  const deployed = at(WEBHOOK_DELIVERY.concurrency);
+  const deployed = at(WEBHOOK_DELIVERY.prodConcurrency);
+  const devDefault = at(WEBHOOK_DELIVERY.concurrency);
   const least = leastMeeting((a) => a.met, CONCURRENCY_RANGE.min);
   const pace = leastMeeting(
     (a) => a.result.lag.p99 <= PACE_P99_SECONDS,
     least?.concurrency ?? CONCURRENCY_RANGE.min,
   );
-  const chosen = pace ?? least ?? deployed;
+  const chosen = deployed;
   const again = runModel({ ...input, onEvent: undefined, otherTableWrites: writes.get(chosen.concurrency) });
   return {
     shards,
     target: DELIVERY_TARGET_SECONDS,
     paceP99Seconds: PACE_P99_SECONDS,
     deployed,
+    devDefault,
     ...(least && { least }),
     ...(pace && { pace }),
     processingReserved: reservedByProcessing,

@@ -393,17 +393,18 @@ describe("the slot's events and their webhooks", () => {
     expect(times.at(-1)).toBeCloseTo(r.lastAnswerSeconds);
   });
 
-  it("delivers a tiny slot at the deployed concurrency, within the account beside processing's reservations, and leaves processing as it was", () => {
+  it("delivers a tiny slot at prod's concurrency, within the account beside processing's reservations, and leaves processing as it was", () => {
     const input = tiny({ sizes: [32, 8] });
     const recorder = eventRecorder();
     const processing = runModel({ ...input, onEvent: recorder.onEvent });
     const d = slotDeliveries(input, processing, recorder.events);
     expect(d.deployed).toMatchObject({
-      concurrency: 10,
-      reserved: 14,
-      unreserved: 1000 - 500 - 14,
+      concurrency: 40,
+      reserved: 44,
+      unreserved: 1000 - 500 - 44,
       met: true,
     });
+    expect(d.devDefault).toMatchObject({ concurrency: 10, reserved: 14, met: true });
     expect(d.deployed.result.events).toBe(44);
     expect(d.least?.concurrency).toBeLessThanOrEqual(10);
     expect(d.processing.withDeliveriesSeconds).toBe(processing.lastAnswerSeconds);
