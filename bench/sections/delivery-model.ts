@@ -17,11 +17,38 @@ import { QUIET_STREAM_WAIT } from '../../lib/local/pipeline-metrics';
 import { FUNCTION_CALLS, runDeliveries, type DeliveryPath, type SlotEvent } from '../peak/delivery';
 import { round } from '../support/load';
 import { readResults } from '../support/results';
-import type { DeliveryResult as MeasuredDelivery } from './delivery';
 import type { ModelSection, Results } from './section';
 
 /** The target: the model's p99 within 25% of the measured one. */
 const PREDICTION_TARGET = 0.25;
+
+/** A mean of the runtime's pipeline timings (GET /__local/metrics `pipeline`). */
+interface Mean {
+  meanMs: number;
+}
+
+/** What the check reads of the delivery bench's result (delivery.ts). */
+interface MeasuredDelivery {
+  payments: number;
+  events: number;
+  processingSeconds: number;
+  eventsPerSecond: number;
+  deliveryConcurrency: number;
+  answerToWebhookMs: { p50: number; p99: number; max: number };
+  loadAverage?: { start: number; end: number };
+  measuredAt: string;
+  answersPerSecond?: number[];
+  ddbCallMs?: number;
+  pipeline?: {
+    streamRecords: number;
+    streamShards?: number;
+    streamReadMs: Mean;
+    forwarderMs: Mean;
+    invocationMs: Mean;
+    messagesPerInvocation: number;
+    slowLaneSent?: number;
+  };
+}
 
 type Measured = Required<Pick<MeasuredDelivery, 'answersPerSecond' | 'ddbCallMs' | 'pipeline'>> &
   MeasuredDelivery;

@@ -49,7 +49,7 @@ const POLL_MS = 500;
 /** The slow endpoint's answer time (`delivery-slow`). */
 const SLOW_ANSWER_MS = 2000;
 
-export interface DeliveryResult {
+interface DeliveryResult {
   payments: number;
   /** Events of the processing that reached the receiver with a 2xx (distinct webhook-ids). */
   events: number;
@@ -126,7 +126,7 @@ const timingDelta = (a: TimingJson | undefined, b: TimingJson) => {
   const ms = b.totalMs - (a?.totalMs ?? 0);
   return { count, meanMs: count === 0 ? 0 : round(ms / count, 1), maxMs: b.maxMs };
 };
-export type PipelineDelta = ReturnType<typeof pipelineDelta>;
+type PipelineDelta = ReturnType<typeof pipelineDelta>;
 function pipelineDelta(a: PipelineJson, b: PipelineJson) {
   const qa = a.queues.webhooks;
   const qb = b.queues.webhooks ?? {

@@ -6,7 +6,6 @@
 import { FUNCTION_CALLS, runDeliveries, type DeliveryPath, type SlotEvent } from '../../bench/peak/delivery';
 import { cloudPath, deliveryReserved, processingReserved } from '../../bench/peak/slot-deliveries';
 import { localPath, measuredEvents } from '../../bench/sections/delivery-model';
-import type { DeliveryResult as MeasuredDelivery } from '../../bench/sections/delivery';
 import { WEBHOOK_DELIVERY } from '#contract/webhooks';
 import { PROCESSING_CONCURRENCY } from '#contract/processing';
 
@@ -139,7 +138,7 @@ describe("the local check's inputs", () => {
       invocationMs: { count: 4, meanMs: 600, maxMs: 900 },
       messagesPerInvocation: 2,
     },
-  } as unknown as Parameters<typeof localPath>[0] & MeasuredDelivery;
+  } as unknown as Parameters<typeof localPath>[0];
 
   it("spreads each second's answers over it, with the group's two events at the trigger and at group.processed", () => {
     const events = measuredEvents(measured);
