@@ -8,7 +8,8 @@
  * an invocation's time, of which a message's CPU is what the invocation's calls leave); what it
  * predicts is the rest: the stream's reads, the queue's waits, the batches and their concurrency,
  * and so each payment's answer-to-webhook time and the last webhook after the last answer.
- * Target: the p99 within 25% of the measured one. No runtime: it reads the measurement.
+ * Target: the p99 within 25% of the measured one. The delivery section runs it after its run
+ * (`--only=delivery --model-only`: again from the run saved in bench/results.json, no runtime).
  */
 import { WEBHOOK_DELIVERY } from '../../contract/webhooks';
 import { PER_ENDPOINT_IN_FLIGHT } from '../../lambdas/core/webhook-batch';
@@ -17,7 +18,7 @@ import { QUIET_STREAM_WAIT } from '../../lib/local/pipeline-metrics';
 import { FUNCTION_CALLS, runDeliveries, type DeliveryPath, type SlotEvent } from '../peak/delivery';
 import { round } from '../support/load';
 import { readResults } from '../support/results';
-import type { ModelSection, Results } from './section';
+import type { Results } from './section';
 
 /** The target: the model's p99 within 25% of the measured one. */
 const PREDICTION_TARGET = 0.25;
@@ -195,11 +196,12 @@ export function modelDelivery(m: MeasuredDelivery | undefined): Results {
   return { deliveryModel: result };
 }
 
-/** Again from the run saved in bench/results.json. */
-const run = (): Promise<Results> =>
+/** `--only=delivery --model-only`: the check again from the run saved in bench/results.json. */
+export const remodelDelivery = (): Promise<Results> =>
   Promise.resolve(modelDelivery(readResults().delivery as MeasuredDelivery | undefined));
 
-function report(results: Results) {
+/** The check's report (the delivery section's, after its own). */
+export function deliveryModelReport(results: Results) {
   const r = results.deliveryModel as DeliveryModelResult | undefined;
   if (!r) return undefined;
   const off = Math.abs(r.p99Ratio - 1);
@@ -248,11 +250,3 @@ function report(results: Results) {
   ].join('\n');
   return { console: text, markdown };
 }
-
-export const deliveryModel: ModelSection = {
-  kind: 'model',
-  name: 'delivery-model',
-  title: "The busiest slot's webhook model against the local runtime's delivery",
-  run,
-  report,
-};

@@ -40,7 +40,7 @@ const jvmWords = (jvm: DeliveryResult['jvm']): string =>
     ? "the JVM's first tier (DYNAMODB_LOCAL_JVM=first-tier)"
     : "the JVM's defaults";
 import { createPayors, type GroupView } from './processing-run';
-import { modelDelivery } from './delivery-model';
+import { deliveryModelReport, modelDelivery, remodelDelivery } from './delivery-model';
 
 const PAYORS = 25;
 /** Past this the section fails rather than hold the bench. */
@@ -462,7 +462,16 @@ export const delivery: CustomSection = {
   name: 'delivery',
   title: "Webhook delivery of a large group's events",
   run,
-  report,
+  remodel: remodelDelivery,
+  report(results) {
+    const own = report(results);
+    const check = deliveryModelReport(results);
+    if (!own || !check) return own;
+    return {
+      console: `${own.console}\n${check.console}`,
+      markdown: `${own.markdown}\n\n**The busiest slot's webhook model against this run.** ${check.markdown}`,
+    };
+  },
 };
 
 /** Issue 36 item 2: the same run with a slow endpoint beside the measured one. */

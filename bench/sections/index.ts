@@ -5,7 +5,6 @@
  */
 import { createPayment } from './create-payment';
 import { delivery, deliveryBesideSlow } from './delivery';
-import { deliveryModel } from './delivery-model';
 import { groupReport } from './group-report';
 import { listGroups } from './list-groups';
 import { processing } from './processing';
@@ -24,7 +23,6 @@ export const sections: readonly AnySection[] = [
   receipts,
   delivery,
   deliveryBesideSlow,
-  deliveryModel,
   groupReport,
   processorCpuSection,
   peakSlot,
