@@ -1,8 +1,9 @@
 /**
  * The busiest slot (issue 24): a discrete-event model of one slot of 1,000,000 payments in 3,000
  * groups (bench/peak/), run at two processor latencies against AWS's default quotas, with the
- * deployed configuration and the per-payment costs of the bench's last results. It needs no local
- * runtime and takes a few seconds. `--seed` draws another workload; `--processor-rate` changes the
+ * deployed configuration and the per-payment costs of the bench's last results, and the slot's
+ * webhooks (bench/peak/slot-deliveries.ts: at prod's delivery concurrency, at dev's, and the least
+ * that meet their targets). It needs no local runtime and takes one to three minutes. `--seed` draws another workload; `--processor-rate` changes the
  * processor's limit (charges per second across all groups).
  */
 import { spawnSync } from 'node:child_process';
