@@ -38,8 +38,8 @@ export const BREAKER_THRESHOLD = 5;
 /**
  * The delivery function's event sources, as the cloud stack (lib/cdk/webhooks.ts) and the local
  * runtime (lib/local/webhooks.ts) both set them. Two queues: the webhook queue, read by
- * `concurrency` invocations at once (the stack's `webhookConcurrency` context value; the local
- * runtime's LOCAL_WEBHOOK_CONCURRENCY, fewer on a 2-core machine), and the slow lane, read by
+ * `concurrency` invocations at once (the stack's `webhookConcurrency` context value, else
+ * `prodConcurrency` in prod; the local runtime's LOCAL_WEBHOOK_CONCURRENCY, fewer on a 2-core machine), and the slow lane, read by
  * `slowConcurrency`, where the deliveries of an endpoint that answers slowly go (SLOW_ATTEMPT_MS),
  * so that its attempts never hold the invocations every other endpoint's deliveries need. The
  * function's reserved concurrency is both, plus `reserveHeadroom`, so that neither source is
@@ -48,6 +48,12 @@ export const BREAKER_THRESHOLD = 5;
 export const WEBHOOK_DELIVERY = {
   batchSize: 10,
   concurrency: 10,
+  /**
+   * Prod's default: the busiest slot (docs/operating.md "The busiest slot", its webhooks) needs 25
+   * for its last webhook within 5 minutes of its last answer and 33 to keep pace (a payment's
+   * webhook within 10 s of its answer at p99); at 10 the last came 36 minutes late.
+   */
+  prodConcurrency: 40,
   slowConcurrency: 2,
   reserveHeadroom: 2,
   /** The function's timeout: a batch of 10 attempts at once, each at most 10 s, with the writes around them. */

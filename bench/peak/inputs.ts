@@ -426,4 +426,11 @@ export interface ModelInput {
   region?: { ddbCallSeconds: number; taskOverheadSeconds: number; sfnCallSeconds: number };
   /** Stop the model here (seconds): whatever is unanswered then is reported so. */
   horizonSeconds?: number;
+  /**
+   * Each event the slot writes, when it is written: a payment's answer's, and its group's
+   * `group.processing` and `group.processed` (the deliveries' model, delivery.ts, takes them).
+   */
+  onEvent?: (g: number, t: number, kind: 'payment' | 'group') => void;
+  /** Others' write units on the table (the deliveries'), each [when, units]: processing's writes wait behind them. */
+  otherTableWrites?: readonly (readonly [number, number])[];
 }

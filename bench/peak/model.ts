@@ -130,6 +130,7 @@ export function runModel(input: ModelInput): ModelResult {
     executionsFailed: 0,
     longestBatchSeconds: 0,
     peakPartitionRcu: 0,
+    otherWritesThrottled: 0,
   };
   let startedGroups = 0;
   const pending = new Set(sizes.map((_, i) => i));
@@ -140,6 +141,7 @@ export function runModel(input: ModelInput): ModelResult {
     if (givenUp) group.givenUp++;
     if (!(group.first <= t)) group.first = t;
     if (!(group.last >= t)) group.last = t;
+    input.onEvent?.(g, t, 'payment');
   };
 
   /** Step Functions enters `n` states: answers the delay the transitions bucket imposes. */
@@ -338,7 +340,11 @@ export function runModel(input: ModelInput): ModelResult {
             task(
               'CompleteGroup',
               s.retries.CompleteGroup,
-              (finish) => q.after(call * 3, () => finish()),
+              (finish) =>
+                q.after(call * 3, () => {
+                  input.onEvent?.(g, q.now, 'group'); // group.processed, with the summary
+                  finish();
+                }),
               () => undefined,
               () => failExecution(),
               g,
@@ -380,6 +386,7 @@ export function runModel(input: ModelInput): ModelResult {
       if (!paced) return q.after(pacer.reserve(q.now), () => startExecution(g, attempt, true));
       if (starts.tryTake(q.now)) {
         startedGroups++;
+        input.onEvent?.(g, q.now, 'group'); // group.processing, written with the claim
         q.after(region.sfnCallSeconds, () => {
           execute(g);
           q.after(call, next); // the ARN's record
@@ -402,6 +409,11 @@ export function runModel(input: ModelInput): ModelResult {
     });
   };
 
+  for (const [at, units] of input.otherTableWrites ?? [])
+    q.at(at, () => {
+      if (table.reserve(q.now, units) > 0) counters.otherWritesThrottled++;
+      tablePeak.add(q.now, units);
+    });
   q.at(0, () => starter('ScheduleTick', s.schedulerTimeoutSeconds));
   const sweep = () => {
     starter('DueSweep', s.dueSweepTimeoutSeconds);

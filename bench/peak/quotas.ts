@@ -21,6 +21,27 @@ export const LAMBDA_BURST_STEP = 1_000;
 export const LAMBDA_BURST_INTERVAL_SECONDS = 10;
 
 /**
+ * Lambda keeps at least this much of an account's concurrency unreserved: a reservation that would
+ * leave less fails.
+ * https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html
+ */
+export const LAMBDA_MIN_UNRESERVED = 100;
+
+/**
+ * Lambda reads each shard of a DynamoDB stream 4 times a second, one batch at a time (a
+ * ParallelizationFactor of 1, the default).
+ * https://docs.aws.amazon.com/lambda/latest/dg/with-ddb.html
+ */
+export const STREAM_POLLS_PER_SECOND = 4;
+
+/**
+ * Lambda's event source on a standard SQS queue: five batches at once when messages come, then up
+ * to 300 more invocations a minute, up to the source's maximum concurrency.
+ * https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html
+ */
+export const SQS_SOURCE_SCALING = { initial: 5, perMinute: 300 } as const;
+
+/**
  * Step Functions (Standard): StartExecution is a token bucket of 1,300 with a refill of 300 per
  * second (800 and 150 in the other Regions); state transitions one of 5,000 refilled at 5,000 per
  * second (800 and 800 elsewhere); 25,000 history events per execution.

@@ -10,6 +10,7 @@ import {
   SES_SEND_RATE,
   SFN_HISTORY_EVENTS_PER_EXECUTION,
 } from './quotas';
+import type { SlotDeliveries } from './slot-deliveries';
 import type { ModelResult, Percentiles } from './stats';
 
 export interface PeakRun {
@@ -21,6 +22,8 @@ export interface PeakRun {
   result: ModelResult;
   bounds: Bound[];
   tightest: Bound;
+  /** The slot's webhooks (slot-deliveries.ts; not of the what-if without a processor's rate). */
+  deliveries?: SlotDeliveries;
 }
 
 export interface PeakSlotResult {
@@ -129,6 +132,71 @@ function binding(run: PeakRun): string {
   return facts.length > 0 ? facts.join('; ') : 'nothing throttled: the slot ran at its bounds';
 }
 
+type AtConcurrency = SlotDeliveries['deployed'];
+
+/** Seconds, with a decimal under 10. */
+const secs = (n: number) => (n < 10 ? `${n.toFixed(1)} s` : sec(n));
+const secsPcts = (p: Percentiles) => `${secs(p.p50)} / ${secs(p.p99)} / ${secs(p.max)}`;
+
+/** Webhooks at one `webhookConcurrency`: its reservation, the last after the last answer, the lags. */
+const webhooksAt = (a: AtConcurrency | undefined, d: SlotDeliveries) =>
+  a === undefined
+    ? "none within the stack's 100"
+    : `${a.concurrency} (reserved ${a.reserved}): the last ${secs(a.result.afterLastSeconds)} after the last answer ` +
+      `(${a.met ? 'met' : `NOT met, target ${min(d.target)}`}); answer → webhook ${secsPcts(a.result.lag)}; ` +
+      `${int(a.result.peakInvocations)} invocations at most`;
+
+/** The webhooks' rows of the report (a run without them: '-'). */
+function deliveryRows(runs: readonly PeakRun[], row: (label: string, f: (run: PeakRun) => string) => string) {
+  const d = (f: (d: SlotDeliveries) => string) => (run: PeakRun) =>
+    run.deliveries ? f(run.deliveries) : '-';
+  return [
+    row(
+      "webhooks at prod's `webhookConcurrency` (target: the last within 5 min of the last answer)",
+      d((x) => webhooksAt(x.deployed, x)),
+    ),
+    row(
+      "at dev's (prod's before issue 36)",
+      d((x) => webhooksAt(x.devDefault, x)),
+    ),
+    row(
+      'the least `webhookConcurrency` meeting it',
+      d((x) => webhooksAt(x.least, x)),
+    ),
+    row(
+      'the least keeping pace (answer → webhook p99 ≤ 10 s)',
+      d((x) => webhooksAt(x.pace, x)),
+    ),
+    row(
+      `Lambda beside processing (account ${int(LAMBDA_ACCOUNT_CONCURRENCY)})`,
+      d((x) => {
+        const a = x.deployed;
+        return (
+          `processing reserves ${int(x.processingReserved)}, deliveries ${a.reserved} at ${a.concurrency}: ` +
+          `${int(a.unreserved)} left unreserved (at least 100) for the API and the stream forwarder ` +
+          `(${a.result.peakForwarders} at most, one per stream shard: ${x.shards})`
+        );
+      }),
+    ),
+    row(
+      "processing's last answer with the deliveries' writes on the table (without them)",
+      d(
+        (x) =>
+          `${sec(x.processing.withDeliveriesSeconds)} (${sec(x.processing.lastAnswerSeconds)}) at ${x.processing.deliveriesAt}; ` +
+          `the table's peak together ${int(x.processing.peakTableWcu.together)} of ${int(x.processing.peakTableWcu.cap)} ` +
+          `(processing alone ${int(x.processing.peakTableWcu.processing)}, deliveries ${int(x.processing.peakTableWcu.deliveries)})`,
+      ),
+    ),
+    row(
+      `deliveries' peak write units a second: an endpoint's list (GSI1); a due shard (GSI2) (limit ${int(DDB_PARTITION_WCU)} each)`,
+      d((x) => {
+        const a = x.deployed;
+        return `${int(a.result.peakEndpointListWcu)}; ${int(a.result.peakDueShardWcu)} (at ${a.concurrency})`;
+      }),
+    ),
+  ];
+}
+
 export function report(results: Results): { console: string; markdown: string } | undefined {
   const p = results.peakSlot as PeakSlotResult | undefined;
   if (!p) return undefined;
@@ -138,7 +206,12 @@ export function report(results: Results): { console: string; markdown: string } 
     (run, i) =>
       `peak-slot ${run.name}: last answer ${sec(run.result.lastAnswerSeconds)} (tightest bound ${sec(run.tightest.seconds)}: ${v[i]!.last}); ` +
       `first answer max ${sec(run.result.firstAnswer.max)} (${v[i]!.first}); peak concurrency ${int(run.result.peakProcessingConcurrency)}; ` +
-      `processor's rate: ${v[i]!.rate}; given up: ${v[i]!.givenUp}; binds: ${binding(run)}`,
+      `processor's rate: ${v[i]!.rate}; given up: ${v[i]!.givenUp}; binds: ${binding(run)}` +
+      (run.deliveries
+        ? `; webhooks: at prod's ${webhooksAt(run.deliveries.deployed, run.deliveries)}; at dev's ${webhooksAt(run.deliveries.devDefault, run.deliveries)}; least meeting 5 min ` +
+          `${webhooksAt(run.deliveries.least, run.deliveries)}; least keeping pace ${webhooksAt(run.deliveries.pace, run.deliveries)}; ` +
+          `processing with their writes ${sec(run.deliveries.processing.withDeliveriesSeconds)}`
+        : ''),
   );
   const row = (label: string, f: (run: PeakRun, i: number) => string) =>
     `| ${label} | ${runs.map((run, i) => f(run, i)).join(' | ')} |`;
@@ -229,9 +302,25 @@ export function report(results: Results): { console: string; markdown: string } 
         ),
     ),
     row('peak read units per second on a partition (BeginGroup)', (run) => int(r(run).peakPartitionRcu)),
+    ...deliveryRows(runs, row),
     '',
     ...runs.map((run) => `- What binds at L = ${run.name}: ${binding(run)}.`),
     '',
+    ...(runs.some((run) => run.deliveries)
+      ? [
+          "Webhooks (`bench/peak/delivery.ts`, `slot-deliveries.ts`): every event the slot writes (each payment's answer, each " +
+            "group's `group.processing` and `group.processed`) goes the deployed way to one endpoint per merchant answering in " +
+            '200 ms: the table stream (a shard per 1,000 write units of the peak, each read 4 times a second, batches of 100), ' +
+            'the forwarder (SendMessageBatch by 10), the webhook queue (its event source 5 invocations at first, 300 more a ' +
+            'minute, up to `webhookConcurrency`), the delivery function (batches of 10; the events and endpoints read at once; ' +
+            "a payment's answer, its object's first event, attempted by the fan-out after 2 writes, a later event by its own " +
+            'message after 4 calls; 4 requests to one endpoint in flight per invocation; the settle after). Assumed: a DynamoDB ' +
+            'call 7 ms, a GetRecords 20 ms, a forwarder invocation 30 ms and 15 ms a SendMessageBatch, a message 50 ms from ' +
+            'visible to its invocation, 2 ms of CPU a message, 6 write units a delivery (its record created and settled, ' +
+            "each on the table, its endpoint's list and a due shard).",
+          '',
+        ]
+      : []),
     `Bounds at ${runs[0]!.latencySeconds} s (seconds the slot cannot beat, whatever the service does; "configuration" ones the service can move): ` +
       runs[0]!.bounds
         .map((b) => `${b.limit}: ${sec(b.seconds)} (${b.kind}; moved by ${b.movedBy})`)

@@ -81,4 +81,6 @@ export type ModelResult = ReturnType<typeof groupStats> & {
   givenUpProcessor: number;
   executionsFailed: number;
   longestBatchSeconds: number;
+  /** Others' writes (otherTableWrites) that found the table's capacity taken. */
+  otherWritesThrottled: number;
 };

@@ -40,6 +40,7 @@ const jvmWords = (jvm: DeliveryResult['jvm']): string =>
     ? "the JVM's first tier (DYNAMODB_LOCAL_JVM=first-tier)"
     : "the JVM's defaults";
 import { createPayors, type GroupView } from './processing-run';
+import { deliveryModelReport, modelDelivery, remodelDelivery } from './delivery-model';
 
 const PAYORS = 25;
 /** Past this the section fails rather than hold the bench. */
@@ -74,6 +75,12 @@ interface DeliveryResult {
   loadAverage?: { start: number; end: number };
   /** The JVM DynamoDB Local ran on (absent in results from before 2026-12-02: the first tier). */
   jvm?: ReturnType<typeof dynamoDbLocalJvm>;
+  /**
+   * Payments answered in each second from the trigger (their events' `createdAt`), and a DynamoDB
+   * Local call's mean time over the run, ms: the delivery model's inputs (delivery-model.ts).
+   */
+  answersPerSecond?: number[];
+  ddbCallMs?: number;
   measuredAt: string;
   commit?: string;
 }
@@ -101,7 +108,16 @@ interface QueueJson {
   invocationMs: TimingJson;
 }
 interface PipelineJson {
-  stream: { reads: number; records: number; readMs: TimingJson; forwardMs: TimingJson; lagMs: TimingJson };
+  stream: {
+    reads: number;
+    records: number;
+    readMs: TimingJson;
+    forwardMs: TimingJson;
+    lagMs: TimingJson;
+    /** Absent before 2026-12-02. */
+    shards?: number;
+    passMs?: TimingJson;
+  };
   queues: Record<string, QueueJson>;
 }
 /** A timing's count and mean over the run (the largest is the runtime's since it started). */
@@ -126,7 +142,13 @@ function pipelineDelta(a: PipelineJson, b: PipelineJson) {
     streamReadMs: timingDelta(a.stream.readMs, b.stream.readMs),
     forwarderMs: timingDelta(a.stream.forwardMs, b.stream.forwardMs),
     streamLagMs: timingDelta(a.stream.lagMs, b.stream.lagMs),
+    ...(b.stream.passMs && {
+      streamShards: b.stream.shards ?? 0,
+      streamPassMs: timingDelta(a.stream.passMs, b.stream.passMs),
+    }),
     queueSent: qb.sent - (qa?.sent ?? 0),
+    /** Messages of the run sent by the slow lane (its endpoint answered in over SLOW_ATTEMPT_MS). */
+    slowLaneSent: (b.queues['webhooks-slow']?.sent ?? 0) - (a.queues['webhooks-slow']?.sent ?? 0),
     queueWaitMs: timingDelta(qa?.waitMs, qb.waitMs),
     invocationMs: invocations,
     messagesPerInvocation:
@@ -274,6 +296,7 @@ async function run(ctx: BenchContext, besideSlow = false): Promise<Results> {
     const before = new Set(receiver.arrivals.keys());
 
     const pipelineBefore = await pipelineOf(ctx);
+    const callsBefore = (await ctx.runtime.callTiming())[''];
     const started = Date.now();
     const loadAtStart = loadavg()[0]!;
     const groupPath = `/rest/merchants/${MID}/groups/${group.paymentGroupId}`;
@@ -308,6 +331,8 @@ async function run(ctx: BenchContext, besideSlow = false): Promise<Results> {
     // Late repeats (none expected) would show in the counts: a moment for any still in flight.
     await sleep(1000);
     const pipeline = pipelineDelta(pipelineBefore, await pipelineOf(ctx));
+    const callsAfter = (await ctx.runtime.callTiming())[''];
+    const calls = (callsAfter?.calls ?? 0) - (callsBefore?.calls ?? 0);
 
     const events = fresh();
     const lastAt = Math.max(...events.map((e) => e.at));
@@ -319,6 +344,12 @@ async function run(ctx: BenchContext, besideSlow = false): Promise<Results> {
       .map((e) => e.at - Date.parse(e.createdAt))
       .sort((a, b) => a - b);
     const seconds = (lastAt - started) / 1000;
+    const answersPerSecond: number[] = [];
+    for (const e of events.filter((x) => x.type.startsWith('payment.'))) {
+      const k = Math.max(0, Math.floor((Date.parse(e.createdAt) - started) / 1000));
+      for (let i = answersPerSecond.length; i <= k; i++) answersPerSecond.push(0);
+      answersPerSecond[k]!++;
+    }
     const result: DeliveryResult = {
       payments: n,
       events: events.length,
@@ -339,6 +370,10 @@ async function run(ctx: BenchContext, besideSlow = false): Promise<Results> {
       loadAverage: { start: round(loadAtStart, 1), end: round(loadavg()[0]!, 1) },
       jvm: dynamoDbLocalJvm(),
       pipeline,
+      answersPerSecond,
+      ...(calls > 0 && {
+        ddbCallMs: round(((callsAfter?.ms ?? 0) - (callsBefore?.ms ?? 0)) / calls, 2),
+      }),
       measuredAt: new Date().toISOString(),
       ...(commit !== undefined && { commit }),
     };
@@ -347,7 +382,8 @@ async function run(ctx: BenchContext, besideSlow = false): Promise<Results> {
         `answer → webhook p50 ${result.answerToWebhookMs.p50} ms, p99 ${result.answerToWebhookMs.p99} ms`,
     );
     console.log(`  delivery: pipeline ${JSON.stringify(pipeline)}`);
-    if (!slowReceiver) return { delivery: result };
+    // The busiest slot's webhook model on this run's shape (delivery-model.ts).
+    if (!slowReceiver) return { delivery: result, ...modelDelivery(result) };
     const slowLane = (await pipelineOf(ctx)).queues['webhooks-slow'];
     const beside: SlowEndpointResult = {
       requests: slowReceiver.counts.requests,
@@ -426,7 +462,16 @@ export const delivery: CustomSection = {
   name: 'delivery',
   title: "Webhook delivery of a large group's events",
   run,
-  report,
+  remodel: remodelDelivery,
+  report(results) {
+    const own = report(results);
+    const check = deliveryModelReport(results);
+    if (!own || !check) return own;
+    return {
+      console: `${own.console}\n${check.console}`,
+      markdown: `${own.markdown}\n\n**The busiest slot's webhook model against this run.** ${check.markdown}`,
+    };
+  },
 };
 
 /** Issue 36 item 2: the same run with a slow endpoint beside the measured one. */

@@ -1,8 +1,9 @@
 /**
  * The busiest slot (issue 24): a discrete-event model of one slot of 1,000,000 payments in 3,000
  * groups (bench/peak/), run at two processor latencies against AWS's default quotas, with the
- * deployed configuration and the per-payment costs of the bench's last results. It needs no local
- * runtime and takes a few seconds. `--seed` draws another workload; `--processor-rate` changes the
+ * deployed configuration and the per-payment costs of the bench's last results, and the slot's
+ * webhooks (bench/peak/slot-deliveries.ts: at prod's delivery concurrency, at dev's, and the least
+ * that meet their targets). It needs no local runtime and takes one to three minutes. `--seed` draws another workload; `--processor-rate` changes the
  * processor's limit (charges per second across all groups).
  */
 import { spawnSync } from 'node:child_process';
@@ -11,6 +12,7 @@ import { readResults } from '../support/results';
 import { bounds, tightest, TARGETS } from '../peak/bounds';
 import { groupSizes, ITEMS, paymentCosts, REGION, serviceSettings, WORKLOAD } from '../peak/inputs';
 import { runModel } from '../peak/model';
+import { eventRecorder, slotDeliveries } from '../peak/slot-deliveries';
 import { report, type PeakRun, type PeakSlotResult } from '../peak/report';
 import { percentiles } from '../peak/stats';
 import type { ModelSection, Results } from './section';
@@ -33,13 +35,31 @@ function run(config: BenchConfig): Promise<Results> {
   ];
   const runs: PeakRun[] = scenarios.map((sc) => {
     const started = performance.now();
-    const result = runModel({ sizes, seed, costs, service, ...sc });
+    const unlimited = sc.processorRate >= 1e12;
+    const input = { sizes, seed, costs, service, ...sc };
+    // The slot's events, for its webhooks (not of the what-if without a processor's rate).
+    const recorder = unlimited ? undefined : eventRecorder();
+    const result = runModel({ ...input, onEvent: recorder?.onEvent });
     const all = bounds({ sizes, costs, service, ...sc });
     console.log(
       `  peak-slot ${sc.name}: last answer ${Number.isNaN(result.lastAnswerSeconds) ? 'never' : `${round(result.lastAnswerSeconds)} s`}, ${result.events.toLocaleString('en-US')} events ` +
         `in ${round((performance.now() - started) / 1000)} s`,
     );
-    return { ...sc, unlimited: sc.processorRate >= 1e12, result, bounds: all, tightest: tightest(all) };
+    const deliveries = recorder && slotDeliveries(input, result, recorder.events);
+    if (deliveries)
+      console.log(
+        `  peak-slot ${sc.name}: webhooks at webhookConcurrency ${deliveries.deployed.concurrency}: the last ` +
+          `${round(deliveries.deployed.result.afterLastSeconds)} s after the last answer; ${deliveries.least?.concurrency ?? 'none'} ` +
+          `meets ${deliveries.target} s, ${deliveries.pace?.concurrency ?? 'none'} keeps pace (in ${round((performance.now() - started) / 1000)} s)`,
+      );
+    return {
+      ...sc,
+      unlimited,
+      result,
+      bounds: all,
+      tightest: tightest(all),
+      ...(deliveries && { deliveries }),
+    };
   });
   const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout?.trim();
   const result: PeakSlotResult = {

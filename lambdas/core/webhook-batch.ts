@@ -34,7 +34,7 @@ export const lostAfterMs = (): number =>
  * Requests to one endpoint in flight at once in one invocation (a container runs one at a time);
  * more wait for a slot. A slot is held from the claim to the answer, not over the writes after it.
  */
-const PER_ENDPOINT_IN_FLIGHT = 4;
+export const PER_ENDPOINT_IN_FLIGHT = 4;
 /** How long a delivery waits for a slot before its message is put back (a second later). */
 const SLOT_WAIT_MS = 12_000;
 /**

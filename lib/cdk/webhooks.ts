@@ -53,7 +53,8 @@ interface ServiceWebhooksProps {
    * The slow lane's source adds WEBHOOK_DELIVERY.slowConcurrency, and the function's reserved
    * concurrency is both plus WEBHOOK_DELIVERY.reserveHeadroom, so that neither source is
    * throttled. Each runs up to 10 attempts at once, at most 4 to one endpoint. Default: the
-   * `webhookConcurrency` context value, else WEBHOOK_DELIVERY.concurrency.
+   * `webhookConcurrency` context value, else WEBHOOK_DELIVERY.prodConcurrency in prod (the busiest
+   * slot's webhooks) and WEBHOOK_DELIVERY.concurrency in dev.
    */
   readonly concurrency?: number;
   /**
@@ -71,9 +72,11 @@ interface ServiceWebhooksProps {
 
 const DELIVERY_TIMEOUT_SECONDS = WEBHOOK_DELIVERY.timeoutSeconds;
 
-function concurrencyOf(scope: Construct, given: number | undefined): number {
+function concurrencyOf(scope: Construct, given: number | undefined, stage: Stage): number {
   const raw: unknown =
-    given ?? scope.node.tryGetContext('webhookConcurrency') ?? WEBHOOK_DELIVERY.concurrency;
+    given ??
+    scope.node.tryGetContext('webhookConcurrency') ??
+    (stage === 'prod' ? WEBHOOK_DELIVERY.prodConcurrency : WEBHOOK_DELIVERY.concurrency);
   const value = typeof raw === 'string' ? Number(raw) : raw;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 2 || value > 100)
     throw new Error(`webhookConcurrency must be an integer from 2 to 100, got "${String(raw)}"`);
@@ -94,7 +97,7 @@ export class ServiceWebhooks extends Construct {
     super(scope, id);
     const { stage, table } = props;
     const prod = stage === 'prod';
-    const concurrency = concurrencyOf(this, props.concurrency);
+    const concurrency = concurrencyOf(this, props.concurrency, stage);
 
     this.key = new kms.Key(this, 'SecretsKey', {
       alias: `alias/${SERVICE_NAME}-${stage}-webhook-secrets`,

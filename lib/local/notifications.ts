@@ -29,7 +29,7 @@ import {
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { NOTIFIER_HANDLER, OUTBOX_FORWARDER_HANDLER } from '../../contract/processing';
 import type { DeadLetter } from './dead-letters';
-import { pipelineMetrics } from './pipeline-metrics';
+import { pipelineMetrics, QUIET_STREAM_WAIT } from './pipeline-metrics';
 import { invokeAs, type LocalRoute } from './http-server';
 import { backoffDelay } from '../../lambdas/shared/backoff';
 import { sleep } from '../../lambdas/shared/clock';
@@ -89,13 +89,6 @@ export async function startSes(port: number): Promise<LocalSes> {
 const MAX_RETRIES = 10;
 /** Waits between deliveries of a failed batch: 0.5 s, doubling, at most 8 s. */
 const STREAM_RETRY_BACKOFF = { firstMs: 500, maxMs: 8000 };
-/**
- * The wait after a read of the stream that found nothing: 200 ms just after records came (a burst's
- * next records are read at once), doubling to a second while the stream stays quiet. A quiet runtime
- * (most of a test's life, and a developer's `npm start`) then reads it once a second, not five
- * times: almost half the CPU an idle runtime and its DynamoDB Local spent.
- */
-const QUIET_STREAM_WAIT = { firstMs: 200, maxMs: 1000 };
 
 function toLambdaRecord(record: StreamRecord, streamArn: string): DynamoDBStreamEvent['Records'][number] {
   const d = record.dynamodb ?? {};
@@ -246,6 +239,7 @@ function startStreamReader(
           if (iterators.has(shard.ShardId!)) continue;
           iterators.set(shard.ShardId!, (await iteratorOf(streamArn, shard.ShardId!)) ?? null);
         }
+        pipelineMetrics.stream.shards = [...iterators.values()].filter((i) => i !== null).length;
       }
       let idle = true;
       const passBegan = Date.now();
@@ -266,6 +260,7 @@ function startStreamReader(
             );
         }
       }
+      if (!idle) pipelineMetrics.stream.passMs.add(Date.now() - passBegan);
       if (idle) {
         pipelineMetrics.stream.idlePasses++;
         caughtUpAt = passBegan;

@@ -6,6 +6,14 @@
  * reads them before and after its group and reports the difference.
  */
 
+/**
+ * The wait after a read of the stream that found nothing: 200 ms just after records came (a burst's
+ * next records are read at once), doubling to a second while the stream stays quiet. A quiet runtime
+ * (most of a test's life, and a developer's `npm start`) then reads it once a second, not five
+ * times: almost half the CPU an idle runtime and its DynamoDB Local spent.
+ */
+export const QUIET_STREAM_WAIT = { firstMs: 200, maxMs: 1000 };
+
 /** Count, total and largest of a duration (ms). */
 class Timing {
   count = 0;
@@ -42,6 +50,9 @@ export const pipelineMetrics = {
     /** GetRecords calls that returned records, and passes over every shard that found none. */
     reads: 0,
     idlePasses: 0,
+    /** The stream's open shards (each pass reads every one in turn), and each pass that found records. */
+    shards: 0,
+    passMs: new Timing(),
     records: 0,
     readMs: new Timing(),
     /** The forwarder's invocations. */

@@ -115,9 +115,16 @@ describe.each(['dev', 'prod'] as const)('webhooks (%s)', (stage: Stage) => {
 
   it("delivers at a bounded concurrency, the slow lane beside the queue: reserved concurrency and the event sources' maxima, as the local runtime sets them", () => {
     const [id, deliver] = fn(WEBHOOK_DELIVERY_HANDLER);
-    // The queue's 10, the slow lane's 2, and 2 more so that neither source is throttled.
-    expect(props(deliver)).toMatchObject({ ReservedConcurrentExecutions: 14, Timeout: 60 });
-    expect(WEBHOOK_DELIVERY).toMatchObject({ concurrency: 10, slowConcurrency: 2, reserveHeadroom: 2 });
+    // The queue's 10 (prod's 40: the busiest slot's webhooks), the slow lane's 2, and 2 more so
+    // that neither source is throttled.
+    const queueConcurrency = stage === 'prod' ? 40 : 10;
+    expect(props(deliver)).toMatchObject({ ReservedConcurrentExecutions: queueConcurrency + 4, Timeout: 60 });
+    expect(WEBHOOK_DELIVERY).toMatchObject({
+      concurrency: 10,
+      prodConcurrency: 40,
+      slowConcurrency: 2,
+      reserveHeadroom: 2,
+    });
     const variables = (props(deliver).Environment as { Variables: Record<string, unknown> }).Variables;
     expect(flatten(variables.WEBHOOK_QUEUE_URL)).toBe(`\${${queue()[0]}}`);
     expect(flatten(variables.WEBHOOK_SLOW_QUEUE_URL)).toBe(`\${${slowQueue()[0]}}`);
@@ -129,7 +136,7 @@ describe.each(['dev', 'prod'] as const)('webhooks (%s)', (stage: Stage) => {
       expect.objectContaining({
         EventSourceArn: { 'Fn::GetAtt': [queue()[0], 'Arn'] },
         BatchSize: WEBHOOK_DELIVERY.batchSize,
-        ScalingConfig: { MaximumConcurrency: 10 },
+        ScalingConfig: { MaximumConcurrency: queueConcurrency },
         FunctionResponseTypes: ['ReportBatchItemFailures'],
       }),
       expect.objectContaining({

@@ -12,6 +12,7 @@ import {
 } from '../../bench/peak/inputs';
 import { LambdaPool } from '../../bench/peak/lambda';
 import { runModel, type ModelInput } from '../../bench/peak/model';
+import { eventRecorder, slotDeliveries } from '../../bench/peak/slot-deliveries';
 import { EventQueue, seededRandom } from '../../bench/peak/queue';
 import { PeakPerSecond, TokenBucket } from '../../bench/peak/quotas';
 import { percentiles } from '../../bench/peak/stats';
@@ -376,6 +377,45 @@ describe('runModel on a tiny slot', () => {
     const a = runModel(input);
     expect(runModel(input)).toEqual(a);
     expect(a.answered).toBe(20_000);
+  });
+});
+
+describe("the slot's events and their webhooks", () => {
+  it('writes an event per answer and two per group (group.processing at its start, group.processed at its end), in time order', () => {
+    const recorder = eventRecorder();
+    const r = runModel(tiny({ sizes: [32, 8], onEvent: recorder.onEvent }));
+    const { events } = recorder;
+    expect(events.filter((e) => e.first)).toHaveLength(40);
+    expect(events.filter((e) => !e.first)).toHaveLength(4);
+    expect(new Set(events.map((e) => e.endpoint))).toEqual(new Set([0, 1]));
+    const times = events.map((e) => e.at);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(times.at(-1)).toBeCloseTo(r.lastAnswerSeconds);
+  });
+
+  it("delivers a tiny slot at prod's concurrency, within the account beside processing's reservations, and leaves processing as it was", () => {
+    const input = tiny({ sizes: [32, 8] });
+    const recorder = eventRecorder();
+    const processing = runModel({ ...input, onEvent: recorder.onEvent });
+    const d = slotDeliveries(input, processing, recorder.events);
+    expect(d.deployed).toMatchObject({
+      concurrency: 40,
+      reserved: 44,
+      unreserved: 1000 - 500 - 44,
+      met: true,
+    });
+    expect(d.devDefault).toMatchObject({ concurrency: 10, reserved: 14, met: true });
+    expect(d.deployed.result.events).toBe(44);
+    expect(d.least?.concurrency).toBeLessThanOrEqual(10);
+    expect(d.processing.withDeliveriesSeconds).toBe(processing.lastAnswerSeconds);
+  });
+
+  it("processing's writes wait behind others' on a full table", () => {
+    const alone = runModel(tiny({ limits: { tableWcu: 100 } }));
+    const beside = runModel(tiny({ limits: { tableWcu: 100 }, otherTableWrites: [[0, 1000]] }));
+    expect(beside.lastAnswerSeconds).toBeGreaterThan(alone.lastAnswerSeconds);
+    expect(beside.otherWritesThrottled).toBe(1);
+    expect(alone.otherWritesThrottled).toBe(0);
   });
 });
 

@@ -1,0 +1,161 @@
+/**
+ * The busiest slot's webhook model (bench/peak/delivery.ts): tiny paths whose webhooks are worked
+ * out by hand below, the cloud's path as lib/cdk deploys it, and the local check's inputs
+ * (bench/sections/delivery-model.ts).
+ */
+import { FUNCTION_CALLS, runDeliveries, type DeliveryPath, type SlotEvent } from '../../bench/peak/delivery';
+import { cloudPath, deliveryReserved, processingReserved } from '../../bench/peak/slot-deliveries';
+import { localPath, measuredEvents } from '../../bench/sections/delivery-model';
+import { WEBHOOK_DELIVERY } from '#contract/webhooks';
+import { PROCESSING_CONCURRENCY } from '#contract/processing';
+
+/** One shard read every 0.25 s, reads and sends free, a call 10 ms, 50 ms to an invocation, 1 s an answer. */
+const path = (over: Partial<DeliveryPath> = {}): DeliveryPath => ({
+  shards: 1,
+  idleWaitSeconds: { first: 0.25, max: 0.25 },
+  streamReadSeconds: 0,
+  readLimit: 100,
+  recordsPerEvent: 1,
+  forwardSeconds: 0.1,
+  sendSeconds: 0,
+  receiveSeconds: 0.05,
+  concurrency: 10,
+  batchSize: 10,
+  callSeconds: 0.01,
+  ...FUNCTION_CALLS,
+  cpuSeconds: 0,
+  perEndpoint: 4,
+  answerSeconds: 1,
+  writes: { table: 6, endpointList: 2, dueShard: 2 },
+  dueShards: 4,
+  ...over,
+});
+const first = (at: number, endpoint = 0): SlotEvent => ({ at, endpoint, first: true });
+
+describe('runDeliveries on a tiny path', () => {
+  it("one payment's answer: read at the next poll, forwarded, received, its batch's read and its 2 writes, then the POST", () => {
+    const r = runDeliveries([first(0.1)], path());
+    // Polls at 0 (nothing) and 0.25; on the queue at 0.35; invoked at 0.40; 3 calls: POST at 0.43.
+    expect(r.lastWebhookSeconds).toBeCloseTo(0.43);
+    expect(r.lag.max).toBeCloseTo(0.33);
+    expect(r.afterLastSeconds).toBeCloseTo(0.33);
+    expect(r.invocations).toBe(1);
+    // Its invocation: the POST's answer (1 s) and the settle after it.
+    expect(r.meanInvocationSeconds).toBeCloseTo(0.03 + 1 + 0.01);
+  });
+
+  it('an endpoint takes 4 requests at a time in an invocation; 10 endpoints take 10 at once', () => {
+    const one = runDeliveries(
+      Array.from({ length: 10 }, () => first(0)),
+      path(),
+    );
+    // All in one batch (read at 0): POSTs at 0.18 (4), 1.18 (4), 2.18 (2).
+    expect(one.invocations).toBe(1);
+    expect(one.lag.max).toBeCloseTo(2.18);
+    const ten = runDeliveries(
+      Array.from({ length: 10 }, (_, k) => first(0, k)),
+      path(),
+    );
+    expect(ten.lag.max).toBeCloseTo(0.18);
+    expect(ten.peakEndpointListWcu).toBe(2);
+    expect(one.peakEndpointListWcu).toBe(20);
+    expect(one.peakTableWcu).toBe(60);
+  });
+
+  it("a later event (not its object's first) goes by a message of its own: a second invocation, 4 calls before its POST", () => {
+    const r = runDeliveries([{ at: 0, endpoint: 0, first: false }], path());
+    // Fan-out invoked at 0.15: batch read and 2 writes (0.18), its message sent; the turn invoked
+    // at 0.23, its batch read and 4 calls: the POST at 0.28.
+    expect(r.lastWebhookSeconds).toBeCloseTo(0.28);
+    expect(r.invocations).toBe(2);
+  });
+
+  it('invocations are bounded by the concurrency (and by the source scaling up): more never deliver later', () => {
+    const events = Array.from({ length: 400 }, (_, k) => first(0, k));
+    const at = (concurrency: number, scaling?: DeliveryPath['scaling']) =>
+      runDeliveries(events, path({ concurrency, scaling }));
+    const two = at(2);
+    const ten = at(10);
+    expect(two.peakInvocations).toBe(2);
+    expect(ten.peakInvocations).toBe(10);
+    expect(ten.invocations).toBe(40);
+    expect(ten.lastWebhookSeconds).toBeLessThan(two.lastWebhookSeconds);
+    // 40 batches, each 1.09 s from its receive to the next's (50 ms, 3 calls, the answer, the
+    // settle): 2 at a time 20 rounds, 10 at a time 4; the first POSTs at 0.18.
+    expect(two.lastWebhookSeconds).toBeCloseTo(0.18 + 19 * 1.09);
+    expect(ten.lastWebhookSeconds).toBeCloseTo(0.18 + 3 * 1.09);
+    const scaled = at(10, { initial: 2, perSecond: 1 });
+    expect(scaled.lastWebhookSeconds).toBeGreaterThan(ten.lastWebhookSeconds);
+    expect(scaled.lastWebhookSeconds).toBeLessThan(two.lastWebhookSeconds);
+  });
+
+  it("one reader for every shard (the local runtime's) reads them in turn; one poller each reads them at once", () => {
+    const events = Array.from({ length: 8 }, (_, k) => first(0, k));
+    const slow = { shards: 8, streamReadSeconds: 0.5, forwardSeconds: 0, receiveSeconds: 0 };
+    const each = runDeliveries(events, path(slow));
+    const one = runDeliveries(events, path({ ...slow, oneReader: true }));
+    expect(each.peakForwarders).toBeGreaterThan(1);
+    expect(one.peakForwarders).toBe(1);
+    expect(one.lastWebhookSeconds).toBeGreaterThan(each.lastWebhookSeconds + 1);
+  });
+});
+
+describe('the cloud path and the reservations', () => {
+  it("reads the deployed path: batches of 10, 4 requests to an endpoint, the stream's 4 polls a second, reservations as lib/cdk sets them", () => {
+    const p = cloudPath(WEBHOOK_DELIVERY.concurrency, 30);
+    expect(p).toMatchObject({
+      batchSize: 10,
+      perEndpoint: 4,
+      concurrency: 10,
+      shards: 30,
+      answerSeconds: 0.2,
+    });
+    expect(p.idleWaitSeconds).toEqual({ first: 0.25, max: 0.25 });
+    expect(p.scaling).toEqual({ initial: 5, perSecond: 5 });
+    expect(deliveryReserved(10)).toBe(14);
+    expect(processingReserved()).toBe(Object.values(PROCESSING_CONCURRENCY.prod).reduce((a, b) => a + b, 0));
+  });
+});
+
+describe("the local check's inputs", () => {
+  const measured = {
+    payments: 6,
+    events: 8,
+    processingSeconds: 3,
+    deliveryConcurrency: 2,
+    answersPerSecond: [0, 4, 2],
+    ddbCallMs: 10,
+    pipeline: {
+      streamReads: 8,
+      streamRecords: 80,
+      streamReadMs: { count: 8, meanMs: 5, maxMs: 5 },
+      forwarderMs: { count: 8, meanMs: 1, maxMs: 1 },
+      streamLagMs: { count: 8, meanMs: 100, maxMs: 100 },
+      streamShards: 3,
+      streamPassMs: { count: 8, meanMs: 15, maxMs: 15 },
+      queueSent: 8,
+      queueWaitMs: { count: 8, meanMs: 0, maxMs: 0 },
+      invocationMs: { count: 4, meanMs: 600, maxMs: 900 },
+      messagesPerInvocation: 2,
+    },
+  } as unknown as Parameters<typeof localPath>[0];
+
+  it("spreads each second's answers over it, with the group's two events at the trigger and at group.processed", () => {
+    const events = measuredEvents(measured);
+    expect(events.map((e) => e.at)).toEqual([0, 1.125, 1.375, 1.625, 1.875, 2.25, 2.75, 3]);
+    expect(events.filter((e) => e.first)).toHaveLength(6);
+  });
+
+  it("takes the run's own times and fits the request's so that the model's invocations take the run's mean", () => {
+    const events = measuredEvents(measured);
+    const p = localPath(measured, events);
+    expect(p).toMatchObject({
+      shards: 3,
+      oneReader: true,
+      recordsPerEvent: 10,
+      callSeconds: 0.01,
+      concurrency: 2,
+    });
+    expect(runDeliveries(events, p).meanInvocationSeconds).toBeCloseTo(0.6, 2);
+  });
+});
