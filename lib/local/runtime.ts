@@ -194,7 +194,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       server!.once('error', fail);
       server!.listen(options.port, '127.0.0.1', () => ok());
     });
-    server.keepAliveTimeout = 65_000;
+    // Longer than any client keeps an idle connection (fetch: at most 600 s), so that the client,
+    // never the runtime, closes it: a connection closed by the server as a client takes it from
+    // its pool fails that client's request ("other side closed"); 65 s did, on busy machines.
+    server.keepAliveTimeout = 660_000;
 
     writeFileSync(
       runtimeFile(dataDir),

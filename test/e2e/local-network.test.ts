@@ -74,3 +74,16 @@ test('DYNAMODB_PORT and SFN_PORT choose those two ports', async () => {
   expect(answer.status).toBe(200);
   expect(await answer.json()).toEqual({ executions: [] });
 });
+
+test('defect "fetch failed: other side closed": the runtime never closes an idle connection a client may still reuse', async () => {
+  // Fetch (undici) keeps an idle connection for the time the server advertises, less a margin, and
+  // at most 600 s (keepAliveMaxTimeout). The runtime advertised 65 s and closed idle connections
+  // then: a client that took one from its pool as the runtime closed it (a Jest worker's first
+  // request of a file, its event loop late on a busy machine) failed with "other side closed".
+  // Advertising more than a client keeps leaves the closing to the client.
+  const res = await fetch(`${runtime.url}/docs/openapi.json`);
+  await res.arrayBuffer();
+  expect(res.status).toBe(200);
+  const advertised = Number(/timeout=(\d+)/.exec(res.headers.get('keep-alive') ?? '')?.[1]);
+  expect(advertised).toBeGreaterThan(600);
+});
