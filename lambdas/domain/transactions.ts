@@ -70,6 +70,11 @@ export interface Transaction {
   processedAt: string;
   /** Settlement cut-off of an approved sale. */
   settlesAt?: string;
+  /**
+   * Set when the test clock settled the sale (non-production): settled, whatever a later call's
+   * time says against its cut-off (the processor's settlement time may be after that call's time).
+   */
+  clockSettledAt?: string;
   /** Completed plus pending refunds. */
   refundedCents: Cents;
   /** Completed plus pending refunds, counted. */

@@ -10,9 +10,15 @@ import { keys } from './keys';
 import { containerStore, isConditionFailure, strip } from './items';
 
 interface TestClockStore {
-  /** Approved, unvoided sales of the merchant processed in [since, until] whose cut-off is after `until`. */
+  /**
+   * Approved, unvoided sales of the merchant processed in [since, until] whose cut-off is after
+   * `until` and that the clock has not settled already.
+   */
   unsettledSales(merchantId: string, since: string, until: string): Promise<Transaction[]>;
-  /** Moves a sale's cut-off to `at` if it is still approved, unvoided and at `from`; false otherwise. */
+  /**
+   * Moves a sale's cut-off to `at` and marks it settled by the clock, if it is still approved,
+   * unvoided, unmarked and at `from`; false otherwise.
+   */
   settle(transactionId: string, from: string, at: string): Promise<boolean>;
   /** Records that the merchant's sales processed up to `through` are settled (a later mark wins). */
   mark(merchantId: string, through: string): Promise<void>;
@@ -34,7 +40,7 @@ class DynamoTestClockStore implements TestClockStore {
       to: `${until}~`,
       filter: {
         expression:
-          'merchantId = :mid AND #status = :approved AND settlesAt > :until AND attribute_not_exists(voidingAt)',
+          'merchantId = :mid AND #status = :approved AND settlesAt > :until AND attribute_not_exists(voidingAt) AND attribute_not_exists(clockSettledAt)',
         names: { '#status': 'status' },
         values: { ':mid': merchantId, ':approved': 'Approved', ':until': `${until}~` },
       },
@@ -48,10 +54,12 @@ class DynamoTestClockStore implements TestClockStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.transaction(transactionId),
-          UpdateExpression: 'SET settlesAt = :at',
-          // A void reserved, or anything else changed meanwhile: that sale is left as it is.
+          UpdateExpression: 'SET settlesAt = :at, clockSettledAt = :at',
+          // A void reserved, another call's settlement, or anything else changed meanwhile: that
+          // sale is left as it is. The mark, not the cut-off, says a sale is settled: a concurrent
+          // call may take its time before the processor's settlement time written here.
           ConditionExpression:
-            '#status = :approved AND settlesAt = :from AND attribute_not_exists(voidingAt)',
+            '#status = :approved AND settlesAt = :from AND attribute_not_exists(voidingAt) AND attribute_not_exists(clockSettledAt)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':approved': 'Approved', ':from': from, ':at': at },
         }),

@@ -114,3 +114,25 @@ test('8 concurrent settle-now calls settle each sale once: their counts add up t
     expect(Date.parse(transaction.settlesAt!)).toBeLessThanOrEqual(Date.now());
   }
 });
+
+test('settle-now never counts a sale twice: a call whose time is before an earlier call settled leaves its sales alone', async () => {
+  // The sandbox answers with its own time, after the call's; a second call whose time falls between
+  // the two (concurrent calls take their times in any order) saw the moved cut-off as still ahead.
+  const merchant = '32350000002';
+  useProcessor(new SandboxProcessor(ddb(), table.tableName, { periodSeconds: 86_400, offsetSeconds: 0 }));
+  const profileId = await storedProfile(table, merchant);
+  const sales = await Promise.all(
+    [700, 701].map((cents) => runSale(saleRequest(merchant, profileId, cents), new Date())),
+  );
+  expect(sales.map((s) => s.status)).toEqual(['Approved', 'Approved']);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  const first = await settleNow(merchant, new Date());
+  expect(first.settledCount).toBe(2);
+  const between = new Date(Date.parse(first.settledAt) - 1);
+  expect((await settleNow(merchant, between)).settledCount).toBe(0);
+  expect((await settleNow(merchant, new Date())).settledCount).toBe(0);
+  for (const sale of sales) {
+    const { transaction } = await requireTransaction(sale.transactionId, merchant);
+    expect(transaction.settlesAt).toBe(first.settledAt);
+  }
+});
