@@ -25,12 +25,8 @@ import {
 import { BadRequestError, ConflictError } from '#shared/errors';
 import { logger } from '#shared/logger';
 import { PAYOR, withOptimisticRetry } from '#shared/optimistic-concurrency';
-import {
-  DELETION_SWEEP_AFTER_SECONDS,
-  methodDeletionStore,
-  MOVE_BATCH,
-  type DeletionRecord,
-} from '#store/method-deletions';
+import { DELETION_SWEEP_AFTER_SECONDS, type DeletionRecord } from '#domain/method-deletions';
+import { methodDeletionStore, MOVE_BATCH } from '#store/method-deletions';
 import { pendingUses, type PendingUses } from '#store/method-uses';
 import { READ_LIMITS } from '#store/read-limits';
 import { config } from '#shared/config';

@@ -27,7 +27,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { methodAfterReturn, nsfAsDecline, seriesSuspension } from '#domain/bank-notices';
-import { disputeSummaryDelta, returnSummaryDelta, type SummaryDelta } from '#domain/processing';
+import { disputeSummaryDelta, returnSummaryDelta, type SummaryDelta } from '#domain/summary-deltas';
 import { nextSequence } from '#domain/events';
 import { attemptsOf, paymentEvent, type Payment } from '#domain/groups';
 import { seriesEvent } from '#domain/series-view';

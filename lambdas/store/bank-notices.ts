@@ -131,9 +131,9 @@ class BankNoticeStore {
   /**
    * Moves a payment's return or dispute into its group's processingSummary once: the payment
    * marked (`mark`: `returnCounted` with its sale, or `disputeCounted` with its dispute) if it is
-   * as read and not so marked, with the summary's counters moved by `delta` (domain/processing.ts
-   * returnSummaryDelta, disputeSummaryDelta), only while no run of the group counts its payments
-   * (processed, no retry round charging: a run's count would overwrite the move).
+   * as read and not so marked, with the summary's counters moved by `delta`
+   * (domain/summary-deltas.ts), only while no run of the group counts its payments (processed,
+   * no retry round charging: a run's count would overwrite the move).
    * `changed`: the payment changed since it was read; `busy`: a run of the group is counting.
    */
   async countInSummary(

@@ -18,7 +18,8 @@ import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@
 import type { ServiceEvent } from '#domain/events';
 import { nextSequence } from '#domain/events';
 import { paymentEvent, type Payment } from '#domain/groups';
-import type { DeletionMark, Payor, SavedMethod } from '#domain/payors';
+import { DELETION_SWEEP_AFTER_SECONDS, type DeletionRecord } from '#domain/method-deletions';
+import type { Payor, SavedMethod } from '#domain/payors';
 import type { SeriesPayment } from '#domain/series';
 import { keys } from './keys';
 import { announcedUpdate, eventPut } from './events';
@@ -28,12 +29,6 @@ import { seriesUseDelete, seriesUsePut } from './method-series-uses';
 import { methodUsable, useDelete, usePut } from './method-uses';
 import { atRevision, type PayorWithMethods } from './payors';
 import { clock } from '#shared/clock';
-
-/**
- * How long after its start the sweeper takes a deletion over: longer than the API function that
- * began it may run (its timeout is 10 s), so a live request is never overtaken.
- */
-export const DELETION_SWEEP_AFTER_SECONDS = 60;
 
 /**
  * Payments moved by one transaction: 4 items each (payment, event, use out, use in) with a
@@ -46,15 +41,6 @@ interface SeriesPaymentMove {
   seriesId: string;
   merchantId: string;
   payment: SeriesPayment;
-}
-
-/** The record written ahead of a deletion, beside the mark on its methods. */
-export interface DeletionRecord {
-  merchantId: string;
-  payorId: string;
-  /** The methods marked: the one deleted, or every method of a payor being deleted. */
-  methodIds: string[];
-  mark: DeletionMark;
 }
 
 const targetOf = (record: Pick<DeletionRecord, 'mark' | 'methodIds'>) =>

@@ -17,7 +17,7 @@ beforeAll(() => {
 test.each(Object.entries(SUMMARY_FILES))(
   '%s: the IAM summary is the templates’ (npm run iam-summary)',
   (which, file) => {
-    // Cell by cell: Prettier's padding is `npm run iam-summary -- --check`'s (the static checks).
+    // Cell by cell: the tables' padding is Prettier's, which the lint checks (`prettier --check`).
     const written = tableCells(between(readFileSync(file, 'utf8'), file));
     expect(written).toEqual(tableCells(rendered[which as keyof typeof rendered]));
     expect(written.length).toBeGreaterThan(10);

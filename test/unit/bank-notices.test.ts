@@ -22,7 +22,8 @@ import {
   returnFollowUp,
   returnFollowUps,
 } from '#domain/bank-notices';
-import { countOutcome, emptyTotals, returnSummaryDelta } from '#domain/processing';
+import { countOutcome, emptyTotals } from '#domain/processing';
+import { returnSummaryDelta } from '#domain/summary-deltas';
 import { attemptOf } from '#domain/groups';
 import { renderEmail } from '#domain/notifications';
 import type { Refund, Transaction } from '#domain/transactions';

@@ -17,7 +17,8 @@ import {
   type Dispute,
 } from '#domain/disputes';
 import { paymentView } from '#domain/groups';
-import { countOutcome, disputeSummaryDelta, emptyTotals } from '#domain/processing';
+import { countOutcome, emptyTotals } from '#domain/processing';
+import { disputeSummaryDelta } from '#domain/summary-deltas';
 import { renderEmail } from '#domain/notifications';
 import { availableRefundCents, disputedNow, transactionView, type Transaction } from '#domain/transactions';
 import { answer, payment, transaction } from '#support/fixtures/index';

@@ -1,0 +1,58 @@
+/**
+ * What a payment's return or dispute, applied after its group's run counted it, moves in the
+ * group's processingSummary (core/notice-follow-ups.ts): the counters as the payment counts
+ * without the summary's mark and with it.
+ */
+import { countOutcome, emptyTotals, type ChargedPayment } from './processing';
+
+/** The counters of the totals that a payment's return or dispute moves (settlesAt and slots are not). */
+const SUMMARY_MOVES = [
+  'approved',
+  'partial',
+  'approvedCents',
+  'recovered',
+  'recoveredCents',
+  'returned',
+  'returnedCents',
+  'disputed',
+  'disputedCents',
+] as const;
+
+export type SummaryDelta = Partial<Record<(typeof SUMMARY_MOVES)[number], number>>;
+
+/** What a summary's mark on a payment says is counted: its return's sale, or its dispute. */
+type SummaryMark = Pick<ChargedPayment, 'returnCounted'> | Pick<ChargedPayment, 'disputeCounted'>;
+
+/**
+ * What marking the payment (`mark`) changes in its group's summary: the counters as the payment
+ * counts without that mark and with it, each non-zero difference (the other mark as it is).
+ */
+function summaryDelta(payment: ChargedPayment, mark: SummaryMark): SummaryDelta {
+  const before = emptyTotals();
+  const after = emptyTotals();
+  const unmarked = { ...payment };
+  for (const field of Object.keys(mark)) delete unmarked[field as keyof SummaryMark];
+  countOutcome(before, unmarked);
+  countOutcome(after, { ...payment, ...mark });
+  const delta: SummaryDelta = {};
+  for (const field of SUMMARY_MOVES) {
+    const d = (after[field] ?? 0) - (before[field] ?? 0);
+    if (d !== 0) delta[field] = d;
+  }
+  return delta;
+}
+
+/**
+ * What moving a returned payment's return into its group's summary changes: the summary's
+ * counters as the payment counts before (approved still) and after, each
+ * non-zero difference. Empty when the payment is not returned.
+ */
+export const returnSummaryDelta = (payment: ChargedPayment): SummaryDelta =>
+  summaryDelta(payment, { returnCounted: payment.authResponse?.transactionId });
+
+/**
+ * What moving a payment's dispute (its latest, `dispute`) into its group's summary changes:
+ * disputed and its sum up (the payment stays approved). Empty when its latest sale is not disputed.
+ */
+export const disputeSummaryDelta = (payment: ChargedPayment): SummaryDelta =>
+  summaryDelta(payment, { disputeCounted: payment.dispute?.disputeId });
