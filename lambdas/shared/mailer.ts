@@ -5,7 +5,7 @@
  */
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { config, needed } from './config';
-import { tracer } from './tracer';
+import { awsClient } from './tracer';
 
 /**
  * The header that carries an e-mail's stable id (its outbox item's id): delivery is at least once
@@ -27,7 +27,7 @@ interface Mailer {
 }
 
 class SesMailer implements Mailer {
-  private readonly client = tracer.captureAWSv3Client(new SESv2Client({ maxAttempts: 3 }));
+  private readonly client = awsClient(new SESv2Client({ maxAttempts: 3 }));
   private readonly from = needed('sesFromAddress');
   private readonly configurationSet = config().sesConfigurationSet;
 

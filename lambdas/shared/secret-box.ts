@@ -16,7 +16,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { needed } from './config';
-import { tracer } from './tracer';
+import { awsClient } from './tracer';
 import { clock } from './clock';
 
 type SecretContext = Record<string, string>;
@@ -27,7 +27,7 @@ interface SecretBox {
 }
 
 class KmsSecretBox implements SecretBox {
-  private readonly client = tracer.captureAWSv3Client(new KMSClient({ maxAttempts: 3 }));
+  private readonly client = awsClient(new KMSClient({ maxAttempts: 3 }));
   constructor(private readonly keyId: string) {}
 
   async seal(plain: string, context: SecretContext): Promise<string> {

@@ -8,13 +8,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { tracer } from './tracer';
+import { awsClient } from './tracer';
 
 /** The secret's text, trimmed; throws (without the value) when it cannot be read. */
 export async function readSecretSetting(setting: string, what: string): Promise<string> {
   let text: string | undefined;
   if (setting.startsWith('secretsmanager:')) {
-    const client = tracer.captureAWSv3Client(new SecretsManagerClient({ maxAttempts: 3 }));
+    const client = awsClient(new SecretsManagerClient({ maxAttempts: 3 }));
     const out = await client.send(new GetSecretValueCommand({ SecretId: setting.slice(15) }));
     text = out.SecretString;
   } else if (setting.startsWith('file:')) {

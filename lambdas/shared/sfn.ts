@@ -4,10 +4,10 @@
  */
 import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { needed } from './config';
-import { tracer } from './tracer';
+import { awsClient } from './tracer';
 
 let client: SFNClient | undefined;
-const sfnClient = (): SFNClient => (client ??= tracer.captureAWSv3Client(new SFNClient({ maxAttempts: 4 })));
+const sfnClient = (): SFNClient => (client ??= awsClient(new SFNClient({ maxAttempts: 4 })));
 
 /** arn:...:stateMachine:NAME → arn:...:execution:NAME:EXECUTION */
 export const executionArnOf = (machineArn: string, name: string): string =>

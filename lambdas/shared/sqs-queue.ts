@@ -5,7 +5,7 @@
  * queue with its in-process stand-in (lib/local/queue.ts) through each queue's `use...` hook.
  */
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { tracer } from './tracer';
+import { awsClient } from './tracer';
 
 export interface Queued<M> {
   message: M;
@@ -23,7 +23,7 @@ const SQS_BATCH = 10;
 export const MAX_DELAY_SECONDS = 900;
 
 let client: SQSClient | undefined;
-const sqs = (): SQSClient => (client ??= tracer.captureAWSv3Client(new SQSClient({ maxAttempts: 3 })));
+const sqs = (): SQSClient => (client ??= awsClient(new SQSClient({ maxAttempts: 3 })));
 
 export class SqsQueue<M> implements MessageQueue<M> {
   constructor(private readonly url: () => string) {}

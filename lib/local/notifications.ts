@@ -33,6 +33,7 @@ import { pipelineMetrics, QUIET_STREAM_WAIT } from './pipeline-metrics';
 import { invokeAs, type LocalRoute } from './http-server';
 import { backoffDelay } from '../../lambdas/shared/backoff';
 import { sleep } from '../../lambdas/shared/clock';
+import { awsClient } from '../../lambdas/shared/tracer';
 
 type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
 
@@ -144,8 +145,9 @@ function startStreamReader(
   deadLetters: DeadLetter[],
   dataDir?: string,
 ) {
-  const ddb = new DynamoDBClient({});
-  const streams = new DynamoDBStreamsClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB });
+  const ddb = awsClient(new DynamoDBClient({}));
+  // Each read's records are not walked by the SDK's logger middleware (awsClient).
+  const streams = awsClient(new DynamoDBStreamsClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB }));
   let running = true;
   /** When the last pass that found no record in any shard began (ms since the epoch). */
   let caughtUpAt: number | undefined;

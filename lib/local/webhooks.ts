@@ -23,6 +23,7 @@ import {
 import type { DeadLetter } from './dead-letters';
 import { invokeAs, type LocalRoute } from './http-server';
 import { LocalQueue, startQueuePoller } from './queue';
+import { awsClient } from '../../lambdas/shared/tracer';
 
 type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 type RecoveryHandler = (input: unknown, context: Context) => Promise<unknown>;
@@ -85,7 +86,7 @@ export async function startLocalWebhooks(tableName: string, deadLetters: DeadLet
       : undefined;
   timer?.unref();
 
-  const db = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+  const db = DynamoDBDocumentClient.from(awsClient(new DynamoDBClient({})));
   const list: LocalRoute = async (req) => {
     const endpointId = new URL(req.url ?? '/', 'http://local').searchParams.get('webhookEndpointId');
     const items: Record<string, unknown>[] = [];
