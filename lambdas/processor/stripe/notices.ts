@@ -263,9 +263,14 @@ function parseCursor(
 
 /** A listed event; `age` is its place in its account's listing (Stripe's, newest first). */
 type Listed = { event: Stripe.Event; merchantId: string; account: string; age: number };
-/** Oldest first: by second, and within a second in Stripe's own order. */
+/**
+ * Oldest first: by second, within a second by account, and within an account in Stripe's own
+ * order. Ages of two accounts are not compared: each counts from its own account's newest event,
+ * which moves between runs, and a run resumes after the event it stopped at in this same order.
+ */
 const order = (a: Listed, b: Listed): number =>
-  a.event.created - b.event.created || b.age - a.age || (a.account < b.account ? -1 : 1);
+  a.event.created - b.event.created ||
+  (a.account === b.account ? b.age - a.age : a.account < b.account ? -1 : 1);
 
 /**
  * The account's notice events from `since` to `until` (seconds, inclusive), or undefined when
