@@ -67,3 +67,41 @@ export const disputeSummaryDelta = (
     { disputeCounted: payment.dispute?.disputeId },
     counted && { ...payment, dispute: counted },
   );
+
+/** The counters of the totals that deleting a payment moves (settlesAt and slots are not). */
+const DELETION_MOVES = [
+  'approved',
+  'partial',
+  'declined',
+  'failed',
+  'skipped',
+  'approvedCents',
+  'retriesScheduled',
+  'recovered',
+  'recoveredCents',
+  'returned',
+  'returnedCents',
+  'disputed',
+  'disputedCents',
+] as const;
+
+/**
+ * What deleting a payment of a processed group (its retry scheduled) changes in the group's
+ * summary: the counters as the summary counts the payment now (declined or failed, or returned,
+ * or approved still until its return is moved in) and as deleted (skipped), each non-zero
+ * difference.
+ */
+export function deletionSummaryDelta(
+  payment: ChargedPayment,
+): Partial<Record<(typeof DELETION_MOVES)[number], number>> {
+  const before = emptyTotals();
+  const after = emptyTotals();
+  countOutcome(before, payment);
+  countOutcome(after, { ...payment, deleted: true });
+  const delta: Partial<Record<(typeof DELETION_MOVES)[number], number>> = {};
+  for (const field of DELETION_MOVES) {
+    const d = (after[field] ?? 0) - (before[field] ?? 0);
+    if (d !== 0) delta[field] = d;
+  }
+  return delta;
+}
