@@ -10,6 +10,7 @@ import { runSale } from '#core/sale';
 import type { ServiceEvent } from '#domain/events';
 import { useProcessor } from '#processor/index';
 import { SandboxProcessor } from '#processor/sandbox';
+import { bringNoticesForward } from '#processor/sandbox-notices';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { eventStore } from '#store/events';
@@ -221,4 +222,21 @@ it('a declined debit and a card charge plan no notices', async () => {
   const card = saleRequest(merchant.merchantId, `${payor.payorId}/${method.savedPaymentMethodId}`, 4000);
   expect(await runSale(card, new Date())).toMatchObject({ status: 'Approved' });
   expect(await sandbox.noticesNow({ merchantId: merchant.merchantId })).toEqual({ broughtForward: 0 });
+});
+
+it('the test clock never brings a notice forward twice: a call whose time is before an earlier call’s leaves what that call moved, and brings the next cut-off’s forward', async () => {
+  // Concurrent calls take their times in any order: one whose time fell before another's moved
+  // notices saw them as still ahead.
+  const merchant: Merchant = { merchantId: '32360000009', shortId: '23600009', name: 'Capital City High' };
+  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  await approvedDebit('nR10', merchant.merchantId);
+  const now = Date.now();
+  const moved = (at: number) =>
+    bringNoticesForward(ddb(), table.tableName, merchant.merchantId, new Date(at).toISOString());
+  expect(await moved(now + 5)).toBe(1); // the clearing
+  expect(await moved(now)).toBe(1); // the return, a cut-off later: not the clearing again
+  expect(await moved(now + 10)).toBe(0);
+  const page = await sandbox.listNotices({ limit: 100, now: new Date(now + 10).toISOString() });
+  const kinds = page.notices.filter((n) => n.merchantId === merchant.merchantId).map((n) => n.kind);
+  expect(kinds.sort()).toEqual(['cleared', 'returned']);
 });
