@@ -23,8 +23,24 @@ export type AccountChange =
 export const makesUnusable = (change: AccountChange): change is { kind: 'closed' | 'contact_cardholder' } =>
   change.kind === 'closed' || change.kind === 'contact_cardholder';
 
-/** The method after the change (its revision and event count one more). */
-export function accountUpdated(method: SavedMethod, change: AccountChange, now: Date): SavedMethod {
+/**
+ * Whether an update the acquirer learnt at `at` is older than the last one applied to the method:
+ * a late one (a lost webhook listed by the next day's run) never moves the method back (an old
+ * new expiry would make a closed account active again).
+ */
+export const isLateAccountUpdate = (method: SavedMethod, at: string): boolean =>
+  method.accountUpdateAt !== undefined && at < method.accountUpdateAt;
+
+/**
+ * The method after the change the acquirer learnt at `at` (its revision and event count one
+ * more).
+ */
+export function accountUpdated(
+  method: SavedMethod,
+  change: AccountChange,
+  now: Date,
+  at?: string,
+): SavedMethod {
   // A revoked method stays revoked: the payor withdrew the authorization, which no card or
   // account update gives back (DESIGN section 6).
   const status: MethodStatus =
@@ -40,6 +56,7 @@ export function accountUpdated(method: SavedMethod, change: AccountChange, now: 
     }),
     status,
     updatedBy: 'account_updater',
+    ...(at !== undefined && { accountUpdateAt: at }),
     lastUpdated: now.toISOString(),
     revision: (method.revision ?? 0) + 1,
     eventSeq: (method.eventSeq ?? 0) + 1,

@@ -103,6 +103,11 @@ export interface SavedMethod {
   status?: MethodStatus;
   /** Who made the last change of the method's account details (absent: nobody since creation). */
   updatedBy?: MethodUpdater;
+  /**
+   * When the acquirer learnt the last account update applied to the method (its `at`): one it
+   * learnt earlier, arriving late, changes nothing. Never returned.
+   */
+  accountUpdateAt?: string;
   /** A bank's notification of change corrected the account (its number, routing number or type). */
   correctedBy?: 'noc';
   correctedAt?: string;
