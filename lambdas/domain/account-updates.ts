@@ -71,13 +71,23 @@ interface NocChange {
 }
 
 /**
- * The bank account after a notification of change (docs/product.md "Notifications of change"):
- * the corrected fields, `correctedBy: "noc"` and when; its status stays as it was (a NOC corrects
- * an account that still takes debits). Its revision and event count one more.
+ * Whether a notification of change the bank sent at `at` is older than the last one applied to
+ * the method: the NOCs of two debits of the account come one after the other, and a late one (a
+ * lost webhook listed by the backstop) would put back the correction the newer one replaced.
  */
-export function nocCorrected(method: SavedMethod, change: NocChange, now: Date): SavedMethod {
+export const isLateNoc = (method: SavedMethod, at: string): boolean =>
+  method.nocAt !== undefined && at < method.nocAt;
+
+/**
+ * The bank account after a notification of change the bank sent at `at` (docs/product.md
+ * "Notifications of change"): the corrected fields, `correctedBy: "noc"` and when; its status
+ * stays as it was (a NOC corrects an account that still takes debits). Its revision and event
+ * count one more.
+ */
+export function nocCorrected(method: SavedMethod, change: NocChange, now: Date, at?: string): SavedMethod {
   return {
     ...method,
+    ...(at !== undefined && { nocAt: at }),
     ...(change.maskedAccountNumber !== undefined && { maskedAccountNumber: change.maskedAccountNumber }),
     ...(change.fingerprint !== undefined && { fingerprint: change.fingerprint }),
     ...(change.accountType !== undefined && { accountType: change.accountType }),

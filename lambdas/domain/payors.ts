@@ -112,6 +112,11 @@ export interface SavedMethod {
   correctedBy?: 'noc';
   correctedAt?: string;
   /**
+   * When the bank sent the last notification of change applied to the method (the notice's
+   * `occurredAt`): one it sent earlier, arriving late, changes nothing. Never returned.
+   */
+  nocAt?: string;
+  /**
    * Set while the method is being deleted (the mark written ahead of the deletion, with its
    * record): no payment may take the method from then on. Never returned.
    */
