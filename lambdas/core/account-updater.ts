@@ -12,7 +12,12 @@
  * first one left, and the next run goes on from there (it reads an hour before the cursor, so an
  * update the processor recorded late is not missed).
  */
-import { accountUpdated, makesUnusable, type AccountChange } from '#domain/account-updates';
+import {
+  accountUpdated,
+  isLateAccountUpdate,
+  makesUnusable,
+  type AccountChange,
+} from '#domain/account-updates';
 import { accountUpdateOutboxId, type OutboxItem } from '#domain/notifications';
 import { methodEvent, type SavedMethod } from '#domain/payors';
 import { paymentProcessor } from '#core/processor';
@@ -43,6 +48,8 @@ export interface AccountUpdaterReport {
   noMethod: number;
   /** Updates left for the next run (the deadline came first). */
   left: number;
+  /** Updates older than the last one applied to their method: nothing changed. */
+  late: number;
 }
 
 /** The change an update makes, without its ids. */
@@ -63,7 +70,7 @@ function changeOf(update: AccountUpdate): AccountChange {
   }
 }
 
-type Applied = 'applied' | 'applied-before' | 'no-method';
+type Applied = 'applied' | 'applied-before' | 'no-method' | 'late';
 
 /**
  * The payor's e-mail asking for a new method, the one `method` can no longer be charged (an
@@ -98,6 +105,8 @@ interface MethodChange {
   /** The mark's id: the change is made once per id and method. */
   markId: string;
   next: (method: SavedMethod) => SavedMethod;
+  /** Whether the change is older than the method as it is (`late`: nothing changes). */
+  late?: (method: SavedMethod) => boolean;
   eventType: 'payment_method.account_updated' | 'payment_method.corrected';
   /** Why the method can no longer be charged, when the change makes it so (its payor is e-mailed). */
   unusable?: 'closed' | 'contact_cardholder';
@@ -115,6 +124,7 @@ export async function changeMethodOnce(
     const found = await payorStore().find(ref.payorId, ref.merchantId);
     const method = found?.methods.find((m) => m.savedPaymentMethodId === ref.savedPaymentMethodId);
     if (!found || !method) return 'no-method';
+    if (change.late?.(method) === true) return 'late';
     const next = change.next(method);
     const event = methodEvent(change.eventType, next, found.payor.defaultPaymentMethodId, now);
     const outbox =
@@ -143,7 +153,8 @@ function applyToMethod(
   return changeMethodOnce(
     {
       markId: update.updateId,
-      next: (method) => accountUpdated(method, change, now),
+      next: (method) => accountUpdated(method, change, now, update.at),
+      late: (method) => isLateAccountUpdate(method, update.at),
       eventType: 'payment_method.account_updated',
       ...(makesUnusable(change) && { unusable: change.kind }),
     },
@@ -171,6 +182,7 @@ export async function runAccountUpdater(now: Date, deadline: number): Promise<Ac
     appliedBefore: 0,
     noMethod: 0,
     left: 0,
+    late: 0,
   };
   let reached = until;
   for (const [index, update] of updates.entries()) {
@@ -185,6 +197,7 @@ export async function runAccountUpdater(now: Date, deadline: number): Promise<Ac
       const outcome = await applyToMethod(update, ref, now);
       if (outcome === 'applied') report.applied++;
       else if (outcome === 'applied-before') report.appliedBefore++;
+      else if (outcome === 'late') report.late++;
       else report.noMethod++;
     }
   }
@@ -209,5 +222,6 @@ export async function applyAccountUpdateNotice(
   const results = await Promise.all(refs.map((ref) => applyToMethod(update, ref, now)));
   if (results.includes('applied')) return outcome('applied');
   if (results.includes('applied-before')) return outcome('applied_before');
+  if (results.includes('late')) return outcome('stale', 'older than the last update applied to its method');
   return outcome('skipped', 'the method was deleted');
 }

@@ -5,9 +5,10 @@
  * next debit. Each is made once per method under its own mark (`noc:<noticeId>`, the account
  * updater's per-method marks: store/account-updates.ts) in one transaction with the method's
  * change and its `payment_method.corrected` event. The debit that carried it stays as it is. A NOC
- * for a method deleted since is skipped and counted.
+ * for a method deleted since is skipped and counted; one the bank sent before the last applied to
+ * the method (a late one) is stale: it never puts back what a newer one corrected.
  */
-import { nocCorrected } from '#domain/account-updates';
+import { isLateNoc, nocCorrected } from '#domain/account-updates';
 import { outcome, type NoticeOutcome } from '#domain/notices';
 import type { ProcessorNotice } from '#processor/processor';
 import { accountUpdateStore } from '#store/account-updates';
@@ -37,7 +38,9 @@ export async function applyNoc(notice: NocNotice, now: Date): Promise<NoticeOutc
                 ...(accountType !== undefined && { accountType }),
               },
               now,
+              notice.occurredAt,
             ),
+          late: (method) => isLateNoc(method, notice.occurredAt),
           eventType: 'payment_method.corrected',
         },
         ref,
@@ -47,5 +50,6 @@ export async function applyNoc(notice: NocNotice, now: Date): Promise<NoticeOutc
   );
   if (results.includes('applied')) return outcome('applied');
   if (results.includes('applied-before')) return outcome('applied_before');
+  if (results.includes('late')) return outcome('stale', 'older than the last NOC applied to its method');
   return outcome('skipped', 'a NOC for a deleted method');
 }

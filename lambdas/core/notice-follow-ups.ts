@@ -27,6 +27,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { methodAfterReturn, nsfAsDecline, seriesSuspension } from '#domain/bank-notices';
+import { disputeView } from '#domain/disputes';
 import { disputeSummaryDelta, returnSummaryDelta, type SummaryDelta } from '#domain/summary-deltas';
 import { nextSequence } from '#domain/events';
 import { attemptsOf, paymentEvent, type Payment } from '#domain/groups';
@@ -43,6 +44,7 @@ import { noticeStore } from '#store/notices';
 import { payorStore } from '#store/payors';
 import { seriesStore } from '#store/series';
 import { claimStore } from '#store/claims';
+import { disputeStore } from '#store/disputes';
 import { paymentStore } from '#store/payments';
 import { retryRoundStore } from '#store/retry-rounds';
 import { transactionStore } from '#store/transactions';
@@ -186,21 +188,23 @@ async function sendHeldRefunds(work: RefundsWork, now: Date): Promise<string> {
 type SummaryWork = Extract<NoticeFollowUp, { kind: 'summary' }>;
 type DisputeSummaryWork = Extract<NoticeFollowUp, { kind: 'dispute-summary' }>;
 
+/** Why there is nothing to move (a string), or the payment's mark and the summary's delta. */
+type SummaryMove =
+  string | { mark: { field: 'returnCounted' | 'disputeCounted'; value: string }; delta: SummaryDelta };
+
 /**
  * A payment's move into its group's summary, once under its mark: what it came to. `pending`
  * reads the payment and says why there is nothing to move (a string), or the mark and the delta.
  */
 async function moveInSummary(
   work: SummaryWork | DisputeSummaryWork,
-  pending: (
-    payment: Payment,
-  ) => string | { mark: { field: 'returnCounted' | 'disputeCounted'; value: string }; delta: SummaryDelta },
+  pending: (payment: Payment) => SummaryMove | Promise<SummaryMove>,
 ): Promise<string> {
   return withOptimisticRetry(
     async () => {
       const payment = await paymentStore().getPayment(work.paymentGroupId, work.paymentId);
       if (!payment || payment.deleted) return 'payment gone';
-      const move = pending(payment);
+      const move = await pending(payment);
       if (typeof move === 'string') return move;
       const written = await bankNoticeStore().countInSummary(payment, move.mark, move.delta);
       if (written === 'changed') return undefined; // read again
@@ -228,15 +232,21 @@ const countReturnInSummary = (work: SummaryWork): Promise<string> =>
     };
   });
 
-/** The disputed payment moved into its group's summary once per dispute: what it came to. */
+/**
+ * The disputed payment moved into its group's summary once per dispute: what it came to. An
+ * earlier dispute of its sale counted before (an inquiry closed, then the chargeback) is read for
+ * what the summary counts of it: the payment is disputed there already, only the sum moves.
+ */
 const countDisputeInSummary = (work: DisputeSummaryWork): Promise<string> =>
-  moveInSummary(work, (payment) => {
+  moveInSummary(work, async (payment) => {
     if (payment.disputeCounted === work.disputeId) return 'counted before';
     // A later dispute of the sale shows on the payment now: its own follow-up counts it.
     if (payment.dispute?.disputeId !== work.disputeId) return 'another dispute shows';
+    const counted =
+      payment.disputeCounted === undefined ? undefined : await disputeStore().get(payment.disputeCounted);
     return {
       mark: { field: 'disputeCounted', value: work.disputeId },
-      delta: disputeSummaryDelta(payment),
+      delta: disputeSummaryDelta(payment, counted && disputeView(counted)),
     };
   });
 

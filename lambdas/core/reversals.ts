@@ -11,6 +11,7 @@ import {
   disputedNow,
   isSettled,
   isUnclearedDebit,
+  MAX_HELD_REFUNDS,
   returnedRefusal,
   voidMarginSeconds,
   withinVoidMargin,
@@ -129,6 +130,11 @@ export async function refundSale(
         `transaction ${transactionId} has not settled yet (settles ${txn.settlesAt}); void it instead`,
       );
     }
+    // Also when the reservation refused it: the sale read again holds as many already.
+    if (held && txn.refundCount >= MAX_HELD_REFUNDS)
+      throw new BadRequestError(
+        `transaction ${transactionId} already holds ${MAX_HELD_REFUNDS} refunds until its bank debit clears; refund more once it has cleared`,
+      );
     const available = availableRefundCents(txn);
     if (amountCents > available) {
       throw new BadRequestError(

@@ -26,6 +26,7 @@ import {
   disputedNow,
   isSettled,
   isUnclearedDebit,
+  MAX_HELD_REFUNDS,
   voidMarginSeconds,
   withinVoidMargin,
   type Refund,
@@ -95,6 +96,12 @@ async function writeAheadRefund(
   if (!refund) {
     const amountCents = availableRefundCents(transaction);
     if (amountCents === 0) return { paymentId, outcome: 'skipped', reason: 'nothing left to refund' };
+    if (kind === 'held' && transaction.refundCount >= MAX_HELD_REFUNDS)
+      return {
+        paymentId,
+        outcome: 'skipped',
+        reason: `its sale already holds ${MAX_HELD_REFUNDS} refunds until its bank debit clears`,
+      };
     const planned: Refund = {
       refundId,
       transactionId: transaction.transactionId,

@@ -23,8 +23,24 @@ export type AccountChange =
 export const makesUnusable = (change: AccountChange): change is { kind: 'closed' | 'contact_cardholder' } =>
   change.kind === 'closed' || change.kind === 'contact_cardholder';
 
-/** The method after the change (its revision and event count one more). */
-export function accountUpdated(method: SavedMethod, change: AccountChange, now: Date): SavedMethod {
+/**
+ * Whether an update the acquirer learnt at `at` is older than the last one applied to the method:
+ * a late one (a lost webhook listed by the next day's run) never moves the method back (an old
+ * new expiry would make a closed account active again).
+ */
+export const isLateAccountUpdate = (method: SavedMethod, at: string): boolean =>
+  method.accountUpdateAt !== undefined && at < method.accountUpdateAt;
+
+/**
+ * The method after the change the acquirer learnt at `at` (its revision and event count one
+ * more).
+ */
+export function accountUpdated(
+  method: SavedMethod,
+  change: AccountChange,
+  now: Date,
+  at?: string,
+): SavedMethod {
   // A revoked method stays revoked: the payor withdrew the authorization, which no card or
   // account update gives back (DESIGN section 6).
   const status: MethodStatus =
@@ -40,6 +56,7 @@ export function accountUpdated(method: SavedMethod, change: AccountChange, now: 
     }),
     status,
     updatedBy: 'account_updater',
+    ...(at !== undefined && { accountUpdateAt: at }),
     lastUpdated: now.toISOString(),
     revision: (method.revision ?? 0) + 1,
     eventSeq: (method.eventSeq ?? 0) + 1,
@@ -54,13 +71,23 @@ interface NocChange {
 }
 
 /**
- * The bank account after a notification of change (docs/product.md "Notifications of change"):
- * the corrected fields, `correctedBy: "noc"` and when; its status stays as it was (a NOC corrects
- * an account that still takes debits). Its revision and event count one more.
+ * Whether a notification of change the bank sent at `at` is older than the last one applied to
+ * the method: the NOCs of two debits of the account come one after the other, and a late one (a
+ * lost webhook listed by the backstop) would put back the correction the newer one replaced.
  */
-export function nocCorrected(method: SavedMethod, change: NocChange, now: Date): SavedMethod {
+export const isLateNoc = (method: SavedMethod, at: string): boolean =>
+  method.nocAt !== undefined && at < method.nocAt;
+
+/**
+ * The bank account after a notification of change the bank sent at `at` (docs/product.md
+ * "Notifications of change"): the corrected fields, `correctedBy: "noc"` and when; its status
+ * stays as it was (a NOC corrects an account that still takes debits). Its revision and event
+ * count one more.
+ */
+export function nocCorrected(method: SavedMethod, change: NocChange, now: Date, at?: string): SavedMethod {
   return {
     ...method,
+    ...(at !== undefined && { nocAt: at }),
     ...(change.maskedAccountNumber !== undefined && { maskedAccountNumber: change.maskedAccountNumber }),
     ...(change.fingerprint !== undefined && { fingerprint: change.fingerprint }),
     ...(change.accountType !== undefined && { accountType: change.accountType }),

@@ -103,9 +103,19 @@ export interface SavedMethod {
   status?: MethodStatus;
   /** Who made the last change of the method's account details (absent: nobody since creation). */
   updatedBy?: MethodUpdater;
+  /**
+   * When the acquirer learnt the last account update applied to the method (its `at`): one it
+   * learnt earlier, arriving late, changes nothing. Never returned.
+   */
+  accountUpdateAt?: string;
   /** A bank's notification of change corrected the account (its number, routing number or type). */
   correctedBy?: 'noc';
   correctedAt?: string;
+  /**
+   * When the bank sent the last notification of change applied to the method (the notice's
+   * `occurredAt`): one it sent earlier, arriving late, changes nothing. Never returned.
+   */
+  nocAt?: string;
   /**
    * Set while the method is being deleted (the mark written ahead of the deletion, with its
    * record): no payment may take the method from then on. Never returned.

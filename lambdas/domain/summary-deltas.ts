@@ -25,14 +25,15 @@ type SummaryMark = Pick<ChargedPayment, 'returnCounted'> | Pick<ChargedPayment, 
 
 /**
  * What marking the payment (`mark`) changes in its group's summary: the counters as the payment
- * counts without that mark and with it, each non-zero difference (the other mark as it is).
+ * counts without that mark (or as `counted`, the payment as the summary counts it now) and with
+ * it, each non-zero difference (the other mark as it is).
  */
-function summaryDelta(payment: ChargedPayment, mark: SummaryMark): SummaryDelta {
+function summaryDelta(payment: ChargedPayment, mark: SummaryMark, counted?: ChargedPayment): SummaryDelta {
   const before = emptyTotals();
   const after = emptyTotals();
   const unmarked = { ...payment };
   for (const field of Object.keys(mark)) delete unmarked[field as keyof SummaryMark];
-  countOutcome(before, unmarked);
+  countOutcome(before, counted ?? unmarked);
   countOutcome(after, { ...payment, ...mark });
   const delta: SummaryDelta = {};
   for (const field of SUMMARY_MOVES) {
@@ -53,6 +54,54 @@ export const returnSummaryDelta = (payment: ChargedPayment): SummaryDelta =>
 /**
  * What moving a payment's dispute (its latest, `dispute`) into its group's summary changes:
  * disputed and its sum up (the payment stays approved). Empty when its latest sale is not disputed.
+ * When the summary counts an earlier dispute of the same sale (`counted`, the one the payment's
+ * `disputeCounted` names, as it is now), the payment is disputed there already: the move is from
+ * that dispute's sum to this one's, and counts the payment no second time.
  */
-export const disputeSummaryDelta = (payment: ChargedPayment): SummaryDelta =>
-  summaryDelta(payment, { disputeCounted: payment.dispute?.disputeId });
+export const disputeSummaryDelta = (
+  payment: ChargedPayment,
+  counted?: NonNullable<ChargedPayment['dispute']>,
+): SummaryDelta =>
+  summaryDelta(
+    payment,
+    { disputeCounted: payment.dispute?.disputeId },
+    counted && { ...payment, dispute: counted },
+  );
+
+/** The counters of the totals that deleting a payment moves (settlesAt and slots are not). */
+const DELETION_MOVES = [
+  'approved',
+  'partial',
+  'declined',
+  'failed',
+  'skipped',
+  'approvedCents',
+  'retriesScheduled',
+  'recovered',
+  'recoveredCents',
+  'returned',
+  'returnedCents',
+  'disputed',
+  'disputedCents',
+] as const;
+
+/**
+ * What deleting a payment of a processed group (its retry scheduled) changes in the group's
+ * summary: the counters as the summary counts the payment now (declined or failed, or returned,
+ * or approved still until its return is moved in) and as deleted (skipped), each non-zero
+ * difference.
+ */
+export function deletionSummaryDelta(
+  payment: ChargedPayment,
+): Partial<Record<(typeof DELETION_MOVES)[number], number>> {
+  const before = emptyTotals();
+  const after = emptyTotals();
+  countOutcome(before, payment);
+  countOutcome(after, { ...payment, deleted: true });
+  const delta: Partial<Record<(typeof DELETION_MOVES)[number], number>> = {};
+  for (const field of DELETION_MOVES) {
+    const d = (after[field] ?? 0) - (before[field] ?? 0);
+    if (d !== 0) delta[field] = d;
+  }
+  return delta;
+}

@@ -173,6 +173,14 @@ export const availableRefundCents = (t: Transaction): Cents =>
     : 0;
 
 /**
+ * The most refunds a bank debit holds until it clears. Its return cancels them all in the one
+ * transaction that records it (store/bank-notices.ts: each a refund item and, for a sale of the
+ * transactions API, its `refund.failed` event, beside eight items of the return's own), and a
+ * transaction holds at most 100 items: a debit with more could never be returned.
+ */
+export const MAX_HELD_REFUNDS = 40;
+
+/**
  * A bank debit the processor accepted that has not cleared: money that may still come back. A
  * refund of it is held until it clears, and cancelled if it is returned first (docs/product.md
  * "Reversals of bank debits").

@@ -248,8 +248,12 @@ export async function bringNoticesForward(
       Limit: BRING_FORWARD_LIMIT,
     }),
   );
-  const first = Items[0]?.dueAt as string | undefined;
-  const due = Items.filter((item) => item.dueAt === first);
+  // A notice another call brought forward is left alone (`broughtForwardAt`): concurrent calls
+  // take their times in any order, and one whose time is before another's sees what that one moved
+  // as still ahead.
+  const pending = Items.filter((item) => item.broughtForwardAt === undefined);
+  const first = pending[0]?.dueAt as string | undefined;
+  const due = pending.filter((item) => item.dueAt === first);
   let moved = 0;
   for (const item of due) {
     const { pk, sk, gsi1pk: _day, gsi1sk: _at, dueAt: _due, ...fields } = item;
@@ -260,7 +264,7 @@ export async function bringNoticesForward(
             {
               Delete: { TableName: tableName, Key: { pk, sk }, ConditionExpression: 'attribute_exists(pk)' },
             },
-            { Put: { TableName: tableName, Item: noticeItem(fields, now) } },
+            { Put: { TableName: tableName, Item: { ...noticeItem(fields, now), broughtForwardAt: now } } },
           ],
         }),
       );

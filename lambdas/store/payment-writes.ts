@@ -9,6 +9,7 @@ import { answerEventType, paymentEvent, type Group, type Payment, type PaymentAt
 import type { OutboxItem } from '#domain/notifications';
 import type { AuthResponse } from '#domain/processing';
 import type { PaymentRetry } from '#domain/retries';
+import { deletionSummaryDelta } from '#domain/summary-deltas';
 import { MAX_PAYMENTS_PER_GROUP } from '#contract/limits';
 import { keys } from './keys';
 import { announcedUpdate } from './events';
@@ -206,7 +207,13 @@ export function scheduledRetryDeleteWrites(tableName: string, previous: Payment,
     {
       Key: keys.payment(previous.paymentGroupId, previous.paymentId),
       set: 'deleted = :true, #retry = :r, lastUpdated = :now',
-      condition: 'deleted = :false AND #retry.#status = :scheduled AND size(attempts) = :n',
+      // The summary's move below is from the payment as read: its return moved in meanwhile (the
+      // mark alone changes) reads it again.
+      condition:
+        'deleted = :false AND #retry.#status = :scheduled AND size(attempts) = :n AND ' +
+        (previous.returnCounted === undefined
+          ? 'attribute_not_exists(returnCounted)'
+          : 'returnCounted = :counted'),
       names: { '#retry': 'retry', '#status': 'status' },
       values: {
         ':true': true,
@@ -215,31 +222,39 @@ export function scheduledRetryDeleteWrites(tableName: string, previous: Payment,
         ':now': now.toISOString(),
         ':scheduled': 'scheduled',
         ':n': (previous.attempts ?? []).length,
+        ...(previous.returnCounted !== undefined && { ':counted': previous.returnCounted }),
       },
     },
     previous.eventSeq,
     paymentEvent('payment.deleted', deleted, now),
   );
-  // The group's totals count non-deleted payments; its summary counts the payment as deleted now.
-  const outcomeField = previous.authResponse?.status === 'Failed' ? 'failed' : 'declined';
+  // The group's totals count non-deleted payments; its summary counts the payment as deleted now,
+  // no longer as it counted it: declined or failed, or returned (an nsf return schedules a retry
+  // too), or approved still until that return is moved in.
+  const moves = Object.entries(deletionSummaryDelta(previous));
+  const names: Record<string, string> = { '#status': 'status' };
+  const values: Record<string, unknown> = {
+    ':minus': -1,
+    ':cents': -previous.amountCents,
+    ':processed': 'processed',
+    ':m': previous.merchantId,
+  };
+  moves.forEach(([field, by], i) => {
+    names[`#f${i}`] = field;
+    values[`:d${i}`] = by;
+  });
   const group = {
     Update: {
       TableName: tableName,
       Key: keys.group(previous.paymentGroupId),
       UpdateExpression:
-        'ADD paymentCount :minus, totalCents :cents, processingSummary.skipped :one, ' +
-        'processingSummary.#outcome :minus, processingSummary.retriesScheduled :minus',
+        'ADD paymentCount :minus, totalCents :cents' +
+        moves.map((_, i) => `, processingSummary.#f${i} :d${i}`).join(''),
       ConditionExpression:
         '#status = :processed AND merchantId = :m AND attribute_not_exists(retryBound) AND ' +
         'attribute_exists(processingSummary.retriesScheduled)',
-      ExpressionAttributeNames: { '#status': 'status', '#outcome': outcomeField },
-      ExpressionAttributeValues: {
-        ':minus': -1,
-        ':one': 1,
-        ':cents': -previous.amountCents,
-        ':processed': 'processed',
-        ':m': previous.merchantId,
-      },
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
     },
   };
   return [update!, group, event!];

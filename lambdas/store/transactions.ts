@@ -16,7 +16,13 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { refundEvent, transactionEvent, type Refund, type Transaction } from '#domain/transactions';
+import {
+  MAX_HELD_REFUNDS,
+  refundEvent,
+  transactionEvent,
+  type Refund,
+  type Transaction,
+} from '#domain/transactions';
 import { conditionOutcome, containerStore, isConditionFailure, sendThroughConflicts, strip } from './items';
 import { readAll } from './paging';
 import { eventPut } from './events';
@@ -284,8 +290,9 @@ export class DynamoTransactionStore implements TransactionStore {
    * Reserves a refund: the Pending refund item and the sale's refundedCents/refundCount move
    * together, on the condition that the amount still fits. False when it does not. A refund held
    * until the debit clears holds only while the sale has not cleared (a clearing written meanwhile
-   * would never send it: the caller reads again and sends it now), and has no sweep entry: the
-   * clearing's follow-up sends it (core/notice-follow-ups.ts).
+   * would never send it: the caller reads again and sends it now) and holds fewer than
+   * MAX_HELD_REFUNDS (before it clears, every refund of a debit is held: refundCount counts them),
+   * and has no sweep entry: the clearing's follow-up sends it (core/notice-follow-ups.ts).
    */
   async reserveRefund(txn: Transaction, refund: Refund): Promise<boolean> {
     const held = refund.heldUntilCleared === true;
@@ -300,7 +307,9 @@ export class DynamoTransactionStore implements TransactionStore {
                 UpdateExpression: 'ADD refundedCents :a, refundCount :one',
                 ConditionExpression:
                   `#status = :approved AND refundedCents <= :limit AND attribute_not_exists(voidingAt) AND ${NO_OPEN_DISPUTE.condition}` +
-                  (held ? ' AND (attribute_not_exists(cleared) OR cleared = :no)' : ''),
+                  (held
+                    ? ' AND (attribute_not_exists(cleared) OR cleared = :no) AND refundCount < :maxHeld'
+                    : ''),
                 ExpressionAttributeNames: { '#status': 'status' },
                 ExpressionAttributeValues: {
                   ...NO_OPEN_DISPUTE.values,
@@ -308,7 +317,7 @@ export class DynamoTransactionStore implements TransactionStore {
                   ':one': 1,
                   ':approved': 'Approved',
                   ':limit': txn.approvedCents - refund.amountCents,
-                  ...(held && { ':no': false }),
+                  ...(held && { ':no': false, ':maxHeld': MAX_HELD_REFUNDS }),
                 },
               },
             },

@@ -6,10 +6,12 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { runAccountUpdater } from '#core/account-updater';
+import { applyNotice } from '#core/notices';
 import { savePayor } from '#core/payors';
 import type { ServiceEvent } from '#domain/events';
 import { accountUpdateOutboxId } from '#domain/notifications';
 import { useProcessor } from '#processor/index';
+import type { ProcessorNotice } from '#processor/processor';
 import { SandboxProcessor, sandboxFingerprint } from '#processor/sandbox';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
@@ -137,4 +139,28 @@ it('a run past its deadline leaves the updates for the next one', async () => {
   const cut = await runAccountUpdater(later(), Date.now() - 1);
   expect(cut).toMatchObject({ applied: 0, left: cut.listed });
   expect((await runAccountUpdater(later(), deadline())).applied).toBe(1);
+});
+
+it('a late account update never moves a method back: an older new expiry arriving after the account was closed leaves it closed', async () => {
+  const card = await payorWithCard('4242424242424242');
+  const notice = (updateId: string, at: string, update: object): ProcessorNotice =>
+    ({
+      noticeId: updateId,
+      kind: 'account_update',
+      merchantId: MID,
+      objectId: card.token,
+      sequence: Date.parse(at),
+      occurredAt: at,
+      update: { updateId, token: card.token, at, ...update },
+    }) as ProcessorNotice;
+  const older = new Date(Date.now() - 60_000).toISOString();
+  const newer = new Date().toISOString();
+  // The closing, pushed first; the older new expiry (a lost webhook listed late) after it.
+  expect(await applyNotice(notice('au_closed', newer, { kind: 'closed' }), later())).toEqual({
+    outcome: 'applied',
+  });
+  const late = notice('au_expiry', older, { kind: 'new_expiry', expiryMonth: 9, expiryYear: YEAR + 2 });
+  expect((await applyNotice(late, later())).outcome).toBe('stale');
+  expect(await methodOf(card)).toMatchObject({ status: 'closed', expiryMonth: 6, expiryYear: YEAR });
+  expect((await eventsOf(card.methodId)).map((e) => e.type)).toEqual(['payment_method.account_updated']);
 });

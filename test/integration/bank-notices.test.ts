@@ -8,6 +8,7 @@
  * passes, a retry round charging meanwhile), its payor e-mailed once.
  */
 import { PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { deletePayment } from '#core/payments';
 import { groupReport } from '#core/reports';
 import { keys } from '#store/keys';
 import { outboxStore } from '#store/outbox';
@@ -650,4 +651,43 @@ test('a return while a retry round of its group is charging: the summary’s mov
     returnedCount: 1,
     returnedAmount: 25,
   });
+});
+
+test('deleting a payment whose nsf return scheduled its retry moves its group’s processingSummary from returned, never declined: the summary counts it skipped only, as the report does', async () => {
+  const { profileId } = await checkingPayor();
+  const paymentGroupId = newId();
+  const group = groupRecord({
+    paymentGroupId,
+    merchantId: MID,
+    status: 'processed',
+    paymentCount: 1,
+    totalCents: 2500,
+    retryPolicy: { maxRetries: 2, intervalHours: 24 },
+    processingSummary: { ...emptyTotals(), approved: 1, approvedCents: 2500, processedAt: T0.toISOString() },
+  });
+  await table.db.send(new PutCommand({ TableName: table.tableName, Item: groupItem(group) }));
+  const { payment, sale } = await paidPayment(profileId, paymentGroupId);
+  const notice = returned(sale, 'R01', processorKeys.payment(payment.paymentId));
+  expect(await applyNotice(notice, later(70))).toEqual({ outcome: 'applied' });
+  expect((await paymentStore().getPayment(paymentGroupId, payment.paymentId))!.retry).toMatchObject({
+    status: 'scheduled',
+  });
+  expect(await summaryOf(paymentGroupId)).toMatchObject({
+    approvedCount: 0,
+    returnedCount: 1,
+    declinedCount: 0,
+    retriesScheduled: 1,
+  });
+
+  await deletePayment(paymentGroupId, payment.paymentId, MID, later(120));
+  expect(await summaryOf(paymentGroupId)).toMatchObject({
+    approvedCount: 0,
+    returnedCount: 0,
+    returnedAmount: 0,
+    declinedCount: 0,
+    skippedCount: 1,
+    retriesScheduled: 0,
+  });
+  const report = await groupReport(MID, paymentGroupId);
+  expect(report.counts).toMatchObject({ returned: 0, declined: 0, deleted: 1 });
 });

@@ -380,3 +380,40 @@ it('a dispute of a scheduled payment’s card charge moves its group’s process
   expect(report.counts).toMatchObject({ payments: 2, approved: 2, disputed: 1, returned: 0 });
   expect(report.amounts).toMatchObject({ approved: 60, disputed: 30 });
 });
+
+it('a second dispute of a scheduled payment’s charge never counts the payment twice in its group’s processingSummary: the move is from the dispute counted before', async () => {
+  const mid = await newMerchant();
+  const { paymentGroupId, transactionId, processorKey } = await processedCardGroup(mid);
+  const summaryOf = async () => summaryView((await claimStore().read(paymentGroupId))!.processingSummary!);
+
+  // An inquiry, closed without a chargeback; then the chargeback, a dispute of its own, for $20.
+  const inquiry = await disputeNotice(transactionId, { status: 'inquiry' }, processorKey);
+  expect(await applyNotice(inquiry, new Date())).toEqual({ outcome: 'applied' });
+  const closed = {
+    ...inquiry,
+    noticeId: `n_${crypto.randomUUID()}`,
+    sequence: 2,
+    kind: 'dispute_closed',
+    status: 'won',
+  };
+  expect(await applyNotice(closed as ProcessorNotice, new Date())).toEqual({ outcome: 'applied' });
+  expect(await summaryOf()).toMatchObject({ disputedCount: 1, disputedAmount: 30 });
+  const chargeback = await disputeNotice(
+    transactionId,
+    {
+      objectId: `dp2_${transactionId}`,
+      disputeId: `dp2_${transactionId}`,
+      occurredAt: new Date(Date.now() + 1000).toISOString(),
+      amountCents: 2000,
+    },
+    processorKey,
+  );
+  expect(await applyNotice(chargeback, new Date())).toEqual({ outcome: 'applied' });
+  expect(await runDueFollowUps(new Date(Date.now() + 60_000), 10)).toBe(0);
+
+  // One payment disputed, for what its latest dispute disputes: as the report counts it.
+  expect(await summaryOf()).toMatchObject({ approvedCount: 2, disputedCount: 1, disputedAmount: 20 });
+  const report = await groupReport(mid, paymentGroupId);
+  expect(report.counts).toMatchObject({ approved: 2, disputed: 1 });
+  expect(report.amounts).toMatchObject({ disputed: 20 });
+});

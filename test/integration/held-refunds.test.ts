@@ -64,10 +64,10 @@ afterAll(async () => {
 
 /** A merchant of its own per test: the test clock brings forward only its notices. */
 async function newMerchant(): Promise<string> {
-  const n = ++merchantCount;
+  const n = String(++merchantCount).padStart(2, '0');
   const merchant: Merchant = {
-    merchantId: `3237000000${n}`,
-    shortId: `2370000${n}`,
+    merchantId: `323700000${n}`,
+    shortId: `237000${n}`,
     name: `Held refunds school ${n}`,
   };
   await new MerchantRegistry(table.db, table.tableName).register(merchant);
@@ -394,4 +394,35 @@ test('a group’s held refund cancelled by a return: Failed on the sale and on t
   });
   expect(reversal).not.toHaveProperty('heldUntilCleared');
   expect(await refundsAtProcessor(refundId)).toBe(0);
+});
+
+test('a return of a debit with many held refunds is applied all the same: the refunds it cancels never take its transaction past DynamoDB’s 100 items', async () => {
+  const mid = await newMerchant();
+  const transactionId = await approvedDebit(mid, 'nR01');
+  // Each refund the return cancels is two items of its transaction (the refund and its event).
+  const refundIds: string[] = [];
+  for (let i = 0; i < 47; i++) {
+    const refundId = newId();
+    try {
+      await refundSale(mid, transactionId, 1, refundId, settled());
+      refundIds.push(refundId);
+    } catch (error) {
+      // A sale may hold fewer refunds held at once: a refusal says so (400), and nothing is reserved.
+      expect(error).toBeInstanceOf(BadRequestError);
+    }
+  }
+  const reserved = (await found(transactionId)).refunds;
+  expect(reserved.map((r) => r.refundId).sort()).toEqual([...refundIds].sort());
+  // A reservation on a sale read before the others were reserved is refused by its condition.
+  const early = { ...(await found(transactionId)).transaction, refundCount: 1, refundedCents: 1 };
+  const late = { ...reserved[0]!, refundId: newId(), date: new Date().toISOString() };
+  expect(await transactionStore().reserveRefund(early, late)).toBe(false);
+
+  await sandbox.noticesNow({ merchantId: mid });
+  const [returned] = await noticesOf(transactionId);
+  expect(returned).toMatchObject({ kind: 'returned', code: 'R01' });
+  expect(await applyNotice(returned!, new Date())).toEqual({ outcome: 'applied' });
+  const after = await found(transactionId);
+  expect(after.transaction).toMatchObject({ status: 'Returned', refundedCents: 0, refundCount: 0 });
+  expect(after.refunds.map((r) => r.status)).toEqual(refundIds.map(() => 'Failed'));
 });

@@ -5,11 +5,14 @@
  * core/notices.ts), however often and however many runs at once.
  */
 import { runNoticeBackstop } from '#core/notice-backstop';
+import { applyNotice } from '#core/notices';
 import { listReturns } from '#core/returns';
 import { runSale } from '#core/sale';
 import type { ServiceEvent } from '#domain/events';
 import { useProcessor } from '#processor/index';
+import type { ProcessorNotice } from '#processor/processor';
 import { SandboxProcessor } from '#processor/sandbox';
+import { bringNoticesForward } from '#processor/sandbox-notices';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { eventStore } from '#store/events';
@@ -221,4 +224,49 @@ it('a declined debit and a card charge plan no notices', async () => {
   const card = saleRequest(merchant.merchantId, `${payor.payorId}/${method.savedPaymentMethodId}`, 4000);
   expect(await runSale(card, new Date())).toMatchObject({ status: 'Approved' });
   expect(await sandbox.noticesNow({ merchantId: merchant.merchantId })).toEqual({ broughtForward: 0 });
+});
+
+it('the test clock never brings a notice forward twice: a call whose time is before an earlier call’s leaves what that call moved, and brings the next cut-off’s forward', async () => {
+  // Concurrent calls take their times in any order: one whose time fell before another's moved
+  // notices saw them as still ahead.
+  const merchant: Merchant = { merchantId: '32360000009', shortId: '23600009', name: 'Capital City High' };
+  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  await approvedDebit('nR10', merchant.merchantId);
+  const now = Date.now();
+  const moved = (at: number) =>
+    bringNoticesForward(ddb(), table.tableName, merchant.merchantId, new Date(at).toISOString());
+  expect(await moved(now + 5)).toBe(1); // the clearing
+  expect(await moved(now)).toBe(1); // the return, a cut-off later: not the clearing again
+  expect(await moved(now + 10)).toBe(0);
+  const page = await sandbox.listNotices({ limit: 100, now: new Date(now + 10).toISOString() });
+  const kinds = page.notices.filter((n) => n.merchantId === merchant.merchantId).map((n) => n.kind);
+  expect(kinds.sort()).toEqual(['cleared', 'returned']);
+});
+
+it('a late NOC never moves a method back: an older correction arriving after a newer one changes nothing', async () => {
+  const merchant: Merchant = { merchantId: '32360000010', shortId: '23600010', name: 'Springfield Tech' };
+  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  const profileId = await checkingProfile(merchant.merchantId, 'nC01');
+  const { processorToken } = (await methodOf(profileId, merchant.merchantId))!;
+  const noc = (debit: string, occurredAt: string, masked: string): ProcessorNotice => ({
+    noticeId: `ntc_${debit}_${crypto.randomUUID()}`,
+    kind: 'noc',
+    merchantId: merchant.merchantId,
+    objectId: `sbx_${debit}`,
+    sequence: 1,
+    occurredAt,
+    charge: { processorTransactionId: `sbx_${debit}`, idempotencyKey: `sale:${debit}` },
+    token: processorToken,
+    code: 'C01',
+    corrected: { maskedAccountNumber: masked },
+  });
+  // Two debits' NOCs: the later correction first, the earlier one (a lost webhook listed late) after.
+  const newer = noc('second', new Date().toISOString(), '********1111');
+  const older = noc('first', new Date(Date.now() - 86_400_000).toISOString(), '********0000');
+  expect(await applyNotice(newer, new Date())).toEqual({ outcome: 'applied' });
+  expect((await applyNotice(older, new Date())).outcome).toBe('stale');
+  expect(await methodOf(profileId, merchant.merchantId)).toMatchObject({
+    maskedAccountNumber: '********1111',
+    correctedBy: 'noc',
+  });
 });

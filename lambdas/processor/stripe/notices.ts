@@ -155,6 +155,21 @@ export async function debitReturnOf(
     : undefined;
 }
 
+/**
+ * A notice's place within its second (its `sequence` is the event's second times 1000, plus this):
+ * Stripe dates events to the second, and one object's notices of the same second would otherwise
+ * be equal, the later taken for a late one and dropped (a dispute's evidence submitted and the
+ * dispute closed at once). Within a second: a clearing before a return; a dispute's opening, then
+ * its updates, then its closing, each by how far its status has gone.
+ */
+const RETURN_STEP = 1;
+const DISPUTE_KIND_STEPS = { dispute_opened: 0, dispute_updated: 10, dispute_closed: 20 } as const;
+const DISPUTE_STATUS_STEPS = { inquiry: 0, needs_response: 1, under_review: 2, won: 3, lost: 3 } as const;
+const disputeStep = (
+  kind: keyof typeof DISPUTE_KIND_STEPS,
+  status: keyof typeof DISPUTE_STATUS_STEPS,
+): number => DISPUTE_KIND_STEPS[kind] + DISPUTE_STATUS_STEPS[status];
+
 /** One of Stripe's events as a notice for `merchantId`, or undefined when it is not one. */
 export async function noticeOfEvent(
   event: Stripe.Event,
@@ -167,6 +182,7 @@ export async function noticeOfEvent(
   const returned = (r: DebitReturn | undefined): ProcessorNotice | undefined =>
     r && {
       ...base,
+      sequence: base.sequence + RETURN_STEP,
       kind: 'returned',
       objectId: r.intent.id,
       charge: r.charge,
@@ -202,6 +218,7 @@ export async function noticeOfEvent(
       const dueBy = dispute.evidence_details?.due_by;
       return {
         ...base,
+        sequence: base.sequence + disputeStep(kind, status),
         kind,
         objectId: dispute.id,
         charge,
@@ -263,9 +280,14 @@ function parseCursor(
 
 /** A listed event; `age` is its place in its account's listing (Stripe's, newest first). */
 type Listed = { event: Stripe.Event; merchantId: string; account: string; age: number };
-/** Oldest first: by second, and within a second in Stripe's own order. */
+/**
+ * Oldest first: by second, within a second by account, and within an account in Stripe's own
+ * order. Ages of two accounts are not compared: each counts from its own account's newest event,
+ * which moves between runs, and a run resumes after the event it stopped at in this same order.
+ */
 const order = (a: Listed, b: Listed): number =>
-  a.event.created - b.event.created || b.age - a.age || (a.account < b.account ? -1 : 1);
+  a.event.created - b.event.created ||
+  (a.account === b.account ? b.age - a.age : a.account < b.account ? -1 : 1);
 
 /**
  * The account's notice events from `since` to `until` (seconds, inclusive), or undefined when
