@@ -4,8 +4,10 @@
  *
  * - `event`: the fan-out. The object's cursor records the event's sequence; every endpoint of the
  *   merchant that receives it (enabled, created before it, subscribed) gets one delivery record,
- *   written once (a repeat finds it), and a message. The event's body is read with the batch's
- *   others in one BatchGetItem (Batch.prefetchEvents).
+ *   written once (a repeat finds it), and a message; an object's first event to an endpoint that
+ *   answers quickly is attempted here instead, its record written once after the attempt (the
+ *   event's message stands for it until then). The event's body is read with the batch's others
+ *   in one BatchGetItem (Batch.prefetchEvents).
  * - `delivery`: one turn of a delivery, if it is due and nobody holds it: the order rule first (an
  *   earlier delivery of the same object to the same endpoint still pending, or an earlier event
  *   of the object not yet seen by the fan-out, holds it back), then the claim (a lease), the
