@@ -242,6 +242,9 @@ test("a crash after the fan-out's own attempt was answered 2xx, before its answe
   );
   expect(await handle(eventMessage(event!), false, true)).toBe('crashed');
   expect(crash.crashed).toBe(1);
+  // The other endpoint's attempt goes on after the crash (its request may still be on its way).
+  for (const r of [first, second])
+    await until('each receiver has the event once', () => delivered(r).some((x) => x.id === event!.id));
   for (const r of [first, second]) expect(delivered(r).filter((x) => x.id === event!.id)).toHaveLength(1);
   await until("the other endpoint's attempt recorded", async () =>
     (await deliveriesOf(event!.id)).some((d) => d.status === 'delivered'),
