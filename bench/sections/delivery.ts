@@ -81,6 +81,11 @@ interface DeliveryResult {
    */
   answersPerSecond?: number[];
   ddbCallMs?: number;
+  /**
+   * The runtime's AWS calls over the run by command (bench/support/ddb-census.ts, after less
+   * before): the processing's and the deliveries' together (absent before 2026-12-02 16:30 UTC).
+   */
+  ddbCalls?: Record<string, number>;
   measuredAt: string;
   commit?: string;
 }
@@ -296,6 +301,7 @@ async function run(ctx: BenchContext, besideSlow = false): Promise<Results> {
     const before = new Set(receiver.arrivals.keys());
 
     const pipelineBefore = await pipelineOf(ctx);
+    const censusBefore = await ctx.runtime.census();
     const callsBefore = (await ctx.runtime.callTiming())[''];
     const started = Date.now();
     const loadAtStart = loadavg()[0]!;
@@ -331,7 +337,13 @@ async function run(ctx: BenchContext, besideSlow = false): Promise<Results> {
     // Late repeats (none expected) would show in the counts: a moment for any still in flight.
     await sleep(1000);
     const pipeline = pipelineDelta(pipelineBefore, await pipelineOf(ctx));
+    const censusAfter = await ctx.runtime.census();
     const callsAfter = (await ctx.runtime.callTiming())[''];
+    const ddbCalls = Object.fromEntries(
+      Object.entries(censusAfter)
+        .map(([k, v]) => [k, v - (censusBefore[k] ?? 0)] as const)
+        .filter(([, v]) => v > 0),
+    );
     const calls = (callsAfter?.calls ?? 0) - (callsBefore?.calls ?? 0);
 
     const events = fresh();
@@ -374,6 +386,7 @@ async function run(ctx: BenchContext, besideSlow = false): Promise<Results> {
       ...(calls > 0 && {
         ddbCallMs: round(((callsAfter?.ms ?? 0) - (callsBefore?.ms ?? 0)) / calls, 2),
       }),
+      ddbCalls,
       measuredAt: new Date().toISOString(),
       ...(commit !== undefined && { commit }),
     };
@@ -382,6 +395,7 @@ async function run(ctx: BenchContext, besideSlow = false): Promise<Results> {
         `answer → webhook p50 ${result.answerToWebhookMs.p50} ms, p99 ${result.answerToWebhookMs.p99} ms`,
     );
     console.log(`  delivery: pipeline ${JSON.stringify(pipeline)}`);
+    console.log(`  delivery: the runtime's calls over the run ${JSON.stringify(ddbCalls)}`);
     // The busiest slot's webhook model on this run's shape (delivery-model.ts).
     if (!slowReceiver) return { delivery: result, ...modelDelivery(result) };
     const slowLane = (await pipelineOf(ctx)).queues['webhooks-slow'];

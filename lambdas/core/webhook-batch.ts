@@ -50,6 +50,11 @@ export const iso = (ms: number) => new Date(ms).toISOString();
 export class Batch {
   readonly messages: { message: WebhookMessage; delaySeconds: number }[] = [];
   failedAttempts = 0;
+  /**
+   * The deliveries (endpoint#object#sequence) whose turn the fan-out took before writing their
+   * record (an object's first event): the turn's end writes it.
+   */
+  readonly unwritten = new Set<string>();
   private readonly endpoints = new Map<string, Promise<WebhookEndpoint[]>>();
   private readonly events = new Map<string, Promise<ServiceEvent | undefined>>();
   /** Attempts in flight per endpoint in this invocation. */

@@ -4,8 +4,10 @@
  *
  * - `event`: the fan-out. The object's cursor records the event's sequence; every endpoint of the
  *   merchant that receives it (enabled, created before it, subscribed) gets one delivery record,
- *   written once (a repeat finds it), and a message. The event's body is read with the batch's
- *   others in one BatchGetItem (Batch.prefetchEvents).
+ *   written once (a repeat finds it), and a message; an object's first event to an endpoint that
+ *   answers quickly is attempted here instead, its record written once after the attempt (the
+ *   event's message stands for it until then). The event's body is read with the batch's others
+ *   in one BatchGetItem (Batch.prefetchEvents).
  * - `delivery`: one turn of a delivery, if it is due and nobody holds it: the order rule first (an
  *   earlier delivery of the same object to the same endpoint still pending, or an earlier event
  *   of the object not yet seen by the fan-out, holds it back), then the claim (a lease), the
@@ -38,7 +40,7 @@ import { logger } from '#shared/logger';
 import type { WebhookAnswer } from '#shared/webhook-http';
 import type { DeliveryMessage, EventMessage, WebhookMessage } from '#shared/webhook-queue';
 import { eventCursorStore } from '#store/event-cursors';
-import { webhookDeliveryStore, type Settled } from '#store/webhook-deliveries';
+import { webhookDeliveryStore, type DeliveryChange, type Settled } from '#store/webhook-deliveries';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
 import { Batch, checkAtFor, deliveryMessage, inSlowLane, iso, lostAfterMs, schedule } from './webhook-batch';
 import { attempt, LEASE_MS, passBreaker } from './webhook-attempt';
@@ -52,24 +54,35 @@ import { replayPage } from './webhook-recovery';
 const GAP_GRACE_MS = 10 * 60_000;
 /** How often a delivery held back by such a gap looks again. */
 const GAP_WAIT_SECONDS = 2;
-export async function handleMessage(message: WebhookMessage, batch: Batch): Promise<void> {
-  if (message.kind === 'event') return fanOut(message, batch);
+/**
+ * @param receives how many times the queue has handed this message out (SQS's
+ * ApproximateReceiveCount): a message handed out again (its first handling broke, or was cut off)
+ * makes the fan-out write each record before its attempt, so that a delivery recorded by the first
+ * handling is not attempted again.
+ */
+export async function handleMessage(message: WebhookMessage, batch: Batch, receives = 1): Promise<void> {
+  if (message.kind === 'event') return fanOut(message, batch, receives > 1);
   if (message.kind === 'delivery') return deliverTurn(message, batch);
   return replayPage(message, batch);
 }
 
-/** The fan-out of one new event. */
-async function fanOut(m: EventMessage, batch: Batch): Promise<void> {
+/** The fan-out of one new event (`again`: its message was handed out before). */
+async function fanOut(m: EventMessage, batch: Batch, again: boolean): Promise<void> {
   const now = batch.now();
   const store = webhookDeliveryStore();
   const endpoints = (await batch.endpointsOf(m.merchantId)).filter((e) => receives(e, m, eventEnabled));
-  const direct: [WebhookDelivery, WebhookEndpoint][] = [];
+  /** The attempts made here, and whether each has its record already. */
+  const direct: { d: WebhookDelivery; e: WebhookEndpoint; written: boolean }[] = [];
   for (const e of endpoints) {
     const slow = inSlowLane(e, now.getTime());
-    // An object's first event to an endpoint that answers quickly is attempted here, its record
-    // written claimed: no second message, no read of what was just written. Later events go by
-    // their message (the order rule first).
-    const claimed = batch.attemptsAtFanOut && !slow && m.sequence === 1 && e.status === 'enabled';
+    // An object's first event to an endpoint that answers quickly is attempted here: no second
+    // message, no claim, no read of what was just written. The first time its message is handed
+    // out, before any record of it is written: the message, deleted only once the batch has
+    // handled it, stands for the delivery until the turn writes its record as the attempt left it
+    // (one write). A message handed out again writes the record first, claimed (a repeat finds it).
+    // Later events go by their message (the order rule first).
+    const first = batch.attemptsAtFanOut && !slow && m.sequence === 1 && e.status === 'enabled';
+    const claimed = first && again;
     const leaseUntil = now.getTime() + LEASE_MS;
     const delivery: WebhookDelivery = {
       webhookEndpointId: e.webhookEndpointId,
@@ -87,27 +100,61 @@ async function fanOut(m: EventMessage, batch: Batch): Promise<void> {
       checkAt: iso(claimed ? leaseUntil + lostAfterMs() : now.getTime() + lostAfterMs()),
       ...(claimed && { leaseUntil: iso(leaseUntil) }),
     };
+    if (first && !again) {
+      batch.unwritten.add(unwrittenKey(delivery));
+      direct.push({ d: delivery, e, written: false });
+      continue;
+    }
     // An existing record is this fan-out's repeat (or a replay's): its own messages carry it.
     if ((await store.create(delivery, now)) !== 'created') continue;
-    if (claimed) direct.push([delivery, e]);
+    if (claimed) direct.push({ d: delivery, e, written: true });
     else batch.enqueue(deliveryMessage(delivery, slow ? 'slow' : undefined));
   }
-  // Seen only once its deliveries exist: a later event of the object that finds this sequence
-  // seen also finds these deliveries pending, and waits for them.
-  await eventCursorStore().see(m.objectId, m.sequence, now);
-  await Promise.all(direct.map(([d, e]) => claimedTurn(d, e, undefined, batch)));
+  // Seen only once its deliveries exist or were answered 2xx: a later event of the object that
+  // finds this sequence seen also finds these deliveries pending (and waits for them), or they are
+  // at their endpoints already. So the cursor is written beside the records of the attempts
+  // answered 2xx, after those of any other.
+  let waiting = direct.filter((x) => !x.written).length;
+  let open!: () => void;
+  const mayMark = new Promise<void>((resolve) => (open = resolve));
+  if (waiting === 0) open();
+  const turns = direct.map(({ d, e, written }) => {
+    let done = written;
+    const ready = () => {
+      if (!done && --waiting === 0) open();
+      done = true;
+    };
+    return claimedTurn(d, e, undefined, batch, ready).then(ready);
+  });
+  await Promise.all([...turns, mayMark.then(() => eventCursorStore().see(m.objectId, m.sequence, now))]);
+}
+
+/** A delivery's key in `Batch.unwritten`. */
+const unwrittenKey = (d: WebhookDelivery): string => `${d.webhookEndpointId}#${d.objectId}#${d.sequence}`;
+
+/**
+ * A turn's end on the delivery: its record settled, or, for a turn taken before it had a record
+ * (the fan-out's first attempt), its record written once as the turn left it.
+ */
+function settleTurn(d: WebhookDelivery, change: DeliveryChange, batch: Batch): Promise<Settled> {
+  if (!batch.unwritten.delete(unwrittenKey(d))) return webhookDeliveryStore().settle(d, change);
+  return webhookDeliveryStore().createSettled(d, change, batch.now());
 }
 
 /** Gives a delivery up (no attempt made now), and lets the next of its lane go. */
 async function giveUp(d: WebhookDelivery, reason: string, batch: Batch): Promise<void> {
-  const settled = await webhookDeliveryStore().settle(d, {
-    status: 'failed',
-    attempts: d.attempts,
-    round: d.round,
-    lastStatusCode: d.lastStatusCode,
-    lastError: reason,
-    lastAttemptAt: d.lastAttemptAt,
-  });
+  const settled = await settleTurn(
+    d,
+    {
+      status: 'failed',
+      attempts: d.attempts,
+      round: d.round,
+      lastStatusCode: d.lastStatusCode,
+      lastError: reason,
+      lastAttemptAt: d.lastAttemptAt,
+    },
+    batch,
+  );
   await releaseNext(settled, d, batch);
 }
 
@@ -138,16 +185,20 @@ async function skipTurn(d: WebhookDelivery, endpoint: WebhookEndpoint, batch: Ba
   const step = retryDelaySeconds(Math.max(1, d.attempts), config().webhookRetryScale) ?? 0;
   const open = Date.parse(endpoint.retryAfter ?? now.toISOString());
   const due = Math.max(open, now.getTime() + step * 1000);
-  const settled = await webhookDeliveryStore().settle(d, {
-    status: 'pending',
-    attempts: d.attempts,
-    round: d.round + 1,
-    lastStatusCode: d.lastStatusCode,
-    lastError: reason,
-    lastAttemptAt: d.lastAttemptAt,
-    nextAttemptAt: iso(due),
-    checkAt: checkAtFor(due, now.getTime()),
-  });
+  const settled = await settleTurn(
+    d,
+    {
+      status: 'pending',
+      attempts: d.attempts,
+      round: d.round + 1,
+      lastStatusCode: d.lastStatusCode,
+      lastError: reason,
+      lastAttemptAt: d.lastAttemptAt,
+      nextAttemptAt: iso(due),
+      checkAt: checkAtFor(due, now.getTime()),
+    },
+    batch,
+  );
   if (settled) schedule(batch, d, due);
 }
 
@@ -221,12 +272,16 @@ async function deliverTurn(m: DeliveryMessage, batch: Batch): Promise<void> {
   return claimedTurn(d, endpoint, m.lane, batch);
 }
 
-/** A turn this invocation holds (claimed, or created claimed by the fan-out): the attempt. */
+/**
+ * A turn this invocation holds (claimed, or the fan-out's first attempt, which has no record yet):
+ * the attempt. `answered` is called as soon as the request is answered 2xx, before its record.
+ */
 async function claimedTurn(
   d: WebhookDelivery,
   endpoint: WebhookEndpoint,
   lane: 'slow' | undefined,
   batch: Batch,
+  answered?: () => void,
 ): Promise<void> {
   const now = batch.now();
   const slowLane = () => lane !== 'slow' && inSlowLane(endpoint, batch.now().getTime());
@@ -257,7 +312,7 @@ async function claimedTurn(
         await webhookEndpointStore().holdUntil(d.merchantId, d.webhookEndpointId, breaker.probe, breaker.was);
       return await giveUp(d, 'the event expired before it could be delivered', batch);
     }
-    await record(d, endpoint, answer, batch);
+    await record(d, endpoint, answer, batch, answered);
   } finally {
     free();
   }
@@ -271,22 +326,31 @@ async function passTurn(d: WebhookDelivery, lane: 'slow' | undefined, batch: Bat
   const now = batch.now();
   const delaySeconds = lane === 'slow' ? 0 : 1;
   const due = now.getTime() + delaySeconds * 1000;
-  const settled = await webhookDeliveryStore().settle(d, {
-    status: 'pending',
-    attempts: d.attempts,
-    round: d.round + 1,
-    lastStatusCode: d.lastStatusCode,
-    lastError: d.lastError,
-    lastAttemptAt: d.lastAttemptAt,
-    nextAttemptAt: iso(due),
-    checkAt: checkAtFor(due, now.getTime()),
-  });
+  const settled = await settleTurn(
+    d,
+    {
+      status: 'pending',
+      attempts: d.attempts,
+      round: d.round + 1,
+      lastStatusCode: d.lastStatusCode,
+      lastError: d.lastError,
+      lastAttemptAt: d.lastAttemptAt,
+      nextAttemptAt: iso(due),
+      checkAt: checkAtFor(due, now.getTime()),
+    },
+    batch,
+  );
   if (settled) batch.enqueue(deliveryMessage(d, lane), delaySeconds);
 }
 
 /** The answer of an attempt on the delivery (and on the endpoint's breaker). */
-async function record(d: WebhookDelivery, endpoint: WebhookEndpoint, answer: WebhookAnswer, batch: Batch) {
-  const store = webhookDeliveryStore();
+async function record(
+  d: WebhookDelivery,
+  endpoint: WebhookEndpoint,
+  answer: WebhookAnswer,
+  batch: Batch,
+  answered?: () => void,
+) {
   const endpoints = webhookEndpointStore();
   const now = batch.now();
   const status = 'status' in answer ? answer.status : undefined;
@@ -298,7 +362,8 @@ async function record(d: WebhookDelivery, endpoint: WebhookEndpoint, answer: Web
   };
   const outcome = outcomeOf(status);
   if (outcome === 'delivered') {
-    await releaseNext(await store.settle(d, { status: 'delivered', ...attempted }), d, batch);
+    answered?.();
+    await releaseNext(await settleTurn(d, { status: 'delivered', ...attempted }, batch), d, batch);
     // Most successes change nothing on the endpoint (as this batch read it): no write then.
     if ((endpoint.failures ?? 0) > 0 || endpoint.retryAfter !== undefined) {
       await endpoints.recordSuccess(d.merchantId, d.webhookEndpointId);
@@ -311,11 +376,11 @@ async function record(d: WebhookDelivery, endpoint: WebhookEndpoint, answer: Web
     const reason = `answered 410 Gone at ${now.toISOString()}`;
     await endpoints.disable(d.merchantId, d.webhookEndpointId, reason, now);
     logger.warn('webhook endpoint answered 410: disabled', { webhookEndpointId: d.webhookEndpointId });
-    const settled = await store.settle(d, {
-      status: 'failed',
-      ...attempted,
-      lastError: 'HTTP 410: the endpoint was disabled',
-    });
+    const settled = await settleTurn(
+      d,
+      { status: 'failed', ...attempted, lastError: 'HTTP 410: the endpoint was disabled' },
+      batch,
+    );
     await releaseNext(settled, d, batch);
     return;
   }
@@ -334,7 +399,7 @@ async function record(d: WebhookDelivery, endpoint: WebhookEndpoint, answer: Web
     logger.warn('webhook delivery failed for good', { lastError });
     const spent = delay === undefined ? RETRIES_SPENT : SPAN_SPENT;
     await releaseNext(
-      await store.settle(d, { status: 'failed', ...attempted, lastError: `${lastError}; ${spent}` }),
+      await settleTurn(d, { status: 'failed', ...attempted, lastError: `${lastError}; ${spent}` }, batch),
       d,
       batch,
     );
@@ -343,13 +408,17 @@ async function record(d: WebhookDelivery, endpoint: WebhookEndpoint, answer: Web
   const due = now.getTime() + delay * 1000;
   logger.info('webhook attempt failed; retried later', { lastError, nextAttemptAt: iso(due) });
   if (
-    await store.settle(d, {
-      status: 'pending',
-      ...attempted,
-      lastError,
-      nextAttemptAt: iso(due),
-      checkAt: checkAtFor(due, now.getTime()),
-    })
+    await settleTurn(
+      d,
+      {
+        status: 'pending',
+        ...attempted,
+        lastError,
+        nextAttemptAt: iso(due),
+        checkAt: checkAtFor(due, now.getTime()),
+      },
+      batch,
+    )
   )
     schedule(batch, d, due);
 }

@@ -33,7 +33,11 @@ export const handler = taskHandler(async (event: SQSEvent): Promise<SQSBatchResp
   batch.prefetchEvents([...messages.values()]);
   await mapLimit(event.Records, 10, async (record) => {
     try {
-      await handleMessage(messages.get(record.messageId) ?? parseWebhookMessage(record.body), batch);
+      await handleMessage(
+        messages.get(record.messageId) ?? parseWebhookMessage(record.body),
+        batch,
+        Number(record.attributes?.ApproximateReceiveCount ?? 1) || 1,
+      );
     } catch (error) {
       logger.warn('webhook message broke; the queue hands it out again', { error });
       failures.push(record.messageId);

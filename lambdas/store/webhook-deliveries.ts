@@ -26,7 +26,8 @@ const ENTITY = 'webhook-delivery';
 const keyOf = (d: DeliveryKey) => keys.webhookDelivery(d.webhookEndpointId, d.objectId, d.sequence);
 const dueSort = (d: Pick<WebhookDelivery, 'eventId'>, checkAt: string) => `${checkAt}#${d.eventId}`;
 
-interface DeliveryChange {
+/** A turn's result on a delivery (`settle`, `createSettled`). */
+export interface DeliveryChange {
   status: DeliveryStatus;
   attempts: number;
   round: number;
@@ -56,15 +57,20 @@ class DynamoWebhookDeliveryStore {
     private readonly tableName: string,
   ) {}
 
-  /** Writes a new pending delivery once; `exists` when there is one (in any status). */
+  /**
+   * Writes a new delivery once; `exists` when there is one (in any status). A pending one goes on
+   * the due index (at its `checkAt`); a finished one (`createSettled`) does not.
+   */
   async create(d: WebhookDelivery, now: Date): Promise<'created' | 'exists'> {
     const item: Item = {
       ...keyOf(d),
       entity: ENTITY,
       gsi1pk: keys.endpointDeliveries(d.webhookEndpointId),
       gsi1sk: `${d.createdAt}#${d.eventId}`,
-      gsi2pk: keys.webhookDueShard(d.eventId, d.webhookEndpointId),
-      gsi2sk: dueSort(d, d.checkAt!),
+      ...(d.status === 'pending' && {
+        gsi2pk: keys.webhookDueShard(d.eventId, d.webhookEndpointId),
+        gsi2sk: dueSort(d, d.checkAt!),
+      }),
       expiresAt: deliveryExpiry(d.createdAt, now),
       ...d,
     };
@@ -261,6 +267,30 @@ class DynamoWebhookDeliveryStore {
       if (isConditionFailure(error)) return false;
       throw error;
     }
+  }
+
+  /**
+   * The first write of a delivery whose turn was taken before it had a record (the fan-out's
+   * attempt of an object's first event: the event's queue message stood for it until now, and
+   * comes back if this write never happens): the record as the turn left it, written once. False
+   * when one exists (a replay, or a repeat of the fan-out, wrote it meanwhile: its own message
+   * carries it); else as a settle, no later delivery waiting for it.
+   */
+  async createSettled(d: WebhookDelivery, change: DeliveryChange, now: Date): Promise<Settled> {
+    const pending = change.status === 'pending';
+    const record: WebhookDelivery = {
+      ...d,
+      status: change.status,
+      attempts: change.attempts,
+      round: change.round,
+      lastStatusCode: change.lastStatusCode,
+      lastError: change.lastError,
+      lastAttemptAt: change.lastAttemptAt,
+      nextAttemptAt: pending ? change.nextAttemptAt : undefined,
+      checkAt: pending ? change.checkAt : undefined,
+      leaseUntil: undefined,
+    };
+    return (await this.create(record, now)) === 'created' && { waitedFor: false };
   }
 
   /** Moves a pending delivery's next look to `checkAt` (no attempt): blocked, or waiting for a gap. */

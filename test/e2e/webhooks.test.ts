@@ -471,11 +471,20 @@ describe('delivery', () => {
     // Meanwhile the dead endpoint got only the attempts its slots allow (4 at a time in an
     // invocation of the webhook queue until its first attempt had waited a second and put it in the
     // slow lane, then 4 in each of the slow lane's invocations; then the breaker), and its
-    // deliveries wait for their retries.
+    // deliveries wait for their retries: each recorded pending once the fan-out's attempt of it
+    // timed out, or its turn went by the slow lane (an object's first event is attempted before its
+    // record is written).
     expect(dead.received.length).toBeLessThanOrEqual(
       4 * (WEBHOOK_DELIVERY.concurrency + WEBHOOK_DELIVERY.slowConcurrency),
     );
-    const deadDeliveries = await deliveriesOf(deadEndpoint.webhookEndpointId);
+    const deadDeliveries = await until(
+      'every delivery of the dead endpoint recorded',
+      async () => {
+        const found = await deliveriesOf(deadEndpoint.webhookEndpointId);
+        return found.length >= EVENTS ? found : undefined;
+      },
+      30_000,
+    );
     expect(deadDeliveries).toHaveLength(EVENTS);
     expect(deadDeliveries.every((d) => d.status === 'pending')).toBe(true);
     // The operator's listing names it (and the endpoint that answered 410), with the last error.

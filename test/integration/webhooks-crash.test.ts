@@ -19,6 +19,7 @@ import { createEndpoint } from '#core/webhooks';
 import type { ServiceEvent } from '#domain/events';
 import { ddb } from '#shared/ddb';
 import { useWebhookQueue, type WebhookMessage } from '#shared/webhook-queue';
+import { eventCursorStore } from '#store/event-cursors';
 import { eventStore } from '#store/events';
 import type { Merchant } from '#store/merchants';
 import { webhookDeliveryStore } from '#store/webhook-deliveries';
@@ -38,8 +39,11 @@ const day = (ahead: number) => new Date(Date.now() + ahead * 86_400_000).toISOSt
 let table: TestTable;
 let first: Receiver;
 let second: Receiver;
-/** The webhook queue: each message with the test-clock time it becomes visible. */
-const queue: { message: WebhookMessage; at: number }[] = [];
+/**
+ * The webhook queue: each message with the test-clock time it becomes visible, and how many times
+ * it was handed out before (a crashed one comes back with one more).
+ */
+const queue: { message: WebhookMessage; at: number; received?: number }[] = [];
 let clock = Date.now();
 /** Each endpoint's url (one receiver each). */
 const endpointUrls = new Map<string, string>();
@@ -78,16 +82,21 @@ afterAll(async () => {
 /**
  * One message handled as the delivery function does; every delivery by a message of its own (the
  * crash points between them) unless `atFanOut` (the fan-out attempts an object's first event). A crash kills the container: the batch's messages are never sent,
- * and the message comes back after the visibility timeout (`lost`: never again, as if it went to
- * the dead-letter queue).
+ * and the message comes back after the visibility timeout, handed out once more (`lost`: never
+ * again, as if it went to the dead-letter queue). `received`: its hand-outs before this one.
  */
-async function handle(message: WebhookMessage, lost = false, atFanOut = false): Promise<'done' | 'crashed'> {
+async function handle(
+  message: WebhookMessage,
+  lost = false,
+  atFanOut = false,
+  received = 0,
+): Promise<'done' | 'crashed'> {
   const batch = new Batch(() => new Date(clock), atFanOut);
   try {
-    await handleMessage(message, batch);
+    await handleMessage(message, batch, received + 1);
   } catch (error) {
     if (!(error instanceof CrashError)) throw error;
-    if (!lost) queue.push({ message, at: clock + VISIBILITY_MS });
+    if (!lost) queue.push({ message, at: clock + VISIBILITY_MS, received: received + 1 });
     return 'crashed';
   }
   for (const m of batch.messages) queue.push({ message: m.message, at: clock + m.delaySeconds * 1000 });
@@ -101,7 +110,7 @@ async function pump(limit = 200): Promise<void> {
     clock = Math.max(clock, queue[0]!.at);
     const due = queue.filter((m) => m.at <= clock);
     queue.splice(0, due.length);
-    for (const { message } of due) await handle(message);
+    for (const { message, received } of due) await handle(message, false, false, received);
   }
   expect(queue).toEqual([]);
 }
@@ -218,11 +227,12 @@ test("a crash after the receiver's 2xx, before its answer is recorded: the recov
     }
 });
 
-test("a crash after the fan-out's own attempt was answered 2xx, before its answer is recorded: the event comes again, and the recovery sends it again with the same webhook-id", async () => {
+test("a crash after the fan-out's own attempt was answered 2xx, before its answer is recorded: the event's message comes again and the fan-out sends it again with the same webhook-id, to that endpoint only", async () => {
   const groupId = await aGroup();
   const [event] = await eventsOf(groupId);
-  // The fan-out attempts group.created (the object's first event) to both endpoints itself; the
-  // first answer recorded as delivered is the crash: the other attempt's record goes on.
+  // The fan-out attempts group.created (the object's first event) to both endpoints itself, before
+  // writing either record; the first answer recorded as delivered is the crash: the other
+  // attempt's record goes on.
   let settles = 0;
   const crash = injectCrash(
     ddb(),
@@ -232,23 +242,57 @@ test("a crash after the fan-out's own attempt was answered 2xx, before its answe
   );
   expect(await handle(eventMessage(event!), false, true)).toBe('crashed');
   expect(crash.crashed).toBe(1);
-  expect(queue).toHaveLength(1); // the event message, back after the visibility timeout
+  // The other endpoint's attempt goes on after the crash (its request may still be on its way).
+  for (const r of [first, second])
+    await until('each receiver has the event once', () => delivered(r).some((x) => x.id === event!.id));
+  for (const r of [first, second]) expect(delivered(r).filter((x) => x.id === event!.id)).toHaveLength(1);
   await until("the other endpoint's attempt recorded", async () =>
     (await deliveriesOf(event!.id)).some((d) => d.status === 'delivered'),
   );
-  const [crashed] = (await deliveriesOf(event!.id)).filter((d) => d.status === 'pending');
-  expect(crashed).toBeDefined();
+  // The crashed attempt left no record: its event's message stands for it.
+  expect(await deliveriesOf(event!.id)).toHaveLength(1);
+  const [recorded] = await deliveriesOf(event!.id);
+  expect(queue).toHaveLength(1); // the event message, back after the visibility timeout
+  const [back] = queue.splice(0);
+  expect(back!.received).toBe(1);
 
+  // Handed out again, the fan-out writes each record before its attempt: the recorded one is not
+  // attempted again, the other is (the same webhook-id).
+  clock = back!.at;
+  expect(await handle(back!.message, false, true, back!.received)).toBe('done');
   await settle();
   expectDelivered(groupId, [event!]);
   for (const r of [first, second]) {
     const got = delivered(r).filter((x) => x.id === event!.id);
-    // The crashed one's receiver got it twice (the same webhook-id), the other once.
-    expect(got).toHaveLength(r.url('/hooks') === crashed!.url ? 2 : 1);
+    expect(got).toHaveLength(r.url('/hooks') === recorded!.url ? 1 : 2);
     expect((await deliveriesOf(event!.id)).find((x) => x.url === r.url('/hooks'))).toMatchObject({
       status: 'delivered',
     });
   }
+});
+
+test("a crash after the fan-out's attempt answered 500, before its record: the object's event is not marked seen, and its message, handed out again, delivers it", async () => {
+  const groupId = await aGroup();
+  const [event] = await eventsOf(groupId);
+  first.answer = () => 500;
+  try {
+    // The failed attempt's record (pending, its retry due) is the crash.
+    const crash = injectCrash(ddb(), 'UpdateItemCommand', 'before', (input) =>
+      JSON.stringify(input).includes('"HTTP 500"'),
+    );
+    expect(await handle(eventMessage(event!), false, true)).toBe('crashed');
+    expect(crash.crashed).toBe(1);
+    // The cursor waits for that record: the object's event is not marked seen.
+    expect(await eventCursorStore().seen(groupId)).toEqual(new Set());
+  } finally {
+    first.answer = () => 200;
+  }
+  const [back] = queue.splice(0);
+  clock = back!.at;
+  expect(await handle(back!.message, false, true, back!.received)).toBe('done');
+  await settle();
+  expectDelivered(groupId, [event!]);
+  expect(await eventCursorStore().seen(groupId)).toEqual(new Set([1]));
 });
 
 test("a crash in the fan-out between two endpoints' deliveries: the message again gives each endpoint its delivery, once", async () => {
