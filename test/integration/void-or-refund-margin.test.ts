@@ -12,6 +12,7 @@
  * the sweeper's run "right after the cut-off", so that no test waits for it.
  */
 import type { Context } from 'aws-lambda';
+import { applyNotice } from '#core/notices';
 import { reconcile, type ReconcileDeps } from '#core/reconcile';
 import { runSale } from '#core/sale';
 import { sweep } from '#core/sweeper';
@@ -20,6 +21,7 @@ import { saleAuthResponse } from '#domain/processing';
 import { transactionView, voidMarginSeconds } from '#domain/transactions';
 import type { Group, Payment } from '#domain/groups';
 import { useProcessor } from '#processor/index';
+import type { ProcessorNotice } from '#processor/processor';
 import { SandboxProcessor } from '#processor/sandbox';
 import { useClock } from '#shared/clock';
 import { config, reloadConfigForTests } from '#shared/config';
@@ -292,4 +294,60 @@ test('defect 4: the background void-or-refund counts a refund scheduled inside t
     skippedCount: 1,
     failedCount: 0,
   });
+}, 60_000);
+
+test('a refund scheduled inside the void margin is not sent once a dispute of its sale opened: Failed naming the dispute, its amount given back', async () => {
+  const { group, payments } = await processedGroupNearCutOff(1);
+  const payment = payments[0]!;
+  const cutOff = await cutOffOf(payment);
+  const { outcomes } = await voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, testClock.now());
+  expect(outcomes.map((o) => o.outcome)).toEqual(['refund_scheduled']);
+
+  // Past the cut-off, the cardholder disputes the charge before the sweeper's run.
+  const at = moveTo(rightAfter(cutOff));
+  const { transaction } = await saleOf(payment);
+  const notice = {
+    noticeId: `n_${crypto.randomUUID()}`,
+    merchantId: MERCHANT,
+    objectId: `dp_${transaction.transactionId}`,
+    sequence: 1,
+    occurredAt: at.toISOString(),
+    kind: 'dispute_opened',
+    charge: {
+      processorTransactionId: transaction.processorTransactionId!,
+      idempotencyKey: transaction.processorKey!,
+    },
+    disputeId: `dp_${transaction.transactionId}`,
+    status: 'needs_response',
+    reason: 'general',
+    amountCents: payment.amountCents,
+  } as ProcessorNotice;
+  expect(await applyNotice(notice, at)).toEqual({ outcome: 'applied' });
+  const disputeId = (await saleOf(payment)).transaction.dispute!.disputeId;
+  const scheduled = (await saleOf(payment)).refunds[0]!;
+
+  // (Refunds the tests before left scheduled are swept too: only this sale's are looked at.)
+  const ofThisSale = (c: { key: string }) => c.key === `refund:${scheduled.refundId}`;
+  const report = await sweep(at, { olderThanSeconds: 15 });
+  expect(
+    report.settled
+      .filter((e) => e.transactionId === transaction.transactionId)
+      .map((e) => [e.kind, e.result]),
+  ).toEqual([['refund', 'Failed']]);
+  expect(refundCalls().filter(ofThisSale)).toEqual([]);
+  const { transaction: after, refunds } = await saleOf(payment);
+  expect(after).toMatchObject({ refundedCents: 0, refundCount: 0 });
+  expect(refunds).toEqual([
+    expect.objectContaining({
+      status: 'Failed',
+      responseMessage: expect.stringContaining(`is disputed (dispute ${disputeId}, needs_response`),
+    }),
+  ]);
+  const shown = await paymentStore().getPayment(group.paymentGroupId, payment.paymentId);
+  expect(shown!.voidOrRefundResponses).toEqual([
+    expect.objectContaining({ transactionId: refunds[0]!.refundId, status: 'Failed' }),
+  ]);
+  // A second sweep sends nothing.
+  await sweep(moveTo(rightAfter(cutOff + 60_000)), { olderThanSeconds: 15 });
+  expect(refundCalls().filter(ofThisSale)).toEqual([]);
 }, 60_000);
