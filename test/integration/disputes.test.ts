@@ -5,7 +5,7 @@
  * the dispute's record and list row, the sale's `dispute`, its events, a refund and a void refused
  * while it is open, the card's method revoked for fraud (core/disputes.ts, store/disputes.ts).
  */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getDispute, listDisputes } from '#core/dispute-list';
 import { runDueFollowUps } from '#core/notice-follow-ups';
 import { applyNotice } from '#core/notices';
@@ -28,10 +28,11 @@ import { attemptTransactionId, newId } from '#shared/ids';
 import { claimStore } from '#store/claims';
 import { eventStore } from '#store/events';
 import { groupItem } from '#store/groups';
+import { keys } from '#store/keys';
 import { paymentItem, paymentStore } from '#store/payments';
 import { MerchantRegistry, type Merchant } from '#store/merchants';
 import { DynamoPayorStore, payorStore } from '#store/payors';
-import { transactionStore } from '#store/transactions';
+import { DynamoTransactionStore, transactionStore } from '#store/transactions';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { group as groupRecord, makePayor, payment as paymentRecord } from '#support/fixtures/index';
 import { saleRequest } from '#support/sales';
@@ -58,8 +59,8 @@ afterAll(async () => {
 async function newMerchant(): Promise<string> {
   merchants++;
   const merchant: Merchant = {
-    merchantId: `3237000000${merchants}`,
-    shortId: `2370000${merchants}`,
+    merchantId: `323700000${String(merchants).padStart(2, '0')}`,
+    shortId: `237000${String(merchants).padStart(2, '0')}`,
     name: `Springfield ${merchants}`,
   };
   await new MerchantRegistry(table.db, table.tableName).register(merchant);
@@ -261,6 +262,40 @@ it('a refund reserved on a sale read before its dispute opened is refused by the
   expect(await transactionStore().reserveRefund(read, refund)).toBe(false);
   expect(await transactionStore().reserveVoid(transactionId, new Date().toISOString())).toBe(false);
   expect((await saleOf(transactionId)).refunds).toEqual([]);
+});
+
+it('a dispute notice read while its sale was Approved and written after the sale was voided changes nothing', async () => {
+  const mid = await newMerchant();
+  const { transactionId } = await approvedCardSale(mid, 'ok');
+  const notice = await disputeNotice(transactionId, {});
+  // The sale is read Approved; it is voided before the dispute is written.
+  const find = DynamoTransactionStore.prototype.find;
+  jest.spyOn(DynamoTransactionStore.prototype, 'find').mockImplementationOnce(async function (
+    this: DynamoTransactionStore,
+    id: string,
+  ) {
+    const read = await find.call(this, id);
+    // As the void's answer writes it (the sale's cut-off may be inside the void margin by now).
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.transaction(transactionId),
+        UpdateExpression: 'SET #status = :voided',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':voided': 'Voided' },
+      }),
+    );
+    return read;
+  });
+  try {
+    expect(await applyNotice(notice, new Date())).toMatchObject({ outcome: 'skipped' });
+  } finally {
+    jest.restoreAllMocks();
+  }
+  const { transaction } = await saleOf(transactionId);
+  expect(transaction.status).toBe('Voided');
+  expect(transaction.dispute).toBeUndefined();
+  expect(await listDisputes(mid, {})).toMatchObject({ items: [] });
 });
 
 it('a dispute of a bank debit is its unauthorized return: Returned R10, the method revoked', async () => {
