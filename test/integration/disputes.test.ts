@@ -452,3 +452,40 @@ it('a second dispute of a scheduled payment’s charge never counts the payment 
   expect(report.counts).toMatchObject({ approved: 2, disputed: 1 });
   expect(report.amounts).toMatchObject({ disputed: 20 });
 });
+
+it('a dispute whose amount changed after it was counted moves the summary from the amount counted when a second dispute of the charge replaces it', async () => {
+  const mid = await newMerchant();
+  const { paymentGroupId, transactionId, processorKey } = await processedCardGroup(mid);
+  const summaryOf = async () => summaryView((await claimStore().read(paymentGroupId))!.processingSummary!);
+
+  // An inquiry for $20, counted; the processor then disputes $25 of it (the summary stays at the
+  // first, docs/product.md "Disputes"), and it closes won.
+  const inquiry = await disputeNotice(transactionId, { status: 'inquiry', amountCents: 2000 }, processorKey);
+  expect(await applyNotice(inquiry, new Date())).toEqual({ outcome: 'applied' });
+  expect(await summaryOf()).toMatchObject({ disputedCount: 1, disputedAmount: 20 });
+  const later = (sequence: number, over: Record<string, unknown>) =>
+    ({ ...inquiry, noticeId: `n_${crypto.randomUUID()}`, sequence, ...over }) as ProcessorNotice;
+  const changed = later(2, { kind: 'dispute_updated', amountCents: 2500 });
+  expect(await applyNotice(changed, new Date())).toEqual({ outcome: 'applied' });
+  const closed = later(3, { kind: 'dispute_closed', status: 'won', amountCents: 2500 });
+  expect(await applyNotice(closed, new Date())).toEqual({ outcome: 'applied' });
+  expect(await summaryOf()).toMatchObject({ disputedCount: 1, disputedAmount: 20 });
+
+  // The chargeback, a dispute of its own, for $30: the summary counts it, and only it.
+  const chargeback = await disputeNotice(
+    transactionId,
+    {
+      objectId: `dp2_${transactionId}`,
+      disputeId: `dp2_${transactionId}`,
+      occurredAt: new Date(Date.now() + 1000).toISOString(),
+      amountCents: 3000,
+    },
+    processorKey,
+  );
+  expect(await applyNotice(chargeback, new Date())).toEqual({ outcome: 'applied' });
+  expect(await runDueFollowUps(new Date(Date.now() + 60_000), 10)).toBe(0);
+  expect(await summaryOf()).toMatchObject({ approvedCount: 2, disputedCount: 1, disputedAmount: 30 });
+  const report = await groupReport(mid, paymentGroupId);
+  expect(report.counts).toMatchObject({ disputed: 1 });
+  expect(report.amounts).toMatchObject({ disputed: 30 });
+});
