@@ -489,3 +489,14 @@ it('a dispute whose amount changed after it was counted moves the summary from t
   expect(report.counts).toMatchObject({ disputed: 1 });
   expect(report.amounts).toMatchObject({ disputed: 30 });
 });
+
+it('a sale on a method revoked by a fraud dispute is declined R2 saying the authorization was revoked, not that the network asks to contact the cardholder', async () => {
+  const mid = await newMerchant();
+  const { payor, method } = makePayor(mid, {}, 'ok');
+  await new DynamoPayorStore(table.db, table.tableName).create(payor, { ...method, status: 'revoked' });
+  const request = saleRequest(mid, `${payor.payorId}/${method.savedPaymentMethodId}`, 3000);
+  const sale = await runSale(request, new Date());
+  expect(sale).toMatchObject({ status: 'Declined', responseCode: 'R2' });
+  expect(sale.responseMessage).toContain('revoked');
+  expect(sale.responseMessage).not.toContain('contact the cardholder');
+});
