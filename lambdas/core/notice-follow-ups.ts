@@ -28,6 +28,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { methodAfterReturn, nsfAsDecline, seriesSuspension } from '#domain/bank-notices';
 import { disputeView } from '#domain/disputes';
+import { toCents } from '#domain/money';
 import { disputeSummaryDelta, returnSummaryDelta, type SummaryDelta } from '#domain/summary-deltas';
 import { nextSequence } from '#domain/events';
 import { attemptsOf, paymentEvent, type Payment } from '#domain/groups';
@@ -190,7 +191,11 @@ type DisputeSummaryWork = Extract<NoticeFollowUp, { kind: 'dispute-summary' }>;
 
 /** Why there is nothing to move (a string), or the payment's mark and the summary's delta. */
 type SummaryMove =
-  string | { mark: { field: 'returnCounted' | 'disputeCounted'; value: string }; delta: SummaryDelta };
+  | string
+  | {
+      mark: { field: 'returnCounted' | 'disputeCounted'; value: string; cents?: number };
+      delta: SummaryDelta;
+    };
 
 /**
  * A payment's move into its group's summary, once under its mark: what it came to. `pending`
@@ -235,7 +240,9 @@ const countReturnInSummary = (work: SummaryWork): Promise<string> =>
 /**
  * The disputed payment moved into its group's summary once per dispute: what it came to. An
  * earlier dispute of its sale counted before (an inquiry closed, then the chargeback) is read for
- * what the summary counts of it: the payment is disputed there already, only the sum moves.
+ * what the summary counts of it (the amount kept with its move, `disputeCountedCents`, when the
+ * payment has it): the payment is disputed there already, only the sum moves. The amount counted
+ * is kept with the mark.
  */
 const countDisputeInSummary = (work: DisputeSummaryWork): Promise<string> =>
   moveInSummary(work, async (payment) => {
@@ -245,7 +252,7 @@ const countDisputeInSummary = (work: DisputeSummaryWork): Promise<string> =>
     const counted =
       payment.disputeCounted === undefined ? undefined : await disputeStore().get(payment.disputeCounted);
     return {
-      mark: { field: 'disputeCounted', value: work.disputeId },
+      mark: { field: 'disputeCounted', value: work.disputeId, cents: toCents(payment.dispute.amount) },
       delta: disputeSummaryDelta(payment, counted && disputeView(counted)),
     };
   });

@@ -14,7 +14,7 @@
 import { config } from '#shared/config';
 import { BadRequestError } from '#shared/errors';
 import { declineOf } from '#domain/declines';
-import { isUnusable, parseProfileId } from '#domain/payors';
+import { isUnusable, parseProfileId, type SavedMethod } from '#domain/payors';
 import { PENDING_CODE, PENDING_MESSAGE, type Transaction } from '#domain/transactions';
 import { paymentProcessor, processorTiming } from '#core/processor';
 import { ProcessorUnavailableError, type SaleResult } from '#processor/processor';
@@ -114,6 +114,14 @@ function pendingSale(request: SaleRequest, now: Date): Transaction {
 }
 
 /** A sale's final record: the Pending one with a decline. */
+/** Why an unusable method (isUnusable) is declined without asking the processor, in words. */
+function unusableBecause(status: SavedMethod['status']): string {
+  if (status === 'closed') return 'the account updater reported the account closed';
+  if (status === 'revoked')
+    return 'the payor revoked the authorization (an unauthorized return or a fraud dispute)';
+  return 'the card network asks to contact the cardholder';
+}
+
 function declined(pending: Transaction, code: string, extra: Partial<Transaction> = {}): Transaction {
   return {
     ...pending,
@@ -203,7 +211,7 @@ export async function runSale(request: SaleRequest, now: Date): Promise<Transact
     // (existing) may have reached the processor before: it is settled with its key as usual.
     return transactions.recordSale(
       declined({ ...pendingSale(request, now), ...card }, 'R2', {
-        responseMessage: `${declineOf('R2').message}: ${method.status === 'closed' ? 'the account updater reported the account closed' : 'the card network asks to contact the cardholder'}`,
+        responseMessage: `${declineOf('R2').message}: ${unusableBecause(method.status)}`,
         processedAt: now.toISOString(),
       }),
     );

@@ -5,13 +5,17 @@
  * cut-off has passed. Scheduling them is core/void-or-refund.ts's part.
  */
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
+import { disputedRefusal } from '#domain/disputes';
 import { reversalEventType } from '#domain/groups';
 import { fromCents } from '#domain/money';
 import { processorKeys } from '#domain/processor-keys';
-import type { Refund, Transaction } from '#domain/transactions';
+import { disputedNow, type Refund, type Transaction } from '#domain/transactions';
 import { paymentProcessor } from '#core/processor';
+import { config } from '#shared/config';
+import { ddb } from '#shared/ddb';
 import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { paymentStore } from '#store/payments';
+import { markRefundSent } from '#store/refund-sends';
 import { transactionStore } from '#store/transactions';
 
 /** A refund as a payment's voidOrRefundResponses shows it. */
@@ -61,26 +65,60 @@ async function recordRefundOutcome(refund: Refund, now: Date): Promise<void> {
 }
 
 /**
- * The sweeper's part (core/sweeper.ts): sends a scheduled refund whose cut-off has passed, with its
- * own processor key (a replay gets the first answer), shows the outcome on the payment, and only
- * then settles the refund (Completed, or Failed with its amount given back), which drops its sweep
- * entry: a crash anywhere before that leaves it Pending for the next sweep. The same for a refund
- * held until its debit cleared, sent by the clearing's follow-up (core/notice-follow-ups.ts), which
- * stays written until it is done; a refund of a sale of the transactions API is announced
- * (refund.completed, refund.failed) with its outcome.
+ * A scheduled refund of a sale disputed since it was scheduled is never sent (docs/product.md
+ * "Disputes": no refund while disputed): the money is with the issuer, and a refund now could pay
+ * the cardholder twice. It ends Failed naming the dispute, with the code a refusal of the API
+ * answers, and its amount is given back as any failed refund's.
  */
-export async function sendScheduledRefund(txn: Transaction, refund: Refund, now: Date): Promise<Refund> {
+const disputedOutcome = (txn: Transaction): Pick<Refund, 'status' | 'responseCode' | 'responseMessage'> => ({
+  status: 'Failed',
+  responseCode: '400',
+  responseMessage: disputedRefusal(txn, 'refunded'),
+});
+
+/** Sends the refund with its own processor key (a replay gets the first answer): its outcome. */
+async function sentOutcome(
+  txn: Transaction,
+  refund: Refund,
+): Promise<Pick<Refund, 'status' | 'responseCode' | 'responseMessage'>> {
   const result = await paymentProcessor().refund({
     idempotencyKey: processorKeys.refund(refund.refundId),
     merchantId: txn.merchantId,
     processorTransactionId: txn.processorTransactionId!,
     amountCents: refund.amountCents,
   });
-  const outcome = {
-    status: result.approved ? ('Completed' as const) : ('Failed' as const),
+  return {
+    status: result.approved ? 'Completed' : 'Failed',
     responseCode: result.responseCode,
     responseMessage: result.responseMessage,
   };
+}
+
+/**
+ * The sweeper's part (core/sweeper.ts): sends a scheduled refund whose cut-off has passed, with its
+ * own processor key (a replay gets the first answer), or not at all when its sale is disputed since
+ * and it was never sent (disputedOutcome; one sent before, whose answer a crash lost, is replayed:
+ * the processor may have made it), shows the outcome on the payment, and only then settles the
+ * refund (Completed, or Failed with its amount given back), which drops its sweep entry: a crash
+ * anywhere before that leaves it Pending for the next sweep. The same for a refund held until its
+ * debit cleared, sent by the clearing's follow-up (core/notice-follow-ups.ts), which stays written
+ * until it is done; a refund of a sale of the transactions API is announced (refund.completed,
+ * refund.failed) with its outcome.
+ */
+export async function sendScheduledRefund(txn: Transaction, refund: Refund, now: Date): Promise<Refund> {
+  // Once sent, it may have been made: a dispute opened since changes nothing of it.
+  if (refund.sentAt === undefined && disputedNow(txn)) return finish(txn, refund, disputedOutcome(txn), now);
+  if (refund.sentAt === undefined) await markRefundSent(ddb(), config().tableName, refund, now.toISOString());
+  return finish(txn, refund, await sentOutcome(txn, refund), now);
+}
+
+/** Shows the outcome on the payment, then settles the refund (announced for the transactions API). */
+async function finish(
+  txn: Transaction,
+  refund: Refund,
+  outcome: Pick<Refund, 'status' | 'responseCode' | 'responseMessage'>,
+  now: Date,
+): Promise<Refund> {
   await recordRefundOutcome({ ...refund, ...outcome }, now);
   return transactionStore().finishRefund(
     refund,

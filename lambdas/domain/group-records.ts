@@ -135,6 +135,12 @@ export interface Payment {
    */
   disputeCounted?: string;
   /**
+   * The amount (cents) of that dispute the summary counts: its amount when it was moved, set with
+   * the move. A later dispute of the sale moves the summary from it, whatever the counted
+   * dispute's amount became since. Absent on a payment moved before it was kept.
+   */
+  disputeCountedCents?: number;
+  /**
    * The number of events announced for the payment (absent: none; one created with its group is
    * announced by the group's `group.created`). Each change that announces one holds only if it
    * is still the number read.

@@ -34,6 +34,8 @@ export interface ChargedPayment {
    * dispute, while no run of the group counts); until then the summary does not count it disputed.
    */
   disputeCounted?: string;
+  /** The amount of that dispute the summary counts (cents, domain/group-records.ts). */
+  disputeCountedCents?: number;
 }
 
 export interface ProcessingTotals {
@@ -276,7 +278,9 @@ export function countOutcome(
       (all || payment.disputeCounted === dispute.disputeId)
     ) {
       totals.disputed = (totals.disputed ?? 0) + 1;
-      totals.disputedCents = (totals.disputedCents ?? 0) + toCents(dispute.amount);
+      // The summary (a run's recount too) counts the amount its move counted: the report what is.
+      const counted = all ? undefined : payment.disputeCountedCents;
+      totals.disputedCents = (totals.disputedCents ?? 0) + (counted ?? toCents(dispute.amount));
     }
     const thisRun = round === undefined || payment.attempts?.at(-1)?.round === round;
     const settlesAt = thisRun ? (auth.settlementTime ?? null) : null;

@@ -3,6 +3,7 @@
  * group's processingSummary (core/notice-follow-ups.ts): the counters as the payment counts
  * without the summary's mark and with it.
  */
+import { toCents } from './money';
 import { countOutcome, emptyTotals, type ChargedPayment } from './processing';
 
 /** The counters of the totals that a payment's return or dispute moves (settlesAt and slots are not). */
@@ -21,7 +22,8 @@ const SUMMARY_MOVES = [
 export type SummaryDelta = Partial<Record<(typeof SUMMARY_MOVES)[number], number>>;
 
 /** What a summary's mark on a payment says is counted: its return's sale, or its dispute. */
-type SummaryMark = Pick<ChargedPayment, 'returnCounted'> | Pick<ChargedPayment, 'disputeCounted'>;
+type SummaryMark =
+  Pick<ChargedPayment, 'returnCounted'> | Pick<ChargedPayment, 'disputeCounted' | 'disputeCountedCents'>;
 
 /**
  * What marking the payment (`mark`) changes in its group's summary: the counters as the payment
@@ -55,8 +57,9 @@ export const returnSummaryDelta = (payment: ChargedPayment): SummaryDelta =>
  * What moving a payment's dispute (its latest, `dispute`) into its group's summary changes:
  * disputed and its sum up (the payment stays approved). Empty when its latest sale is not disputed.
  * When the summary counts an earlier dispute of the same sale (`counted`, the one the payment's
- * `disputeCounted` names, as it is now), the payment is disputed there already: the move is from
- * that dispute's sum to this one's, and counts the payment no second time.
+ * `disputeCounted` names, at the amount its move kept, `disputeCountedCents`, or as it is now on a
+ * payment moved before that was kept), the payment is disputed there already: the move is from
+ * that sum to this one's, and counts the payment no second time. The mark keeps this one's.
  */
 export const disputeSummaryDelta = (
   payment: ChargedPayment,
@@ -64,7 +67,10 @@ export const disputeSummaryDelta = (
 ): SummaryDelta =>
   summaryDelta(
     payment,
-    { disputeCounted: payment.dispute?.disputeId },
+    {
+      disputeCounted: payment.dispute?.disputeId,
+      disputeCountedCents: payment.dispute && toCents(payment.dispute.amount),
+    },
     counted && { ...payment, dispute: counted },
   );
 

@@ -148,6 +148,11 @@ export interface Refund {
   paymentId?: string;
   /** A refund of a bank debit that has not cleared: sent when it clears, Failed if it is returned first. */
   heldUntilCleared?: true;
+  /**
+   * A scheduled or held refund: when it was first sent to the processor (store/refund-sends.ts).
+   * From then on it is sent again under its key until it is finished, whatever the sale became.
+   */
+  sentAt?: string;
 }
 
 /** The dispute statuses that keep a sale from being refunded or voided (domain/disputes.ts). */

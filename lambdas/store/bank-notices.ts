@@ -130,15 +130,16 @@ class BankNoticeStore {
 
   /**
    * Moves a payment's return or dispute into its group's processingSummary once: the payment
-   * marked (`mark`: `returnCounted` with its sale, or `disputeCounted` with its dispute) if it is
-   * as read and not so marked, with the summary's counters moved by `delta`
+   * marked (`mark`: `returnCounted` with its sale, or `disputeCounted` with its dispute and
+   * `disputeCountedCents` with the amount counted, `cents`) if it is as read and not so marked,
+   * with the summary's counters moved by `delta`
    * (domain/summary-deltas.ts), only while no run of the group counts its payments (processed,
    * no retry round charging: a run's count would overwrite the move).
    * `changed`: the payment changed since it was read; `busy`: a run of the group is counting.
    */
   async countInSummary(
     payment: Payment,
-    mark: { field: 'returnCounted' | 'disputeCounted'; value: string },
+    mark: { field: 'returnCounted' | 'disputeCounted'; value: string; cents?: number },
     delta: Readonly<Record<string, number>>,
   ): Promise<'ok' | 'changed' | 'busy'> {
     const fields = Object.entries(delta);
@@ -165,10 +166,17 @@ class BankNoticeStore {
         Update: {
           TableName: this.tableName,
           Key: keys.payment(payment.paymentGroupId, payment.paymentId),
-          UpdateExpression: 'SET #mark = :t',
+          UpdateExpression: `SET #mark = :t${mark.cents !== undefined ? ', #cents = :c' : ''}`,
           ConditionExpression: 'lastUpdated = :seen AND (attribute_not_exists(#mark) OR #mark <> :t)',
-          ExpressionAttributeNames: { '#mark': mark.field },
-          ExpressionAttributeValues: { ':t': mark.value, ':seen': payment.lastUpdated },
+          ExpressionAttributeNames: {
+            '#mark': mark.field,
+            ...(mark.cents !== undefined && { '#cents': `${mark.field}Cents` }),
+          },
+          ExpressionAttributeValues: {
+            ':t': mark.value,
+            ':seen': payment.lastUpdated,
+            ...(mark.cents !== undefined && { ':c': mark.cents }),
+          },
         },
       },
       // A move of nothing (a dispute of the same amount counted before): the mark alone.

@@ -87,7 +87,7 @@ class DisputeStore {
       },
       ...change.events.map((event) => eventPut(this.tableName, event)),
     ];
-    if (change.sale) items.push(this.saleItem(change.sale, view));
+    items.push(change.sale ? this.saleItem(change.sale, view) : this.saleApproved(next.transactionId));
     if (change.payment) items.push(this.paymentItem(change.payment, view, now));
     const [work, ...also] = change.followUps;
     if (work) items.push(this.notices.followUpPut(change.notice.noticeId, work, now, also));
@@ -100,20 +100,40 @@ class DisputeStore {
     }
   }
 
-  /** The sale's `dispute`, if its disputes are as read. */
+  /**
+   * The sale's `dispute`, if its disputes are as read and it is still Approved: the core decided on
+   * an Approved sale (domain/disputes.ts disputeDecision), and one voided (or returned) since has
+   * no charge to dispute, so the notice is read again and skipped.
+   */
   private saleItem(sale: Transaction, view: DisputeView) {
     return {
       Update: {
         TableName: this.tableName,
         Key: keys.transaction(sale.transactionId),
         UpdateExpression: 'SET dispute = :d, disputeRev = :rev',
-        ConditionExpression:
-          sale.disputeRev === undefined ? 'attribute_not_exists(disputeRev)' : 'disputeRev = :seen',
+        ConditionExpression: `${
+          sale.disputeRev === undefined ? 'attribute_not_exists(disputeRev)' : 'disputeRev = :seen'
+        } AND #status = :approved`,
+        ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':d': view,
           ':rev': (sale.disputeRev ?? 0) + 1,
+          ':approved': 'Approved',
           ...(sale.disputeRev !== undefined && { ':seen': sale.disputeRev }),
         },
+      },
+    };
+  }
+
+  /** The same condition on a sale that shows a newer dispute than this one (nothing written on it). */
+  private saleApproved(transactionId: string) {
+    return {
+      ConditionCheck: {
+        TableName: this.tableName,
+        Key: keys.transaction(transactionId),
+        ConditionExpression: '#status = :approved',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':approved': 'Approved' },
       },
     };
   }

@@ -5,7 +5,7 @@
  * the dispute's record and list row, the sale's `dispute`, its events, a refund and a void refused
  * while it is open, the card's method revoked for fraud (core/disputes.ts, store/disputes.ts).
  */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getDispute, listDisputes } from '#core/dispute-list';
 import { runDueFollowUps } from '#core/notice-follow-ups';
 import { applyNotice } from '#core/notices';
@@ -28,10 +28,11 @@ import { attemptTransactionId, newId } from '#shared/ids';
 import { claimStore } from '#store/claims';
 import { eventStore } from '#store/events';
 import { groupItem } from '#store/groups';
+import { keys } from '#store/keys';
 import { paymentItem, paymentStore } from '#store/payments';
 import { MerchantRegistry, type Merchant } from '#store/merchants';
 import { DynamoPayorStore, payorStore } from '#store/payors';
-import { transactionStore } from '#store/transactions';
+import { DynamoTransactionStore, transactionStore } from '#store/transactions';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { group as groupRecord, makePayor, payment as paymentRecord } from '#support/fixtures/index';
 import { saleRequest } from '#support/sales';
@@ -58,8 +59,8 @@ afterAll(async () => {
 async function newMerchant(): Promise<string> {
   merchants++;
   const merchant: Merchant = {
-    merchantId: `3237000000${merchants}`,
-    shortId: `2370000${merchants}`,
+    merchantId: `323700000${String(merchants).padStart(2, '0')}`,
+    shortId: `237000${String(merchants).padStart(2, '0')}`,
     name: `Springfield ${merchants}`,
   };
   await new MerchantRegistry(table.db, table.tableName).register(merchant);
@@ -263,6 +264,40 @@ it('a refund reserved on a sale read before its dispute opened is refused by the
   expect((await saleOf(transactionId)).refunds).toEqual([]);
 });
 
+it('a dispute notice read while its sale was Approved and written after the sale was voided changes nothing', async () => {
+  const mid = await newMerchant();
+  const { transactionId } = await approvedCardSale(mid, 'ok');
+  const notice = await disputeNotice(transactionId, {});
+  // The sale is read Approved; it is voided before the dispute is written.
+  const find = DynamoTransactionStore.prototype.find;
+  jest.spyOn(DynamoTransactionStore.prototype, 'find').mockImplementationOnce(async function (
+    this: DynamoTransactionStore,
+    id: string,
+  ) {
+    const read = await find.call(this, id);
+    // As the void's answer writes it (the sale's cut-off may be inside the void margin by now).
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.transaction(transactionId),
+        UpdateExpression: 'SET #status = :voided',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':voided': 'Voided' },
+      }),
+    );
+    return read;
+  });
+  try {
+    expect(await applyNotice(notice, new Date())).toMatchObject({ outcome: 'skipped' });
+  } finally {
+    jest.restoreAllMocks();
+  }
+  const { transaction } = await saleOf(transactionId);
+  expect(transaction.status).toBe('Voided');
+  expect(transaction.dispute).toBeUndefined();
+  expect(await listDisputes(mid, {})).toMatchObject({ items: [] });
+});
+
 it('a dispute of a bank debit is its unauthorized return: Returned R10, the method revoked', async () => {
   const mid = await newMerchant();
   const { payor, method } = makePayor(mid, {}, 'bank');
@@ -416,4 +451,52 @@ it('a second dispute of a scheduled payment’s charge never counts the payment 
   const report = await groupReport(mid, paymentGroupId);
   expect(report.counts).toMatchObject({ approved: 2, disputed: 1 });
   expect(report.amounts).toMatchObject({ disputed: 20 });
+});
+
+it('a dispute whose amount changed after it was counted moves the summary from the amount counted when a second dispute of the charge replaces it', async () => {
+  const mid = await newMerchant();
+  const { paymentGroupId, transactionId, processorKey } = await processedCardGroup(mid);
+  const summaryOf = async () => summaryView((await claimStore().read(paymentGroupId))!.processingSummary!);
+
+  // An inquiry for $20, counted; the processor then disputes $25 of it (the summary stays at the
+  // first, docs/product.md "Disputes"), and it closes won.
+  const inquiry = await disputeNotice(transactionId, { status: 'inquiry', amountCents: 2000 }, processorKey);
+  expect(await applyNotice(inquiry, new Date())).toEqual({ outcome: 'applied' });
+  expect(await summaryOf()).toMatchObject({ disputedCount: 1, disputedAmount: 20 });
+  const later = (sequence: number, over: Record<string, unknown>) =>
+    ({ ...inquiry, noticeId: `n_${crypto.randomUUID()}`, sequence, ...over }) as ProcessorNotice;
+  const changed = later(2, { kind: 'dispute_updated', amountCents: 2500 });
+  expect(await applyNotice(changed, new Date())).toEqual({ outcome: 'applied' });
+  const closed = later(3, { kind: 'dispute_closed', status: 'won', amountCents: 2500 });
+  expect(await applyNotice(closed, new Date())).toEqual({ outcome: 'applied' });
+  expect(await summaryOf()).toMatchObject({ disputedCount: 1, disputedAmount: 20 });
+
+  // The chargeback, a dispute of its own, for $30: the summary counts it, and only it.
+  const chargeback = await disputeNotice(
+    transactionId,
+    {
+      objectId: `dp2_${transactionId}`,
+      disputeId: `dp2_${transactionId}`,
+      occurredAt: new Date(Date.now() + 1000).toISOString(),
+      amountCents: 3000,
+    },
+    processorKey,
+  );
+  expect(await applyNotice(chargeback, new Date())).toEqual({ outcome: 'applied' });
+  expect(await runDueFollowUps(new Date(Date.now() + 60_000), 10)).toBe(0);
+  expect(await summaryOf()).toMatchObject({ approvedCount: 2, disputedCount: 1, disputedAmount: 30 });
+  const report = await groupReport(mid, paymentGroupId);
+  expect(report.counts).toMatchObject({ disputed: 1 });
+  expect(report.amounts).toMatchObject({ disputed: 30 });
+});
+
+it('a sale on a method revoked by a fraud dispute is declined R2 saying the authorization was revoked, not that the network asks to contact the cardholder', async () => {
+  const mid = await newMerchant();
+  const { payor, method } = makePayor(mid, {}, 'ok');
+  await new DynamoPayorStore(table.db, table.tableName).create(payor, { ...method, status: 'revoked' });
+  const request = saleRequest(mid, `${payor.payorId}/${method.savedPaymentMethodId}`, 3000);
+  const sale = await runSale(request, new Date());
+  expect(sale).toMatchObject({ status: 'Declined', responseCode: 'R2' });
+  expect(sale.responseMessage).toContain('revoked');
+  expect(sale.responseMessage).not.toContain('contact the cardholder');
 });

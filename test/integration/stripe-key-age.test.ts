@@ -16,6 +16,8 @@ import {
   ACCOUNT,
   cardOf,
   MERCHANT,
+  OTHER_ACCOUNT,
+  OTHER_MERCHANT,
   STAND_IN_KEY,
   stripeOnStandIn,
   type StripeOnStandIn,
@@ -261,5 +263,58 @@ describe('answering an unanswered sale as declined (reverseUnanswered)', () => {
         (r) => r.payment_intent === intentsWith(request.idempotencyKey)[0]!.id,
       ),
     ).toBe(false);
+  });
+});
+
+describe('the look-up of a day-old key is bounded', () => {
+  /** A connected account busier than one look-up may list: PaymentIntents of other payors, made now. */
+  function busyAccount(count: number): void {
+    const intents = env.standIn.state.account(OTHER_ACCOUNT).intents;
+    const created = Math.floor(Date.now() / 1000);
+    for (let i = 0; i < count; i++) {
+      const id = `pi_busy${String(i).padStart(6, '0')}`;
+      intents.set(id, {
+        id,
+        object: 'payment_intent',
+        created,
+        amount: 1000,
+        currency: 'usd',
+        customer: null,
+        status: 'canceled',
+        latest_charge: null,
+        metadata: { processor_key: `payment:busy-${i}`, merchant_id: OTHER_MERCHANT },
+      } as unknown as Stripe.PaymentIntent);
+    }
+  }
+  const listings = () =>
+    env.standIn.requests.filter(
+      (r) => r.method === 'GET' && r.path === '/v1/payment_intents' && r.account === OTHER_ACCOUNT,
+    ).length;
+
+  it('a key first used 25 hours ago on an account with more PaymentIntents since than a look-up lists: unavailable, nothing charged, a bounded number of pages', async () => {
+    const { token } = await env.processor.tokenize({
+      ...cardOf('4242424242424242'),
+      merchantId: OTHER_MERCHANT,
+    });
+    const request: SaleRequest = {
+      idempotencyKey: `payment:key-age-${++keys}`,
+      keyFirstUsedAt: new Date().toISOString(),
+      merchantId: OTHER_MERCHANT,
+      token,
+      amountCents: 2500,
+      allowPartial: false,
+    };
+    clockAt(Date.now() + 25 * HOUR);
+    busyAccount(2_500);
+    const before = listings();
+    await expect(env.processor.sale(request)).rejects.toBeInstanceOf(ProcessorUnavailableError);
+    // The payor's PaymentIntents (one page), then at most the account's bound of pages.
+    expect(listings() - before).toBeLessThanOrEqual(11);
+    // Never charged: the key's first charge may be among those not listed.
+    expect(
+      [...env.standIn.state.account(OTHER_ACCOUNT).intents.values()].filter(
+        (i) => i.metadata.processor_key === request.idempotencyKey,
+      ),
+    ).toEqual([]);
   });
 });

@@ -12,14 +12,16 @@
  * the sweeper's run "right after the cut-off", so that no test waits for it.
  */
 import type { Context } from 'aws-lambda';
+import { applyNotice } from '#core/notices';
 import { reconcile, type ReconcileDeps } from '#core/reconcile';
 import { runSale } from '#core/sale';
 import { sweep } from '#core/sweeper';
 import { voidOrRefundGroup } from '#core/void-or-refund';
 import { saleAuthResponse } from '#domain/processing';
-import { transactionView, voidMarginSeconds } from '#domain/transactions';
+import { transactionView, voidMarginSeconds, type Transaction } from '#domain/transactions';
 import type { Group, Payment } from '#domain/groups';
 import { useProcessor } from '#processor/index';
+import type { ProcessorNotice } from '#processor/processor';
 import { SandboxProcessor } from '#processor/sandbox';
 import { useClock } from '#shared/clock';
 import { config, reloadConfigForTests } from '#shared/config';
@@ -119,6 +121,25 @@ const moveTo = (at: Date): Date => {
   testClock.set(at);
   return at;
 };
+/** The processor's notice that the cardholder disputed the sale's charge at `at`. */
+const disputeOpened = (transaction: Transaction, at: Date) =>
+  ({
+    noticeId: `n_${crypto.randomUUID()}`,
+    merchantId: MERCHANT,
+    objectId: `dp_${transaction.transactionId}`,
+    sequence: 1,
+    occurredAt: at.toISOString(),
+    kind: 'dispute_opened',
+    charge: {
+      processorTransactionId: transaction.processorTransactionId!,
+      idempotencyKey: transaction.processorKey!,
+    },
+    disputeId: `dp_${transaction.transactionId}`,
+    status: 'needs_response',
+    reason: 'general',
+    amountCents: transaction.approvedCents,
+  }) as ProcessorNotice;
+
 const refundCalls = () => processor.calls.filter((c) => c.kind === 'REFUND');
 
 test('defect 4: a processed payment inside the void margin is refunded after the cut-off, not skipped', async () => {
@@ -292,4 +313,72 @@ test('defect 4: the background void-or-refund counts a refund scheduled inside t
     skippedCount: 1,
     failedCount: 0,
   });
+}, 60_000);
+
+test('a refund scheduled inside the void margin is not sent once a dispute of its sale opened: Failed naming the dispute, its amount given back', async () => {
+  const { group, payments } = await processedGroupNearCutOff(1);
+  const payment = payments[0]!;
+  const cutOff = await cutOffOf(payment);
+  const { outcomes } = await voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, testClock.now());
+  expect(outcomes.map((o) => o.outcome)).toEqual(['refund_scheduled']);
+
+  // Past the cut-off, the cardholder disputes the charge before the sweeper's run.
+  const at = moveTo(rightAfter(cutOff));
+  const { transaction } = await saleOf(payment);
+  expect(await applyNotice(disputeOpened(transaction, at), at)).toEqual({ outcome: 'applied' });
+  const disputeId = (await saleOf(payment)).transaction.dispute!.disputeId;
+  const scheduled = (await saleOf(payment)).refunds[0]!;
+
+  // (Refunds the tests before left scheduled are swept too: only this sale's are looked at.)
+  const ofThisSale = (c: { key: string }) => c.key === `refund:${scheduled.refundId}`;
+  const report = await sweep(at, { olderThanSeconds: 15 });
+  expect(
+    report.settled
+      .filter((e) => e.transactionId === transaction.transactionId)
+      .map((e) => [e.kind, e.result]),
+  ).toEqual([['refund', 'Failed']]);
+  expect(refundCalls().filter(ofThisSale)).toEqual([]);
+  const { transaction: after, refunds } = await saleOf(payment);
+  expect(after).toMatchObject({ refundedCents: 0, refundCount: 0 });
+  expect(refunds).toEqual([
+    expect.objectContaining({
+      status: 'Failed',
+      responseMessage: expect.stringContaining(`is disputed (dispute ${disputeId}, needs_response`),
+    }),
+  ]);
+  const shown = await paymentStore().getPayment(group.paymentGroupId, payment.paymentId);
+  expect(shown!.voidOrRefundResponses).toEqual([
+    expect.objectContaining({ transactionId: refunds[0]!.refundId, status: 'Failed' }),
+  ]);
+  // A second sweep sends nothing.
+  await sweep(moveTo(rightAfter(cutOff + 60_000)), { olderThanSeconds: 15 });
+  expect(refundCalls().filter(ofThisSale)).toEqual([]);
+}, 60_000);
+
+test('a scheduled refund the processor made before a crash is not taken back by a dispute opened after it: the sweeper replays it and records it Completed', async () => {
+  const { group, payments } = await processedGroupNearCutOff(1);
+  const payment = payments[0]!;
+  const cutOff = await cutOffOf(payment);
+  await voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, testClock.now());
+  const scheduled = (await saleOf(payment)).refunds[0]!;
+  const key = `refund:${scheduled.refundId}`;
+
+  // The sweeper's run after the cut-off: the processor refunds, the answer is lost.
+  processor.failNext(key, 'crash-after');
+  const at = moveTo(rightAfter(cutOff));
+  const crashed = await sweep(at, { olderThanSeconds: 15 });
+  expect(crashed.unsettled.filter((e) => e.transactionId === scheduled.transactionId)).toHaveLength(1);
+  // Then the cardholder disputes the charge.
+  const { transaction } = await saleOf(payment);
+  expect(await applyNotice(disputeOpened(transaction, at), at)).toEqual({ outcome: 'applied' });
+
+  // The next run replays the refund the processor made: the record says what happened.
+  const report = await sweep(moveTo(rightAfter(cutOff + 60_000)), { olderThanSeconds: 15 });
+  expect(
+    report.settled.filter((e) => e.transactionId === scheduled.transactionId).map((e) => e.result),
+  ).toEqual(['Completed']);
+  expect(refundCalls().filter((c) => c.key === key)).toHaveLength(2);
+  const { transaction: after, refunds } = await saleOf(payment);
+  expect(after).toMatchObject({ refundedCents: payment.amountCents, refundCount: 1 });
+  expect(refunds).toEqual([expect.objectContaining({ status: 'Completed' })]);
 }, 60_000);

@@ -254,4 +254,16 @@ describe('the group’s processingSummary counts a dispute once', () => {
     });
     expect(disputeSummaryDelta(other)).toEqual({});
   });
+
+  it('a run recounting its group counts a dispute at the amount its move counted, not at its amount changed since; the report at its amount now', () => {
+    // Moved at $19.99; the processor disputes $15 of it since.
+    const p = disputedPayment({ disputeCounted: opened().disputeId, disputeCountedCents: 1999 });
+    const changed = { ...p, dispute: { ...p.dispute!, amount: 15 } };
+    const summary = emptyTotals();
+    countOutcome(summary, changed);
+    expect(summary).toMatchObject({ disputed: 1, disputedCents: 1999 });
+    const report = emptyTotals();
+    countOutcome(report, changed, undefined, true);
+    expect(report).toMatchObject({ disputed: 1, disputedCents: 1500 });
+  });
 });

@@ -65,9 +65,18 @@ const keyOf = (object: { metadata?: Stripe.Metadata | null }): string | undefine
   object.metadata?.[KEY_FIELD];
 
 /**
+ * The most pages of 100 PaymentIntents one look-up by key lists: every call of a function must do
+ * bounded work, and a connected account may make many more PaymentIntents in a day than the payor
+ * whose key is looked for. 10 pages keep a look-up within a few seconds of Stripe's answers.
+ */
+const MAX_LOOKUP_PAGES = 10;
+
+/**
  * The PaymentIntent made under `key`: the payor's (or, without the customer, the account's)
  * PaymentIntents created since `sinceSeconds`, listed (Stripe's lists are consistent, its search
- * is not), matched by metadata; the first made when there are several.
+ * is not), matched by metadata; the first made when there are several. More than
+ * MAX_LOOKUP_PAGES pages of them leave the answer open (StripeUnavailableError, retried later):
+ * the key's charge may be among those not listed, and answering "none" would charge again.
  */
 export async function chargeByKey(
   stripe: Stripe,
@@ -76,18 +85,30 @@ export async function chargeByKey(
   sinceSeconds: number,
 ): Promise<Stripe.PaymentIntent | undefined> {
   const found: Stripe.PaymentIntent[] = [];
-  await must('charge look-up', async () => {
-    const list = stripe.paymentIntents.list(
-      {
-        created: { gte: sinceSeconds },
-        limit: 100,
-        expand: ['data.latest_charge'],
-        ...(scope.customer !== undefined && { customer: scope.customer }),
-      },
-      { stripeAccount: scope.account },
-    );
-    for await (const intent of list) if (keyOf(intent) === key) found.push(intent);
+  const listed = await must('charge look-up', async () => {
+    let startingAfter: string | undefined;
+    for (let pages = 0; pages < MAX_LOOKUP_PAGES; pages++) {
+      const page = await stripe.paymentIntents.list(
+        {
+          created: { gte: sinceSeconds },
+          limit: 100,
+          expand: ['data.latest_charge'],
+          ...(scope.customer !== undefined && { customer: scope.customer }),
+          ...(startingAfter !== undefined && { starting_after: startingAfter }),
+        },
+        { stripeAccount: scope.account },
+      );
+      for (const intent of page.data) if (keyOf(intent) === key) found.push(intent);
+      const last = page.data.at(-1);
+      if (!page.has_more || last === undefined) return true;
+      startingAfter = last.id;
+    }
+    return false;
   });
+  if (!listed)
+    throw new StripeUnavailableError(
+      `Stripe charge look-up: more than ${MAX_LOOKUP_PAGES * 100} PaymentIntents since the key's first use; looked for again later`,
+    );
   return found.sort((a, b) => a.created - b.created)[0];
 }
 
