@@ -15,7 +15,7 @@ import { config } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { paymentStore } from '#store/payments';
-import { markRefundSent } from '#store/refund-sends';
+import { markRefundRefused, markRefundSent } from '#store/refund-sends';
 import { transactionStore } from '#store/transactions';
 
 /** A refund as a payment's voidOrRefundResponses shows it. */
@@ -70,10 +70,10 @@ async function recordRefundOutcome(refund: Refund, now: Date): Promise<void> {
  * the cardholder twice. It ends Failed naming the dispute, with the code a refusal of the API
  * answers, and its amount is given back as any failed refund's.
  */
-const disputedOutcome = (txn: Transaction): Pick<Refund, 'status' | 'responseCode' | 'responseMessage'> => ({
+const refusedOutcome = (refund: Refund): Pick<Refund, 'status' | 'responseCode' | 'responseMessage'> => ({
   status: 'Failed',
   responseCode: '400',
-  responseMessage: disputedRefusal(txn, 'refunded'),
+  responseMessage: refund.refusal ?? 'refused before it was sent',
 });
 
 /** Sends the refund with its own processor key (a replay gets the first answer): its outcome. */
@@ -97,7 +97,7 @@ async function sentOutcome(
 /**
  * The sweeper's part (core/sweeper.ts): sends a scheduled refund whose cut-off has passed, with its
  * own processor key (a replay gets the first answer), or not at all when its sale is disputed since
- * and it was never sent (disputedOutcome; one sent before, whose answer a crash lost, is replayed:
+ * and it was never sent (marked refused, then refusedOutcome; one sent before, whose answer a crash lost, is replayed:
  * the processor may have made it), shows the outcome on the payment, and only then settles the
  * refund (Completed, or Failed with its amount given back), which drops its sweep entry: a crash
  * anywhere before that leaves it Pending for the next sweep. The same for a refund held until its
@@ -106,10 +106,26 @@ async function sentOutcome(
  * refund.failed) with its outcome.
  */
 export async function sendScheduledRefund(txn: Transaction, refund: Refund, now: Date): Promise<Refund> {
-  // Once sent, it may have been made: a dispute opened since changes nothing of it.
-  if (refund.sentAt === undefined && disputedNow(txn)) return finish(txn, refund, disputedOutcome(txn), now);
-  if (refund.sentAt === undefined) await markRefundSent(ddb(), config().tableName, refund, now.toISOString());
-  return finish(txn, refund, await sentOutcome(txn, refund), now);
+  let sale = txn;
+  let current = refund;
+  // Each pass either finishes the refund or marks it (sent or refused) and reads it again: the
+  // second pass finds a mark, this run's or a concurrent one's, or the refund finished.
+  for (let pass = 0; pass < 3; pass++) {
+    if (current.status !== 'Pending') return current;
+    if (current.refusedAt !== undefined) return finish(sale, current, refusedOutcome(current), now);
+    // Once sent, it may have been made: a dispute opened since changes nothing of it.
+    if (current.sentAt !== undefined) return finish(sale, current, await sentOutcome(sale, current), now);
+    const at = now.toISOString();
+    if (disputedNow(sale)) {
+      await markRefundRefused(ddb(), config().tableName, current, at, disputedRefusal(sale, 'refunded'));
+    } else await markRefundSent(ddb(), config().tableName, current, at);
+    const found = await transactionStore().find(sale.transactionId);
+    const again = found?.refunds.find((r) => r.refundId === current.refundId);
+    if (found === undefined || again === undefined) return current;
+    sale = found.transaction;
+    current = again;
+  }
+  throw new Error(`scheduled refund ${refund.refundId} neither marked sent nor refused after 3 reads`);
 }
 
 /** Shows the outcome on the payment, then settles the refund (announced for the transactions API). */

@@ -153,6 +153,12 @@ export interface Refund {
    * From then on it is sent again under its key until it is finished, whatever the sale became.
    */
   sentAt?: string;
+  /**
+   * A scheduled or held refund refused before it was ever sent (its sale disputed meanwhile): when,
+   * and the refusal it ends Failed with (store/refund-sends.ts). Never sent from then on.
+   */
+  refusedAt?: string;
+  refusal?: string;
 }
 
 /** The dispute statuses that keep a sale from being refunded or voided (domain/disputes.ts). */

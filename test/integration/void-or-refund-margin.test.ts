@@ -15,6 +15,7 @@ import type { Context } from 'aws-lambda';
 import { applyNotice } from '#core/notices';
 import { reconcile, type ReconcileDeps } from '#core/reconcile';
 import { runSale } from '#core/sale';
+import { sendScheduledRefund } from '#core/scheduled-refunds';
 import { sweep } from '#core/sweeper';
 import { voidOrRefundGroup } from '#core/void-or-refund';
 import { saleAuthResponse } from '#domain/processing';
@@ -30,6 +31,7 @@ import { transactionIdOf } from '#shared/ids';
 import { groupStore } from '#store/groups';
 import { DynamoPaymentStore, paymentStore } from '#store/payments';
 import { ReconciliationRecords } from '#store/reconciliation';
+import { markRefundSent } from '#store/refund-sends';
 import { transactionStore } from '#store/transactions';
 import { makeGroup } from '#support/fixtures/index';
 import { useTestClock, type TestClock } from '#support/clock';
@@ -381,4 +383,29 @@ test('a scheduled refund the processor made before a crash is not taken back by 
   const { transaction: after, refunds } = await saleOf(payment);
   expect(after).toMatchObject({ refundedCents: payment.amountCents, refundCount: 1 });
   expect(refunds).toEqual([expect.objectContaining({ status: 'Completed' })]);
+}, 60_000);
+
+test('two runs at once: a scheduled refund one run marked sent is never recorded Failed by another that read it unsent after its sale was disputed', async () => {
+  const { group, payments } = await processedGroupNearCutOff(1);
+  const payment = payments[0]!;
+  const cutOff = await cutOffOf(payment);
+  await voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, testClock.now());
+  const read = (await saleOf(payment)).refunds[0]!;
+  const key = `refund:${read.refundId}`;
+  const at = moveTo(rightAfter(cutOff));
+  // Run A read the sale undisputed and marks the refund sent: it asks the processor next.
+  const { transaction: undisputed } = await saleOf(payment);
+  expect(await markRefundSent(ddb(), table.tableName, read, at.toISOString())).toBe(true);
+  // Meanwhile the cardholder disputes the charge, and run B, which read the refund unsent, reads the
+  // sale disputed.
+  expect(await applyNotice(disputeOpened(undisputed, at), at)).toEqual({ outcome: 'applied' });
+  const { transaction: disputed } = await saleOf(payment);
+  const b = await sendScheduledRefund(disputed, read, at);
+  // Run A goes on: the processor refunds.
+  const a = await sendScheduledRefund(undisputed, { ...read, sentAt: at.toISOString() }, at);
+  expect([b.status, a.status]).toEqual(['Completed', 'Completed']);
+  const { transaction: after, refunds } = await saleOf(payment);
+  expect(refunds).toEqual([expect.objectContaining({ status: 'Completed' })]);
+  expect(after).toMatchObject({ refundedCents: payment.amountCents, refundCount: 1 });
+  expect(refundCalls().filter((c) => c.key === key).length).toBeGreaterThanOrEqual(1);
 }, 60_000);
