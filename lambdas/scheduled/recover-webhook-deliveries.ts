@@ -1,7 +1,7 @@
 /**
  * The webhook recovery (every minute; locally a timer): a pending delivery whose queue message is
  * lost, was never sent, or whose retry is later than a queue can delay a message gets a new
- * message once its `checkAt` has passed (core/webhook-delivery.ts `recoverDeliveries`). Bounded per run.
+ * message once its `checkAt` has passed (core/webhook-recovery.ts `recoverDeliveries`). Bounded per run.
  */
 import { recoverDeliveries } from '#core/webhook-recovery';
 import { logger } from '#shared/logger';
