@@ -161,6 +161,35 @@ export async function batchWriteAll(
 }
 
 /**
+ * An UpdateExpression that SETs every defined field of `fields` (but `skip`), and REMOVEs the
+ * undefined ones named in `clear`.
+ */
+export function setExpression(fields: Item, skip: string[], clear: ReadonlySet<string> = new Set()) {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  const removes: string[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    if (skip.includes(name)) continue;
+    if (value === undefined) {
+      if (clear.has(name)) {
+        names[`#${name}`] = name;
+        removes.push(`#${name}`);
+      }
+      continue;
+    }
+    names[`#${name}`] = name;
+    values[`:${name}`] = value;
+    sets.push(`#${name} = :${name}`);
+  }
+  return {
+    UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+}
+
+/**
  * The container's instance of a store, made on first use on the configured table: one client
  * and one store per Lambda container, reused across invocations.
  */

@@ -17,7 +17,7 @@ import {
   type WebhookDelivery,
 } from '#domain/webhooks';
 import { keys } from './keys';
-import { containerStore, isConditionFailure, strip, updateIf, type Item } from './items';
+import { containerStore, isConditionFailure, setExpression, strip, updateIf, type Item } from './items';
 import { queryPages, readAll } from './paging';
 import { READ_LIMITS } from './read-limits';
 
@@ -79,7 +79,7 @@ class DynamoWebhookDeliveryStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: keyOf(d),
-          ...setAll(item, ['pk', 'sk']),
+          ...setExpression(item, ['pk', 'sk']),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
@@ -116,7 +116,7 @@ class DynamoWebhookDeliveryStore {
       nextAttemptAt: d.nextAttemptAt,
       checkAt: d.checkAt,
     };
-    const set = setAll(fields, []);
+    const set = setExpression(fields, []);
     try {
       await this.db.send(
         new UpdateCommand({
@@ -245,7 +245,7 @@ class DynamoWebhookDeliveryStore {
       'lastError',
       'lastStatusCode',
     ]);
-    const set = setAll(fields, [], clear);
+    const set = setExpression(fields, [], clear);
     try {
       const out = await this.db.send(
         new UpdateCommand({
@@ -389,35 +389,6 @@ export const pagePosition = (d: WebhookDelivery): Record<string, unknown> => ({
   gsi1pk: keys.endpointDeliveries(d.webhookEndpointId),
   gsi1sk: `${d.createdAt}#${d.eventId}`,
 });
-
-/**
- * An UpdateExpression that SETs every defined field of `fields` (but `skip`), and REMOVEs the
- * undefined ones named in `clear`.
- */
-function setAll(fields: Item, skip: string[], clear: ReadonlySet<string> = new Set()) {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets: string[] = [];
-  const removes: string[] = [];
-  for (const [name, value] of Object.entries(fields)) {
-    if (skip.includes(name)) continue;
-    if (value === undefined) {
-      if (clear.has(name)) {
-        names[`#${name}`] = name;
-        removes.push(`#${name}`);
-      }
-      continue;
-    }
-    names[`#${name}`] = name;
-    values[`:${name}`] = value;
-    sets.push(`#${name} = :${name}`);
-  }
-  return {
-    UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-  };
-}
 
 /** The container's store, on the configured table (made on first use). */
 export const webhookDeliveryStore: () => DynamoWebhookDeliveryStore =

@@ -16,7 +16,14 @@ import {
 import { MAX_WEBHOOK_ENDPOINTS } from '#contract/webhooks';
 import type { WebhookEndpoint } from '#domain/webhooks';
 import { keys } from './keys';
-import { conditionOutcome, containerStore, isConditionFailure, strip, type Item } from './items';
+import {
+  conditionOutcome,
+  containerStore,
+  isConditionFailure,
+  setExpression,
+  strip,
+  type Item,
+} from './items';
 
 const itemOf = (e: WebhookEndpoint): Item => ({
   ...keys.webhookEndpoint(e.merchantId, e.webhookEndpointId),
@@ -50,6 +57,21 @@ interface WebhookEndpointStore {
   /** The service disables the endpoint (a 410); its revision moves on. */
   disable(merchantId: string, endpointId: string, reason: string, now: Date): Promise<void>;
 }
+
+/** The fields an update writes (a field left undefined is removed); the breaker's are not among them. */
+const ENDPOINT_FIELDS = [
+  'url',
+  'enabledEvents',
+  'description',
+  'status',
+  'disabledReason',
+  'lastUpdated',
+  'revision',
+  'secret',
+  'previousSecret',
+  'previousSecretUntil',
+  'rotationId',
+] as const;
 
 class DynamoWebhookEndpointStore implements WebhookEndpointStore {
   constructor(
@@ -129,40 +151,19 @@ class DynamoWebhookEndpointStore implements WebhookEndpointStore {
     try {
       // The breaker's fields are the delivery function's: kept as they are now, not as read.
       const { failures: _f, retryAfter: _r, ...fields } = next;
-      const names: Record<string, string> = {};
-      const values: Record<string, unknown> = { ':seen': previous.revision };
-      const sets: string[] = [];
-      const removes: string[] = [];
-      for (const name of [
-        'url',
-        'enabledEvents',
-        'description',
-        'status',
-        'disabledReason',
-        'lastUpdated',
-        'revision',
-        'secret',
-        'previousSecret',
-        'previousSecretUntil',
-        'rotationId',
-      ] as const) {
-        names[`#${name}`] = name;
-        const value = fields[name];
-        if (value === undefined) removes.push(`#${name}`);
-        else {
-          sets.push(`#${name} = :${name}`);
-          values[`:${name}`] = value;
-        }
-      }
-      names['#revision'] = 'revision';
+      const set = setExpression(
+        Object.fromEntries(ENDPOINT_FIELDS.map((name) => [name, fields[name]])),
+        [],
+        new Set(ENDPOINT_FIELDS),
+      );
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.webhookEndpoint(previous.merchantId, previous.webhookEndpointId),
-          UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
+          UpdateExpression: set.UpdateExpression,
           ConditionExpression: 'attribute_exists(pk) AND #revision = :seen',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
+          ExpressionAttributeNames: { ...set.ExpressionAttributeNames, '#revision': 'revision' },
+          ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ':seen': previous.revision },
         }),
       );
       return true;
