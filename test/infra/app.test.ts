@@ -37,7 +37,7 @@ describe('CDK app', () => {
   it(
     'synthesizes both stages, prod pinned to its account and region, when prod has its context',
     () => {
-      const app = testApp(PROD_CONTEXT);
+      const app = testApp(PROD_CONTEXT, { validation: true });
       const stacks = addServiceStacks(app);
       expect(stacks.map((s) => [s.stackName, s.account, s.region])).toEqual([
         ['ScheduledPayments-dev', expect.any(String), 'eu-west-1'],

@@ -32,7 +32,7 @@ import {
 const stacks: { stack: ServiceStack; template: Template }[] = [];
 beforeAll(() => {
   // Both stages in one app, as `cdk synth` builds them with prod's context: one synthesis.
-  const app = testApp({ ...PROD_CONTEXT, devAccount: '111111111111' });
+  const app = testApp({ ...PROD_CONTEXT, devAccount: '111111111111' }, { validation: true });
   for (const stack of addServiceStacks(app)) stacks.push({ stack, template: stageTemplate(stack) });
 }, SYNTH_TIMEOUT_MS);
 
@@ -206,7 +206,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s', (stage) => {
 let agnosticDev: { stack: ServiceStack; template: Template } | undefined;
 const agnosticDevStage = () => {
   if (agnosticDev === undefined) {
-    const [stack] = addServiceStacks(testApp(stageContext('dev')));
+    const [stack] = addServiceStacks(testApp(stageContext('dev'), { validation: true }));
     agnosticDev = { stack: stack!, template: stageTemplate(stack!) };
   }
   return agnosticDev;
@@ -228,14 +228,14 @@ it(
     // Synthesis with the validation fails on any finding (cdk.json: validateAgainstDefaultRules).
     // The other files synthesize each stage with stageContext too, without it (synthStage).
     expect(() => agnosticDevStage()).not.toThrow();
-    const [prod] = addServiceStacks(testApp(stageContext('prod')));
+    const [prod] = addServiceStacks(testApp(stageContext('prod'), { validation: true }));
     expect(() => stageTemplate(prod!)).not.toThrow();
   },
   SYNTH_TIMEOUT_MS,
 );
 
 it("fails a synthesis when CDK's CloudFormation validation refuses a template (the check above is on)", () => {
-  const app = testApp();
+  const app = testApp({}, { validation: true });
   new CfnResource(new Stack(app, 'Refused'), 'Queue', {
     type: 'AWS::SQS::Queue',
     properties: { DelaySeconds: 'a while' },

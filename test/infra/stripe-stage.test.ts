@@ -30,7 +30,7 @@ import {
 /** A stage's templates as one, with Stripe as its processor. */
 function stripeStage(stage: Stage): Template {
   const [stack, ...others] = addServiceStacks(
-    testApp({ ...stageContext(stage), [`${stage}Processor`]: 'stripe' }, { validation: false }),
+    testApp({ ...stageContext(stage), [`${stage}Processor`]: 'stripe' }),
   );
   if (stack === undefined || others.length > 0) throw new Error(`expected one stack for stage ${stage}`);
   return stageTemplate(stack);

@@ -14,12 +14,24 @@ import type { Stage } from '#contract/stage';
 /**
  * A CDK app with cdk.json's feature flags and no asset bundling: `aws:cdk:bundling-stacks` set to
  * no stack makes NodejsFunction skip esbuild, which would otherwise run once per function.
- * CDK's built-in CloudFormation validation runs at its synthesis, as `cdk synth` runs it (cdk.json
- * makes its findings errors), unless `validation` is false (synthStage).
+ *
+ * Without the construct's creation stack trace that CDK records in the cloud assembly's metadata
+ * (never in a template; `cdk synth --debug` shows it): capturing it at every CloudFormation element
+ * was a twelfth of the tier's CPU.
+ *
+ * CDK's built-in CloudFormation validation (as `cdk synth` runs it; cdk.json makes its findings
+ * errors) runs only where `validation` is true: test/infra/readiness.test.ts validates each
+ * stage's templates, and test/infra/app.test.ts a full synthesis of both. Elsewhere a synthesis
+ * would start its engine again (3 s of CPU) to check the same resources.
  */
-export function testApp(context: Record<string, unknown> = {}, { validation = true } = {}): App {
+export function testApp(context: Record<string, unknown> = {}, { validation = false } = {}): App {
   return new App({
-    context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], ...context },
+    context: {
+      ...cdkJson.context,
+      'aws:cdk:bundling-stacks': [],
+      'aws:cdk:disable-creation-stack-traces': true,
+      ...context,
+    },
     builtinCloudFormationValidation: validation,
   });
 }
@@ -44,12 +56,12 @@ export const stageContext = (stage: Stage): Record<string, unknown> => ({
 
 /**
  * A stage's stack as `cdk synth -c stage=<stage>` builds it (stageContext), with its templates as
- * one (stageTemplate). Synthesized without CDK's CloudFormation validation: the engine's start
- * and its pass over the templates were about half of each infra file's CPU, and these same
- * templates pass it once per run in test/infra/readiness.test.ts.
+ * one (stageTemplate). Synthesized without CDK's CloudFormation validation (testApp): the
+ * engine's start and its pass over the templates were about half of each infra file's CPU, and
+ * these same templates pass it once per run in test/infra/readiness.test.ts.
  */
 export function synthStage(stage: Stage): { stack: ServiceStack; template: Template } {
-  const [stack, ...others] = addServiceStacks(testApp(stageContext(stage), { validation: false }));
+  const [stack, ...others] = addServiceStacks(testApp(stageContext(stage)));
   if (stack === undefined || others.length > 0) throw new Error(`expected one stack for stage ${stage}`);
   return { stack, template: stageTemplate(stack) };
 }
