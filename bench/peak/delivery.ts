@@ -15,14 +15,15 @@
  *   concurrency), scaled up from `scaling.initial` by `scaling.perSecond` where the source scales;
  * - the delivery function (core/webhook-delivery.ts): the batch's events and the merchant's
  *   endpoints read at once; for each message its calls before the attempt (an object's first
- *   event: the delivery record written claimed and the cursor; a later event: the fan-out's two
- *   writes and a delivery message, whose turn reads the delivery, the order rule's Query, the
- *   cursor and claims it), its CPU (one message after another in a container), the signed POST in
- *   one of the endpoint's `perEndpoint` slots of the invocation, answered after `answerSeconds`,
- *   and the delivery's settle; the invocation ends with its last message (and its messages sent).
+ *   event: none, the fan-out attempts it at once; a later event: the fan-out's two writes and a
+ *   delivery message, whose turn reads the delivery, the order rule's Query, the cursor and claims
+ *   it), its CPU (one message after another in a container), the signed POST in one of the
+ *   endpoint's `perEndpoint` slots of the invocation, answered after `answerSeconds`, and the
+ *   delivery's record (a first event's written once with the cursor, a later one's settled); the
+ *   invocation ends with its last message (and its messages sent).
  *
- * The webhook arrives when its POST is sent. Every delivery writes `writes` units on the table,
- * its endpoint's deliveries list (GSI1 `WHDELIVERIES#<endpoint>`) and one of the due index's
+ * The webhook arrives when its POST is sent. Every delivery writes `writes` units (`firstWrites`
+ * for a first event's) on the table, its endpoint's deliveries list (GSI1 `WHDELIVERIES#<endpoint>`) and one of the due index's
  * shards (GSI2 `WHDUE#0..3`), counted per second.
  */
 import { EventQueue, seededRandom } from './queue';
@@ -73,8 +74,10 @@ export interface DeliveryPath {
   perEndpoint: number;
   /** The endpoint's answer. */
   answerSeconds: number;
-  /** Write units a delivery puts on the table (indexes included), its endpoint's list and a due shard. */
+  /** Write units a delivery by message puts on the table (indexes included), its endpoint's list and a due shard. */
   writes: { table: number; endpointList: number; dueShard: number };
+  /** The same for an object's first event attempted by the fan-out: its record written once, as the attempt left it. */
+  firstWrites: { table: number; endpointList: number; dueShard: number };
   dueShards: number;
 }
 
@@ -103,18 +106,16 @@ export interface DeliveryResult {
 }
 
 /**
- * The delivery function's DynamoDB calls as core/webhook-delivery.ts made them until 2026-12-02: a
- * batch's events and its merchants' endpoints read at once (1); an object's first event: its
- * delivery record written claimed and the object's cursor (2); a later event's fan-out the same two
- * writes and a message, its turn a read of the delivery, the order rule's Query, the cursor's read
- * and the claim (4); after the request, the settle (1). Since 53cf707 the fan-out attempts an
- * object's first event before any write (0 calls before its POST) and then writes its record and
- * the cursor at once (1 round trip, 2 units on the table and its list, none on a due shard): the
- * model does not count that yet, so its first events' webhooks come 2 calls later than the code's.
+ * The delivery function's DynamoDB calls (core/webhook-delivery.ts): a batch's events and its
+ * merchants' endpoints read at once (1); an object's first event is attempted by the fan-out before
+ * any write (0 calls before its POST), then its record and the object's cursor written at once (1
+ * round trip); a later event's fan-out writes its delivery record and the cursor and sends a
+ * message (2), whose turn reads the delivery, makes the order rule's Query, reads the cursor and
+ * claims it (4); after the request, the settle (1).
  */
 export const FUNCTION_CALLS = {
   batchCalls: 1,
-  callsBeforeFirst: 2,
+  callsBeforeFirst: 0,
   callsBeforeLater: 4,
   callsAfter: 1,
   fanOutCalls: 2,
@@ -252,8 +253,8 @@ export function runDeliveries(
       q.at(wakeAt, dispatch);
     }
   };
-  const written = (endpoint: number, at: number, event: number) => {
-    const w = path.writes;
+  const written = (endpoint: number, at: number, event: number, first: boolean) => {
+    const w = first ? path.firstWrites : path.writes;
     table.add(at, w.table);
     tenths.add(at, w.table);
     let list = lists.get(endpoint);
@@ -293,7 +294,9 @@ export function runDeliveries(
       free[slot] = post + path.answerSeconds;
       arrived[r.m.event] = post;
       const done = post + path.answerSeconds + path.callsAfter * call;
-      written(r.e.endpoint, r.at, r.m.event);
+      // The fan-out's attempt writes its record after the answer; a turn claimed its record before.
+      const direct = !r.m.turn;
+      written(r.e.endpoint, direct ? post + path.answerSeconds : r.at, r.m.event, direct);
       end = Math.max(end, done);
     }
     if (later.length > 0) end += Math.ceil(later.length / 10) * path.sendSeconds;

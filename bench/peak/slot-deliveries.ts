@@ -43,9 +43,10 @@ const CONCURRENCY_RANGE = { min: 2, max: 100 } as const;
  * Assumed, not measured: the Region's times along the path (a GetRecords, a forwarder invocation's
  * own time, a SendMessageBatch, a message's receive and invoke), the delivery function's CPU per
  * message (a signature, a JSON body, three SDK calls), the endpoints' answer (the issue's 200 ms),
- * and what a delivery writes: its record created (claimed) and settled, each on the table (1 unit:
- * under 1 KB), its endpoint's list (GSI1, every attribute projected) and, while pending, a due
- * shard (GSI2: set, then removed). The stream's shards: one per partition, the table's peak write
+ * and what a delivery writes: by message, its record created (claimed) and settled, each on the
+ * table (1 unit: under 1 KB), its endpoint's list (GSI1, every attribute projected) and, while
+ * pending, a due shard (GSI2: set, then removed); an object's first event attempted by the fan-out,
+ * its record once, on the table and its endpoint's list. The stream's shards: one per partition, the table's peak write
  * rate at 1,000 units a partition.
  */
 const CLOUD_PATH = {
@@ -56,6 +57,7 @@ const CLOUD_PATH = {
   cpuSeconds: 0.002,
   answerSeconds: 0.2,
   writes: { table: 6, endpointList: 2, dueShard: 2 },
+  firstWrites: { table: 2, endpointList: 1, dueShard: 0 },
 } as const;
 
 /** The delivery path as lib/cdk deploys it, with `concurrency` invocations on the webhook queue. */
@@ -84,6 +86,7 @@ export function cloudPath(
     perEndpoint: PER_ENDPOINT_IN_FLIGHT,
     answerSeconds: CLOUD_PATH.answerSeconds,
     writes: CLOUD_PATH.writes,
+    firstWrites: CLOUD_PATH.firstWrites,
     dueShards: WEBHOOK_DUE_SHARDS,
   };
 }

@@ -85,6 +85,7 @@ export function localPath(m: Measured, events: readonly SlotEvent[]): DeliveryPa
     perEndpoint: PER_ENDPOINT_IN_FLIGHT,
     answerSeconds,
     writes: { table: 0, endpointList: 0, dueShard: 0 },
+    firstWrites: { table: 0, endpointList: 0, dueShard: 0 },
     dueShards: WEBHOOK_DUE_SHARDS,
   });
   const target = p.invocationMs.meanMs / 1000;

@@ -27,21 +27,22 @@ const path = (over: Partial<DeliveryPath> = {}): DeliveryPath => ({
   perEndpoint: 4,
   answerSeconds: 1,
   writes: { table: 6, endpointList: 2, dueShard: 2 },
+  firstWrites: { table: 2, endpointList: 1, dueShard: 0 },
   dueShards: 4,
   ...over,
 });
 const first = (at: number, endpoint = 0): SlotEvent => ({ at, endpoint, first: true });
 
 describe('runDeliveries on a tiny path', () => {
-  it("one payment's answer: read at the next poll, forwarded, received, its batch's read and its 2 writes, then the POST", () => {
+  it("one payment's answer: read at the next poll, forwarded, received, its batch's read, then the POST (no write before it)", () => {
     const r = runDeliveries([first(0.1)], path());
-    // Polls at 0 (nothing) and 0.25; on the queue at 0.35; invoked at 0.40; 3 calls: POST at 0.43.
-    expect(r.lastWebhookSeconds).toBeCloseTo(0.43);
-    expect(r.lag.max).toBeCloseTo(0.33);
-    expect(r.afterLastSeconds).toBeCloseTo(0.33);
+    // Polls at 0 (nothing) and 0.25; on the queue at 0.35; invoked at 0.40; 1 call: POST at 0.41.
+    expect(r.lastWebhookSeconds).toBeCloseTo(0.41);
+    expect(r.lag.max).toBeCloseTo(0.31);
+    expect(r.afterLastSeconds).toBeCloseTo(0.31);
     expect(r.invocations).toBe(1);
-    // Its invocation: the POST's answer (1 s) and the settle after it.
-    expect(r.meanInvocationSeconds).toBeCloseTo(0.03 + 1 + 0.01);
+    // Its invocation: the batch's read, the POST's answer (1 s) and its record written after it.
+    expect(r.meanInvocationSeconds).toBeCloseTo(0.01 + 1 + 0.01);
   });
 
   it('an endpoint takes 4 requests at a time in an invocation; 10 endpoints take 10 at once', () => {
@@ -49,17 +50,20 @@ describe('runDeliveries on a tiny path', () => {
       Array.from({ length: 10 }, () => first(0)),
       path(),
     );
-    // All in one batch (read at 0): POSTs at 0.18 (4), 1.18 (4), 2.18 (2).
+    // All in one batch (read at 0): POSTs at 0.16 (4), 1.16 (4), 2.16 (2).
     expect(one.invocations).toBe(1);
-    expect(one.lag.max).toBeCloseTo(2.18);
+    expect(one.lag.max).toBeCloseTo(2.16);
     const ten = runDeliveries(
       Array.from({ length: 10 }, (_, k) => first(0, k)),
       path(),
     );
-    expect(ten.lag.max).toBeCloseTo(0.18);
-    expect(ten.peakEndpointListWcu).toBe(2);
-    expect(one.peakEndpointListWcu).toBe(20);
-    expect(one.peakTableWcu).toBe(60);
+    expect(ten.lag.max).toBeCloseTo(0.16);
+    // Each record written once its answer came (2 units on the table, 1 on its endpoint's list):
+    // the ten endpoints' at 1.16; the one endpoint's in its rounds, 4 at 1.16, 4 at 2.16, 2 at 3.16.
+    expect(ten.peakEndpointListWcu).toBe(1);
+    expect(ten.peakTableWcu).toBe(20);
+    expect(one.peakEndpointListWcu).toBe(4);
+    expect(one.peakTableWcu).toBe(8);
   });
 
   it("a later event (not its object's first) goes by a message of its own: a second invocation, 4 calls before its POST", () => {
@@ -80,10 +84,10 @@ describe('runDeliveries on a tiny path', () => {
     expect(ten.peakInvocations).toBe(10);
     expect(ten.invocations).toBe(40);
     expect(ten.lastWebhookSeconds).toBeLessThan(two.lastWebhookSeconds);
-    // 40 batches, each 1.09 s from its receive to the next's (50 ms, 3 calls, the answer, the
-    // settle): 2 at a time 20 rounds, 10 at a time 4; the first POSTs at 0.18.
-    expect(two.lastWebhookSeconds).toBeCloseTo(0.18 + 19 * 1.09);
-    expect(ten.lastWebhookSeconds).toBeCloseTo(0.18 + 3 * 1.09);
+    // 40 batches, each 1.07 s from its receive to the next's (50 ms, the batch's read, the answer,
+    // the record): 2 at a time 20 rounds, 10 at a time 4; the first POSTs at 0.16.
+    expect(two.lastWebhookSeconds).toBeCloseTo(0.16 + 19 * 1.07);
+    expect(ten.lastWebhookSeconds).toBeCloseTo(0.16 + 3 * 1.07);
     const scaled = at(10, { initial: 2, perSecond: 1 });
     expect(scaled.lastWebhookSeconds).toBeGreaterThan(ten.lastWebhookSeconds);
     expect(scaled.lastWebhookSeconds).toBeLessThan(two.lastWebhookSeconds);
