@@ -23,8 +23,9 @@
  *   invocation ends with its last message (and its messages sent).
  *
  * The webhook arrives when its POST is sent. Every delivery writes `writes` units (`firstWrites`
- * for a first event's) on the table, its endpoint's deliveries list (GSI1 `WHDELIVERIES#<endpoint>`) and one of the due index's
- * shards (GSI2 `WHDUE#0..3`), counted per second.
+ * for a first event's) on the table, its endpoint's deliveries list (GSI1
+ * `WHDELIVERIES#<endpoint>`) and one of the due index's shards (GSI2 `WHDUE#0..3`), counted per
+ * second.
  */
 import { EventQueue, seededRandom } from './queue';
 import type { Percentiles } from './stats';
