@@ -35,6 +35,8 @@ export interface SlotEvent {
   at: number;
   endpoint: number;
   first: boolean;
+  /** Its answer, when that was before `at` (the local check: a write's commit on a busy DynamoDB Local); lags count from it. */
+  answeredAt?: number;
 }
 
 export interface DeliveryPath {
@@ -71,6 +73,12 @@ export interface DeliveryPath {
   fanOutCalls: number;
   /** CPU per message, one after another in an invocation. */
   cpuSeconds: number;
+  /**
+   * How much slower than its mean an invocation that begins at a given second runs (its calls,
+   * CPU and requests alike): the local run's measured pace, where DynamoDB Local and the receiver
+   * share two cores with the processing. None: every invocation at the mean.
+   */
+  pace?: (seconds: number) => number;
   /** Requests to one endpoint in flight at once in one invocation. */
   perEndpoint: number;
   /** The endpoint's answer. */
@@ -269,7 +277,10 @@ export function runDeliveries(
     messages += batch.length;
     const began = q.now + path.receiveSeconds;
     for (const m of batch) maxQueueWait = Math.max(maxQueueWait, began - m.visibleAt);
-    const call = path.callSeconds;
+    const pace = path.pace?.(began) ?? 1;
+    const call = path.callSeconds * pace;
+    const cpu = path.cpuSeconds * pace;
+    const answer = path.answerSeconds * pace;
     const start = began + path.batchCalls * call;
     // Each endpoint's slots of this invocation: when each is free again.
     const slots = new Map<number, number[]>();
@@ -279,7 +290,7 @@ export function runDeliveries(
       const e = events[m.event]!;
       const attempt = e.first || m.turn;
       const calls = !attempt ? path.fanOutCalls : e.first ? path.callsBeforeFirst : path.callsBeforeLater;
-      return { m, e, attempt, at: start + calls * call + (k + 1) * path.cpuSeconds };
+      return { m, e, attempt, at: start + calls * call + (k + 1) * cpu };
     });
     for (const r of [...ready].sort((a, b) => a.at - b.at)) {
       if (!r.attempt) {
@@ -292,12 +303,12 @@ export function runDeliveries(
       if (!free) slots.set(r.e.endpoint, (free = Array.from({ length: path.perEndpoint }, () => 0)));
       const slot = free.indexOf(Math.min(...free));
       const post = Math.max(r.at, free[slot]!);
-      free[slot] = post + path.answerSeconds;
+      free[slot] = post + answer;
       arrived[r.m.event] = post;
-      const done = post + path.answerSeconds + path.callsAfter * call;
+      const done = post + answer + path.callsAfter * call;
       // The fan-out's attempt writes its record after the answer; a turn claimed its record before.
       const direct = !r.m.turn;
-      written(r.e.endpoint, direct ? post + path.answerSeconds : r.at, r.m.event, direct);
+      written(r.e.endpoint, direct ? post + answer : r.at, r.m.event, direct);
       end = Math.max(end, done);
     }
     if (later.length > 0) end += Math.ceil(later.length / 10) * path.sendSeconds;
@@ -317,9 +328,10 @@ export function runDeliveries(
   let lastWebhook = 0;
   let lastEvent = 0;
   for (let i = 0; i < events.length; i++) {
-    lastEvent = Math.max(lastEvent, events[i]!.at);
+    const answered = events[i]!.answeredAt ?? events[i]!.at;
+    lastEvent = Math.max(lastEvent, answered);
     lastWebhook = Math.max(lastWebhook, arrived[i]!);
-    lags[i] = arrived[i]! - events[i]!.at;
+    lags[i] = arrived[i]! - answered;
   }
   lags.sort();
   return {

@@ -40,6 +40,8 @@ interface MeasuredDelivery {
   measuredAt: string;
   answersPerSecond?: number[];
   ddbCallMs?: number;
+  invocationPace?: [from: number, to: number, msPerMessage: number][];
+  streamLag?: [from: number, to: number, meanMs: number][];
   pipeline?: {
     streamRecords: number;
     streamShards?: number;
@@ -48,6 +50,7 @@ interface MeasuredDelivery {
     invocationMs: Mean;
     messagesPerInvocation: number;
     slowLaneSent?: number;
+    streamLagMs?: Mean;
   };
 }
 
@@ -89,7 +92,9 @@ export function localPath(m: Measured, events: readonly SlotEvent[]): DeliveryPa
     dueShards: WEBHOOK_DUE_SHARDS,
   });
   const target = p.invocationMs.meanMs / 1000;
-  const mean = (answerSeconds: number) => runDeliveries(events, path(answerSeconds)).meanInvocationSeconds;
+  const pace = paceOf(m);
+  const mean = (answerSeconds: number) =>
+    runDeliveries(events, { ...path(answerSeconds), pace }).meanInvocationSeconds;
   let [lo, hi] = [0, Math.max(target, 0.001)];
   for (let i = 0; i < FIT_STEPS && mean(hi) < target; i++) [lo, hi] = [hi, hi * 2];
   for (let i = 0; i < FIT_STEPS; i++) {
@@ -97,19 +102,46 @@ export function localPath(m: Measured, events: readonly SlotEvent[]): DeliveryPa
     if (mean(mid) < target) lo = mid;
     else hi = mid;
   }
-  return path(round((lo + hi) / 2, 4));
+  return { ...path(round((lo + hi) / 2, 4)), pace };
+}
+
+/**
+ * The run's pace (bench/sections/delivery.ts `invocationPace`): an invocation that begins at `t`
+ * takes the handler time per message of the invocations that ended about one invocation later,
+ * against the run's mean. Without it (a run from before it was measured), none.
+ */
+export function paceOf(m: Pick<Measured, 'invocationPace' | 'pipeline'>): DeliveryPath['pace'] {
+  const intervals = m.invocationPace;
+  const p = m.pipeline;
+  if (!intervals || intervals.length === 0 || p.messagesPerInvocation <= 0) return undefined;
+  const meanPerMessage = p.invocationMs.meanMs / p.messagesPerInvocation;
+  const ahead = p.invocationMs.meanMs / 1000;
+  return (t) => {
+    const at = t + ahead;
+    const interval = intervals.find(([from, to]) => at >= from && at < to);
+    return interval ? interval[2] / meanPerMessage : 1;
+  };
 }
 
 /** Bisection steps of the fit (the request's time to about 1/2^14 of an invocation's). */
 const FIT_STEPS = 14;
 
-/** The run's events: its payments' answers spread over each second, and the group's two. */
-export function measuredEvents(m: Pick<Measured, 'answersPerSecond' | 'processingSeconds'>): SlotEvent[] {
-  const events: SlotEvent[] = [{ at: 0, endpoint: 0, first: false }];
+/**
+ * The run's events: its payments' answers spread over each second, and the group's two; each
+ * readable on the stream as far behind its answer as the run's stream was at that moment
+ * (`streamLag`, where the run measured it: its commit on a busy DynamoDB Local is in it).
+ */
+export function measuredEvents(
+  m: Pick<Measured, 'answersPerSecond' | 'processingSeconds' | 'streamLag'>,
+): SlotEvent[] {
+  const lag = (at: number) => (m.streamLag?.find(([from, to]) => at >= from && at < to)?.[2] ?? 0) / 1000;
+  const event = (at: number, first: boolean): SlotEvent =>
+    m.streamLag ? { at: at + lag(at), endpoint: 0, first, answeredAt: at } : { at, endpoint: 0, first };
+  const events: SlotEvent[] = [event(0, false)];
   m.answersPerSecond.forEach((n, k) => {
-    for (let j = 0; j < n; j++) events.push({ at: k + (j + 0.5) / n, endpoint: 0, first: true });
+    for (let j = 0; j < n; j++) events.push(event(k + (j + 0.5) / n, true));
   });
-  events.push({ at: m.processingSeconds, endpoint: 0, first: false });
+  events.push(event(m.processingSeconds, false));
   return events;
 }
 
@@ -131,6 +163,10 @@ interface DeliveryModelResult {
     requestMs: number;
     modelInvocationMs: number;
     concurrency: number;
+    /** Whether each invocation ran at the run's measured pace of its moment (paceOf), not at the mean. */
+    paced?: boolean;
+    /** The stream's mean lag over the run, where each event was taken as readable that late (measuredEvents). */
+    streamLagMs?: number;
   };
   model: {
     answerToWebhookMs: { p50: number; p99: number; max: number };
@@ -178,6 +214,9 @@ export function modelDelivery(m: MeasuredDelivery | undefined): Results {
       requestMs: round(path.answerSeconds * 1000, 1),
       modelInvocationMs: round(r.meanInvocationSeconds * 1000, 1),
       concurrency: path.concurrency,
+      paced: path.pace !== undefined,
+      ...(m.streamLag &&
+        measured.pipeline.streamLagMs && { streamLagMs: measured.pipeline.streamLagMs.meanMs }),
     },
     model: {
       answerToWebhookMs: lag,
@@ -237,7 +276,14 @@ export function deliveryModelReport(results: Results) {
       `beside the busiest slot's webhook model (\`bench/peak/delivery.ts\`) on the same shape: its payments answered second ` +
       `by second as measured, the runtime's path (one stream reader, 100 records a read of every write, ${i.recordsPerEvent} ` +
       `a payment; the in-process queue) with the run's own times: a DynamoDB Local call ${i.ddbCallMs} ms, a stream read ` +
-      `${i.streamReadMs} ms, an invocation ${i.invocationMs} ms for ${i.messagesPerInvocation} messages on average; the model's ` +
+      `${i.streamReadMs} ms, an invocation ${i.invocationMs} ms for ${i.messagesPerInvocation} messages on average` +
+      (i.paced
+        ? ", each invocation of the model at the run's measured pace of its moment (its handler time per message, second by second, against the mean)"
+        : '') +
+      (i.streamLagMs !== undefined
+        ? `, each event readable on the stream as far behind its answer as the run's stream was at that moment (${i.streamLagMs} ms on average: the write's commit on a busy DynamoDB Local and the reads)`
+        : '') +
+      `; the model's ` +
       `invocations take as long (${i.modelInvocationMs} ms) with a request to the receiver taking ${i.requestMs} ms (fitted: ` +
       `the runtime, the receiver and the processing share the machine's 2 cores).`,
     '',

@@ -82,6 +82,19 @@ interface DeliveryResult {
   answersPerSecond?: number[];
   ddbCallMs?: number;
   /**
+   * The delivery function's pace through the run: for each interval of about a second between two
+   * reads of the runtime's pipeline counters (seconds from the trigger), the handler time per
+   * message of the invocations that ended in it (ms). The delivery model scales its invocations
+   * by it (delivery-model.ts); absent before 2026-12-03 10:00 UTC.
+   */
+  invocationPace?: [from: number, to: number, msPerMessage: number][];
+  /**
+   * Likewise, how far behind the table the stream reader was (`pipeline` `stream.lagMs`: from a
+   * batch's first new event's `createdAt` to the forwarder; its write's commit is in it), by
+   * interval: the delivery model takes an event as readable that much after its answer.
+   */
+  streamLag?: [from: number, to: number, meanMs: number][];
+  /**
    * The runtime's AWS calls over the run by command (bench/support/ddb-census.ts, after less
    * before): the processing's and the deliveries' together (absent before 2026-12-02 16:30 UTC).
    */
@@ -160,6 +173,47 @@ function pipelineDelta(a: PipelineJson, b: PipelineJson) {
       invocations.count === 0 ? 0 : round((qb.messages - (qa?.messages ?? 0)) / invocations.count, 1),
   };
 }
+/** How often the run reads the pipeline counters for the delivery function's pace. */
+const PACE_READ_MS = 1000;
+/** The webhook queue's invocation counters at `at` seconds from the trigger. */
+interface PaceRead {
+  at: number;
+  totalMs: number;
+  messages: number;
+  lagMs: number;
+  lags: number;
+}
+const paceRead = (p: PipelineJson, at: number): PaceRead => ({
+  at,
+  totalMs: p.queues.webhooks?.invocationMs.totalMs ?? 0,
+  messages: p.queues.webhooks?.messages ?? 0,
+  lagMs: p.stream.lagMs.totalMs,
+  lags: p.stream.lagMs.count,
+});
+/** Each interval between two reads in which the forwarder took batches: the stream's mean lag. */
+const streamLag = (reads: readonly PaceRead[]): DeliveryResult['streamLag'] =>
+  reads.slice(1).flatMap((b, i) => {
+    const a = reads[i]!;
+    const lags = b.lags - a.lags;
+    return lags > 0
+      ? [[round(a.at, 2), round(b.at, 2), round((b.lagMs - a.lagMs) / lags, 1)] as [number, number, number]]
+      : [];
+  });
+/** Each interval between two reads in which invocations ended: their handler time per message. */
+const invocationPace = (reads: readonly PaceRead[]): DeliveryResult['invocationPace'] =>
+  reads.slice(1).flatMap((b, i) => {
+    const a = reads[i]!;
+    const messages = b.messages - a.messages;
+    return messages > 0
+      ? [
+          [round(a.at, 2), round(b.at, 2), round((b.totalMs - a.totalMs) / messages, 1)] as [
+            number,
+            number,
+            number,
+          ],
+        ]
+      : [];
+  });
 const pipelineOf = async (ctx: BenchContext) =>
   (await ctx.api.json<{ pipeline: PipelineJson }>('GET', '/__local/metrics', undefined, 200)).pipeline;
 
@@ -310,9 +364,12 @@ async function run(ctx: BenchContext, besideSlow = false): Promise<Results> {
     const expected = n + 2; // group.processing, a payment's answer each, group.processed
     const fresh = () => [...receiver.arrivals].filter(([id]) => !before.has(id)).map(([, a]) => a);
     let answeredChecked = false;
+    const paceReads: PaceRead[] = [paceRead(pipelineBefore, 0)];
     for (let logged = started; ;) {
       const got = fresh().length;
       if (got >= expected) break;
+      if (Date.now() - started - paceReads.at(-1)!.at * 1000 >= PACE_READ_MS)
+        paceReads.push(paceRead(await pipelineOf(ctx), (Date.now() - started) / 1000));
       if (!answeredChecked && fresh().some((a) => a.type === 'group.processed')) {
         // Every payment must have been answered (and so announced): a group short of payments
         // would leave this loop waiting for events that were never written.
@@ -383,6 +440,8 @@ async function run(ctx: BenchContext, besideSlow = false): Promise<Results> {
       jvm: dynamoDbLocalJvm(),
       pipeline,
       answersPerSecond,
+      invocationPace: invocationPace(paceReads),
+      streamLag: streamLag(paceReads),
       ...(calls > 0 && {
         ddbCallMs: round(((callsAfter?.ms ?? 0) - (callsBefore?.ms ?? 0)) / calls, 2),
       }),

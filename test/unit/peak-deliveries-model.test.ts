@@ -5,7 +5,7 @@
  */
 import { FUNCTION_CALLS, runDeliveries, type DeliveryPath, type SlotEvent } from '../../bench/peak/delivery';
 import { cloudPath, deliveryReserved, processingReserved } from '../../bench/peak/slot-deliveries';
-import { localPath, measuredEvents } from '../../bench/sections/delivery-model';
+import { localPath, measuredEvents, paceOf } from '../../bench/sections/delivery-model';
 import { WEBHOOK_DELIVERY } from '#contract/webhooks';
 import { PROCESSING_CONCURRENCY } from '#contract/processing';
 
@@ -93,6 +93,20 @@ describe('runDeliveries on a tiny path', () => {
     expect(scaled.lastWebhookSeconds).toBeLessThan(two.lastWebhookSeconds);
   });
 
+  it('an invocation at a slower pace takes longer in every part (calls, answers), so the queue behind it waits', () => {
+    // 40 answers at 0.1-4 s, one endpoint, 1 invocation at a time: the even path keeps up.
+    const events = Array.from({ length: 40 }, (_, i) => first(0.1 + i * 0.1));
+    const even = runDeliveries(events, path({ concurrency: 1, answerSeconds: 0.1 }));
+    const slowFrom2 = runDeliveries(
+      events,
+      path({ concurrency: 1, answerSeconds: 0.1, pace: (t) => (t >= 2 ? 3 : 1) }),
+    );
+    expect(slowFrom2.meanInvocationSeconds).toBeGreaterThan(even.meanInvocationSeconds);
+    expect(slowFrom2.lag.p99).toBeGreaterThan(2 * even.lag.p99);
+    // A pace of 1 everywhere is the path without one.
+    expect(runDeliveries(events, path({ concurrency: 1, answerSeconds: 0.1, pace: () => 1 }))).toEqual(even);
+  });
+
   it("one reader for every shard (the local runtime's) reads them in turn; one poller each reads them at once", () => {
     const events = Array.from({ length: 8 }, (_, k) => first(0, k));
     const slow = { shards: 8, streamReadSeconds: 0.5, forwardSeconds: 0, receiveSeconds: 0 };
@@ -150,6 +164,17 @@ describe("the local check's inputs", () => {
     expect(events.filter((e) => e.first)).toHaveLength(6);
   });
 
+  it("takes each event as readable as far behind its answer as the run's stream was then, and counts its lag from the answer", () => {
+    const lagged = { ...measured, streamLag: [[1, 2, 500]] as [number, number, number][] };
+    const events = measuredEvents(lagged);
+    // 1.125 s and 1.875 s lie in the lagged second: readable 0.5 s later; the others at once.
+    expect(events.map((e) => e.at)).toEqual([0, 1.625, 1.875, 2.125, 2.375, 2.25, 2.75, 3]);
+    expect(events.map((e) => e.answeredAt)).toEqual([0, 1.125, 1.375, 1.625, 1.875, 2.25, 2.75, 3]);
+    const one = runDeliveries([{ at: 1.5, answeredAt: 1, endpoint: 0, first: true }], path());
+    const unlagged = runDeliveries([{ at: 1.5, endpoint: 0, first: true }], path());
+    expect(one.lag.max).toBeCloseTo(unlagged.lag.max + 0.5);
+  });
+
   it("takes the run's own times and fits the request's so that the model's invocations take the run's mean", () => {
     const events = measuredEvents(measured);
     const p = localPath(measured, events);
@@ -160,6 +185,28 @@ describe("the local check's inputs", () => {
       callSeconds: 0.01,
       concurrency: 2,
     });
+    expect(runDeliveries(events, p).meanInvocationSeconds).toBeCloseTo(0.6, 2);
+    expect(p.pace).toBeUndefined();
+  });
+
+  it("takes the run's pace: an interval's handler time per message against the run's mean, one invocation ahead", () => {
+    // The mean: 600 ms for 2 messages = 300 ms a message; 1-2 s ran at 600 (2x), 2-3 s at 150 (0.5x).
+    const paced = {
+      ...measured,
+      invocationPace: [
+        [1, 2, 600],
+        [2, 3, 150],
+      ] as [number, number, number][],
+    };
+    const pace = paceOf(paced)!;
+    // An invocation beginning at t is looked up at t + 0.6 s (about its end).
+    expect(pace(0)).toBe(1);
+    expect(pace(0.5)).toBe(2);
+    expect(pace(1.5)).toBe(0.5);
+    expect(pace(2.5)).toBe(1);
+    const events = measuredEvents(paced);
+    const p = localPath(paced, events);
+    expect(p.pace?.(0.5)).toBe(2);
     expect(runDeliveries(events, p).meanInvocationSeconds).toBeCloseTo(0.6, 2);
   });
 });
