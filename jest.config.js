@@ -6,6 +6,10 @@ const base = { transform, transformIgnorePatterns, testEnvironment: 'node' };
 // Every tier's DynamoDB Locals (its own, the runtimes it starts) on the JVM's first tier: their
 // tables live minutes (lib/local/dynamodb-local.ts). npm start and the bench keep the JVM's defaults.
 process.env.DYNAMODB_LOCAL_JVM ??= 'first-tier';
+// Their local runtimes and tools with V8's garbage collection on one thread (lib/local/runtime-bundle.ts),
+// as package.json's test scripts run Jest itself: on two cores busy with the tier, V8's GC helper
+// threads cost more CPU than they save (docs/testing.md).
+process.env.LOCAL_NODE_GC ??= 'single-threaded';
 
 module.exports = {
   // Each tier's longest files first (a fresh clone has no timings of its own): test/support/test-sequencer.js.

@@ -1,11 +1,6 @@
-// Runs npm scripts at once, each one's output printed whole when it ends (never interleaved); the
-// exit code is non-zero when any failed. Used by `npm run checks` (scripts/checks.mjs) and by
-// `npm run test:quick` for the integration and infra tiers, which overlap well on two cores: the
-// integration tier's files mostly wait (timers, retries, a processor outage of minutes) while the
-// infra tier's synthesize and lint without pause.
-//   node scripts/together.mjs <npm script> [...]
+// Runs npm scripts at once, each one's output printed whole when it ends (never interleaved): the
+// static checks of `npm run checks` (scripts/checks.mjs).
 import { spawn } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
 
 /** Runs each `[name, npm arguments]` at once; true when all passed. */
 export async function runTogether(commands) {
@@ -24,13 +19,4 @@ export async function runTogether(commands) {
       });
     });
   return (await Promise.all(commands.map(run))).every(Boolean);
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const scripts = process.argv.slice(2);
-  if (scripts.length === 0) {
-    console.error('usage: node scripts/together.mjs <npm script> [...]');
-    process.exit(2);
-  }
-  process.exit((await runTogether(scripts.map((s) => [s, ['run', '-s', s]]))) ? 0 : 1);
 }

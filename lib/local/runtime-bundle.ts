@@ -34,6 +34,15 @@ const ASYNC_CONTEXT_FRAME = '--experimental-async-context-frame';
 export const LOCAL_RUNTIME_NODE_FLAGS = [ASYNC_CONTEXT_FRAME, '--enable-source-maps'];
 
 /**
+ * In the test tiers (LOCAL_NODE_GC=single-threaded, set by jest.config.js), the runtimes and the
+ * tools they run collect garbage on their main thread alone (`--single-threaded-gc`): V8's helper
+ * threads otherwise compete with the tier's other processes for its two cores (docs/testing.md). A
+ * developer's `npm start` keeps V8's defaults.
+ */
+const tierFlags = (): string[] =>
+  process.env.LOCAL_NODE_GC === 'single-threaded' ? ['--single-threaded-gc'] : [];
+
+/**
  * Set to the bundle's path once it is built: later launches of this process and of the processes
  * it starts (Jest's workers, started after the e2e tier's global setup) use that build.
  */
@@ -56,7 +65,7 @@ function localRuntimeBundle(): string {
 /** The runtime's command line: this Node, the flags, `nodeArgs` (profiling, preloads), the bundle. */
 export const localRuntimeCommand = (nodeArgs: readonly string[] = []): [string, string[]] => [
   process.execPath,
-  [...LOCAL_RUNTIME_NODE_FLAGS, ...nodeArgs, localRuntimeBundle()],
+  [...LOCAL_RUNTIME_NODE_FLAGS, ...tierFlags(), ...nodeArgs, localRuntimeBundle()],
 ];
 
 /**
@@ -65,5 +74,8 @@ export const localRuntimeCommand = (nodeArgs: readonly string[] = []): [string, 
  */
 export const localToolCommand = (tool: 'admin' | 'spay', args: readonly string[]): [string, string[]] => {
   localRuntimeBundle();
-  return [process.execPath, ['--enable-source-maps', join(BUNDLE_DIR, `${tool}.cjs`), ...args]];
+  return [
+    process.execPath,
+    ['--enable-source-maps', ...tierFlags(), join(BUNDLE_DIR, `${tool}.cjs`), ...args],
+  ];
 };
