@@ -60,8 +60,10 @@ async function fanOut(m: EventMessage, batch: Batch, again: boolean): Promise<vo
   const now = batch.now();
   const store = webhookDeliveryStore();
   const endpoints = (await batch.endpointsOf(m.merchantId)).filter((e) => receives(e, m, eventEnabled));
-  /** The attempts made here, and whether each has its record already. */
-  const direct: { d: WebhookDelivery; e: WebhookEndpoint; written: boolean }[] = [];
+  /** The attempts made here before any record of them is written. */
+  const unwritten: { d: WebhookDelivery; e: WebhookEndpoint }[] = [];
+  /** Each other endpoint's record written (and then its attempt here, or its message). */
+  const recorded: { d: WebhookDelivery; e: WebhookEndpoint; claimed: boolean; slow: boolean }[] = [];
   for (const e of endpoints) {
     const slow = inSlowLane(e, now.getTime());
     // An object's first event to an endpoint that answers quickly is attempted here: no second
@@ -91,34 +93,51 @@ async function fanOut(m: EventMessage, batch: Batch, again: boolean): Promise<vo
     };
     if (first && !again) {
       batch.unwritten.add(unwrittenKey(delivery));
-      direct.push({ d: delivery, e, written: false });
-      continue;
-    }
-    // An existing record is this fan-out's repeat (or a replay's): its own messages carry it.
-    if ((await store.create(delivery, now)) !== 'created') continue;
-    if (claimed) direct.push({ d: delivery, e, written: true });
-    else batch.enqueue(deliveryMessage(delivery, slow ? 'slow' : undefined));
+      unwritten.push({ d: delivery, e });
+    } else recorded.push({ d: delivery, e, claimed, slow });
   }
   // Seen only once its deliveries exist or were answered 2xx: a later event of the object that
   // finds this sequence seen also finds these deliveries pending (and waits for them), or they are
   // at their endpoints already. So the cursor is written beside the records of the attempts
   // answered 2xx, after those of any other.
-  let waiting = direct.filter((x) => !x.written).length;
+  let waiting = unwritten.length;
   let open!: () => void;
-  const mayMark = new Promise<void>((resolve) => (open = resolve));
+  const attemptsWritten = new Promise<void>((resolve) => (open = resolve));
   if (waiting === 0) open();
-  const turns = direct.map(({ d, e, written }) => {
-    let done = written;
+  const turns = unwritten.map(({ d, e }) => {
+    let done = false;
     const ready = () => {
       if (!done && --waiting === 0) open();
       done = true;
     };
     return claimedTurn(d, e, undefined, batch, ready).then(ready);
   });
-  await Promise.all([...turns, mayMark.then(() => eventCursorStore().see(m.objectId, m.sequence, now))]);
+  // The other endpoints' records are written beside those attempts, not before them: a record
+  // written slowly (a slow lane's endpoint listed first, a busy table) holds no other endpoint's
+  // attempt of the event. They wait for the event's body, which the attempts read first (with the
+  // batch's): issued beside that read, the batch's writes would delay it on a busy table. An
+  // existing record is this fan-out's repeat (or a replay's): its own messages carry it.
+  const bodyRead =
+    unwritten.length > 0 ? batch.eventOf(m.eventId, m.merchantId).catch(() => undefined) : undefined;
+  const creates = recorded.map(async ({ d }) => {
+    await bodyRead;
+    return store.create(d, now);
+  });
+  const records = recorded.map(async ({ d, e, claimed, slow }, i) => {
+    if ((await creates[i]) !== 'created') return;
+    if (claimed) return claimedTurn(d, e, undefined, batch);
+    batch.enqueue(deliveryMessage(d, slow ? 'slow' : undefined));
+  });
+  const recordsWritten = Promise.all(creates);
+  await Promise.all([
+    ...turns,
+    ...records,
+    Promise.all([attemptsWritten, recordsWritten]).then(() =>
+      eventCursorStore().see(m.objectId, m.sequence, now),
+    ),
+  ]);
 }
 
-/** True when the delivery must wait for an earlier one of its object (and it was set to wait). */
 async function heldByOrder(d: WebhookDelivery, batch: Batch): Promise<boolean> {
   if (d.sequence === 1) return false;
   const store = webhookDeliveryStore();

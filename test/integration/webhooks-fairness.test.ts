@@ -29,12 +29,16 @@ import { eventItem } from '#store/events';
 import { webhookDeliveryStore } from '#store/webhook-deliveries';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
 import { createTestTable, type TestTable } from '#support/ddb';
+import { injectPause } from '#support/ddb-faults';
+import { ddb } from '#shared/ddb';
 import { delivered, startReceiver, until, type Receiver } from '#support/webhook-receiver';
 import { useWebhookTestEnv, eventMessage } from '#support/webhook-env';
 
 const SLOW_MID = '32350000041';
 const FAST_MID = '32350000042';
 const BLOCKED_MID = '32350000043';
+/** A merchant with two endpoints: one in the slow lane, one not. */
+const PAIR_MID = '32350000044';
 const EVENTS = 24;
 /** The blocked endpoint's events (and as many of the fast endpoint's beside them). */
 const BLOCKED_EVENTS = 12;
@@ -250,6 +254,71 @@ test("a blocked endpoint (its receiver answers nothing until released) holds non
     expect([...blocked.received, ...fast.received].every((x) => x.verified)).toBe(true);
   } finally {
     await blocked.close();
+  }
+});
+
+test("a slow endpoint's record never holds another endpoint's attempt of the same event (defect, 2026-12-03: the fan-out wrote a slow-lane endpoint's record before it attempted the merchant's next endpoint)", async () => {
+  // One merchant, two endpoints: the one its list names first is in the slow lane, and DynamoDB
+  // answers that endpoint's record write only when the test says so.
+  const other = await startReceiver(() => 204);
+  const first = await startReceiver(() => 204);
+  try {
+    const created: { id: string; receiver: Receiver }[] = [];
+    for (const r of [first, other]) {
+      const e = await createEndpoint(
+        PAIR_MID,
+        { url: r.url('/hooks'), enabledEvents: ['payor.*'] },
+        new Date(Date.now() - 60_000),
+      );
+      created.push({ id: e.webhookEndpointId, receiver: r });
+      r.secrets = [e.secret];
+    }
+    const listed = (await webhookEndpointStore().list(PAIR_MID)).map((e) => e.webhookEndpointId);
+    const [slowOne, fastOne] = listed.map((id) => created.find((c) => c.id === id)!);
+    await webhookEndpointStore().markSlow(
+      PAIR_MID,
+      slowOne!.id,
+      new Date(Date.now() + SLOW_LANE_MS).toISOString(),
+    );
+    const lanePrefix = `WHLANE#${slowOne!.id}#`;
+    let held = 0;
+    let release!: () => void;
+    const released = new Promise<void>((ok) => (release = ok));
+    const pause = injectPause(
+      ddb(),
+      'UpdateItemCommand',
+      (input) => String((input.Key as { pk?: unknown } | undefined)?.pk ?? '').startsWith(lanePrefix),
+      async () => {
+        held++;
+        await released;
+      },
+    );
+    const event = await writeEvent(PAIR_MID);
+    const record = { messageId: 'pair-1', body: JSON.stringify(eventMessage(event)) };
+    let handled: Promise<unknown> | undefined;
+    try {
+      handled = handler({ Records: [record] } as SQSEvent, context);
+      await until('the slow-lane record write held', () => held > 0, 10_000);
+      // The other endpoint has its event while the slow-lane endpoint's record is still unwritten.
+      await until(
+        'the other endpoint delivered',
+        () => delivered(fastOne!.receiver).some((x) => x.id === event.id),
+        10_000,
+      );
+      expect(held).toBe(1);
+    } finally {
+      release();
+      pause.remove();
+      await handled;
+    }
+    // Then the slow-lane endpoint's delivery is written and goes by the slow lane, not attempted here.
+    expect(slowOne!.receiver.received).toEqual([]);
+    expect(slowLane.bodies().map((b) => JSON.parse(b) as WebhookMessage)).toContainEqual(
+      expect.objectContaining({ kind: 'delivery', webhookEndpointId: slowOne!.id, lane: 'slow' }),
+    );
+  } finally {
+    await other.close();
+    await first.close();
   }
 });
 
