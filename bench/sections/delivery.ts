@@ -71,6 +71,8 @@ interface DeliveryResult {
   pipeline?: PipelineDelta;
   /** `delivery-slow`: the slow endpoint beside it. */
   slowEndpoint?: SlowEndpointResult;
+  /** `delivery-pair`: the other fast endpoint beside it (the control of `delivery-slow`). */
+  fastEndpoint?: SlowEndpointResult;
   /** The machine's 1-minute load average at the trigger and at the end (others' work shows here). */
   loadAverage?: { start: number; end: number };
   /** The JVM DynamoDB Local ran on (absent in results from before 2026-12-02: the first tier). */
@@ -288,12 +290,15 @@ const headCommit = (): string | undefined => {
   return `${head.stdout.trim()}${dirty.stdout.trim() === '' ? '' : ' with uncommitted changes'}`;
 };
 
-async function run(ctx: BenchContext, besideSlow = false): Promise<Results> {
+/** The endpoint beside the measured one: none, a slow one (`delivery-slow`) or another fast one (`delivery-pair`). */
+type Beside = 'none' | 'slow' | 'fast';
+
+async function run(ctx: BenchContext, beside: Beside = 'none'): Promise<Results> {
   const { api } = ctx;
   const n = ctx.config.deliveryPayments;
   const commit = headCommit();
   const receiver = await startReceiver();
-  const slowReceiver = besideSlow ? await startReceiver(true) : undefined;
+  const slowReceiver = beside === 'none' ? undefined : await startReceiver(beside === 'slow');
   let endpointId: string | undefined;
   let slowEndpointId: string | undefined;
   try {
@@ -458,13 +463,15 @@ async function run(ctx: BenchContext, besideSlow = false): Promise<Results> {
     // The busiest slot's webhook model on this run's shape (delivery-model.ts).
     if (!slowReceiver) return { delivery: result, ...modelDelivery(result) };
     const slowLane = (await pipelineOf(ctx)).queues['webhooks-slow'];
-    const beside: SlowEndpointResult = {
+    const other: SlowEndpointResult = {
       requests: slowReceiver.counts.requests,
       delivered: [...slowReceiver.arrivals.keys()].filter((id) => !before.has(id)).length,
       slowLaneMessages: slowLane?.sent ?? 0,
     };
-    console.log(`  delivery: beside a slow endpoint ${JSON.stringify(beside)}`);
-    return { deliveryBesideSlow: { ...result, slowEndpoint: beside } };
+    console.log(`  delivery: beside a ${beside} endpoint ${JSON.stringify(other)}`);
+    return beside === 'slow'
+      ? { deliveryBesideSlow: { ...result, slowEndpoint: other } }
+      : { deliveryBesideFast: { ...result, fastEndpoint: other } };
   } finally {
     for (const id of [endpointId, slowEndpointId])
       if (id)
@@ -478,6 +485,7 @@ function report(results: Results, key = 'delivery') {
   const r = results[key] as DeliveryResult | undefined;
   if (!r?.events) return undefined;
   const slow = r.slowEndpoint;
+  const pair = r.fastEndpoint;
   const l = r.answerToWebhookMs;
   const text =
     `webhooks of a ${r.payments}-payment group's processing: ${r.events} events delivered in ${r.seconds} s = ` +
@@ -488,6 +496,10 @@ function report(results: Results, key = 'delivery') {
     (slow
       ? `; beside a slow endpoint (2 s, every tenth 500): ${slow.requests} requests to it, ${slow.delivered} ` +
         `delivered, ${slow.slowLaneMessages} messages on the slow lane`
+      : '') +
+    (pair
+      ? `; beside a second fast endpoint (the control): ${pair.requests} requests to it, ${pair.delivered} delivered, ` +
+        `${pair.slowLaneMessages} messages on the slow lane`
       : '');
   const markdown = [
     `Measured on ${r.measuredAt.slice(0, 10)}${r.commit ? `, code ${r.commit}` : ''}. ` +
@@ -522,6 +534,15 @@ function report(results: Results, key = 'delivery') {
           '',
         ]
       : []),
+    ...(pair
+      ? [
+          `Beside it, on the same merchant and the same events, a second endpoint answering at once (the control of ` +
+            `\`delivery-slow\`: the same deliveries' work, none of the slowness): it had been sent ${pair.requests} requests ` +
+            `and had ${pair.delivered} events delivered by the time the measured endpoint had every event; ` +
+            `${pair.slowLaneMessages} messages went by the slow lane. The figures below are the measured endpoint's.`,
+          '',
+        ]
+      : []),
     '| events delivered | seconds (trigger → last) | events/s | processing (trigger → group.processed) | last arrival after group.processed | answer → webhook p50 / p99 / max | repeats | unverified |',
     '|---|---|---|---|---|---|---|---|',
     `| ${r.events} | ${r.seconds} s | ${r.eventsPerSecond} | ${r.processingSeconds} s | ${r.trailingSeconds} s | ` +
@@ -552,6 +573,19 @@ export const deliveryBesideSlow: CustomSection = {
   kind: 'custom',
   name: 'delivery-slow',
   title: "Webhook delivery of a large group's events beside a slow endpoint",
-  run: (ctx) => run(ctx, true),
+  run: (ctx) => run(ctx, 'slow'),
   report: (results) => report(results, 'deliveryBesideSlow'),
+};
+
+/**
+ * The control of `delivery-slow`: the same run beside a second endpoint that answers at once. A
+ * second endpoint doubles the deliveries' work on the machine's two cores, whatever its speed; the
+ * measured endpoint's figures here against `delivery-slow`'s say what the slowness itself costs it.
+ */
+export const deliveryBesideFast: CustomSection = {
+  kind: 'custom',
+  name: 'delivery-pair',
+  title: "Webhook delivery of a large group's events beside a second fast endpoint",
+  run: (ctx) => run(ctx, 'fast'),
+  report: (results) => report(results, 'deliveryBesideFast'),
 };

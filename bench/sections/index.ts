@@ -4,7 +4,7 @@
  * `--only=<name>` then runs it alone.
  */
 import { createPayment } from './create-payment';
-import { delivery, deliveryBesideSlow } from './delivery';
+import { delivery, deliveryBesideFast, deliveryBesideSlow } from './delivery';
 import { groupReport } from './group-report';
 import { handlerCpu } from './handler-cpu';
 import { listGroups } from './list-groups';
@@ -26,6 +26,7 @@ export const sections: readonly AnySection[] = [
   receipts,
   delivery,
   deliveryBesideSlow,
+  deliveryBesideFast,
   groupReport,
   processorCpuSection,
   peakSlot,
