@@ -114,15 +114,10 @@ async function fanOut(m: EventMessage, batch: Batch, again: boolean): Promise<vo
   });
   // The other endpoints' records are written beside those attempts, not before them: a record
   // written slowly (a slow lane's endpoint listed first, a busy table) holds no other endpoint's
-  // attempt of the event. They wait for the event's body, which the attempts read first (with the
-  // batch's): issued beside that read, the batch's writes would delay it on a busy table. An
-  // existing record is this fan-out's repeat (or a replay's): its own messages carry it.
-  const bodyRead =
-    unwritten.length > 0 ? batch.eventOf(m.eventId, m.merchantId).catch(() => undefined) : undefined;
-  const creates = recorded.map(async ({ d }) => {
-    await bodyRead;
-    return store.create(d, now);
-  });
+  // attempt of the event. The cursor waits for them: each is one DynamoDB round trip on the
+  // fan-out's way to its end, beside the attempts. An existing record is this fan-out's repeat (or
+  // a replay's): its own messages carry it.
+  const creates = recorded.map(({ d }) => store.create(d, now));
   const records = recorded.map(async ({ d, e, claimed, slow }, i) => {
     if ((await creates[i]) !== 'created') return;
     if (claimed) return claimedTurn(d, e, undefined, batch);
