@@ -1,5 +1,6 @@
 /**
- * Ready for a real account (issue 11), on both stages synthesized once: the AwsSolutions cdk-nag
+ * Ready for a real account (issue 11), on both stages synthesized once (prod on Stripe, as it
+ * moves real money; dev on the sandbox): the AwsSolutions cdk-nag
  * pack finds nothing unacknowledged in the stage stack and its nested stacks, cfn-lint finds no
  * error in any of their templates (without cfn-lint the test fails and says so: docs/testing.md),
  * every alarm watches a metric the service emits and notifies the TLS-only topic, and one
@@ -31,8 +32,12 @@ import {
 
 const stacks: { stack: ServiceStack; template: Template }[] = [];
 beforeAll(() => {
-  // Both stages in one app, as `cdk synth` builds them with prod's context: one synthesis.
-  const app = testApp({ ...PROD_CONTEXT, devAccount: '111111111111' }, { validation: true });
+  // Both stages in one app, as `cdk synth` builds them with prod's context: one synthesis. Prod
+  // as it moves real money, on Stripe (its secret key, its inbound route); dev on the sandbox.
+  const app = testApp(
+    { ...PROD_CONTEXT, prodProcessor: 'stripe', devAccount: '111111111111' },
+    { validation: true },
+  );
   for (const stack of addServiceStacks(app)) stacks.push({ stack, template: stageTemplate(stack) });
 }, SYNTH_TIMEOUT_MS);
 
