@@ -153,16 +153,21 @@ function markdownReport(results: Results, sections: readonly AnySection[]): stri
   const machine = results.machine as { cpus: number; cpuModel?: string; node: string } | undefined;
   const code = results.code as { commit?: string; uncommittedChanges?: boolean } | undefined;
   const out: string[] = ['# Benchmark results', ''];
+  // The header's date and code are the last run's, which may have measured one section only.
+  const lastSections = Array.isArray(config?.sections) ? (config.sections as string[]).join(', ') : '?';
+  const lastRun =
+    `(${String(results.date ?? '?').slice(0, 10)}, sections ${lastSections}) measured ` +
+    `${code?.commit ?? 'unknown code'}${code?.uncommittedChanges ? ' with uncommitted changes' : ''}`;
   out.push(
-    `Measured by \`npm run bench\` on ${String(results.date ?? '?').slice(0, 10)}: ${machine?.cpus ?? '?'} CPUs` +
+    `Measured by \`npm run bench\`, each section at the time and code it names; the last run ${lastRun}. ` +
+      `${machine?.cpus ?? '?'} CPUs` +
       `${machine?.cpuModel ? ` (${machine.cpuModel})` : ''}, Node ${machine?.node ?? '?'}, local runtime with in-memory ` +
       `DynamoDB Local on loopback. Closed loop, ${config?.concurrency ?? '?'} requests in flight over keep-alive ` +
       `connections; per workload ${config?.warmupSeconds ?? '?'} s warm-up per side, then ${config?.durationSeconds ?? '?'} s ` +
       `measured per side in ${config?.rounds ?? '?'} slices alternating API and raw, A B then B A (so that drift, e.g. the JIT of ` +
       `DynamoDB Local, falls on both alike). ` +
       `"Raw" does the same DynamoDB calls with the AWS SDK directly (no HTTP, authorizer, middleware or validation), ` +
-      `so API/raw is the share of the DynamoDB Local ceiling the API reaches. ` +
-      `Code measured: ${code?.commit ?? 'unknown'}${code?.uncommittedChanges ? ' with uncommitted changes' : ''}.`,
+      `so API/raw is the share of the DynamoDB Local ceiling the API reaches.`,
     '',
   );
   const compare = sections.filter(
