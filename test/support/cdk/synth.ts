@@ -39,7 +39,8 @@ export function testApp(context: Record<string, unknown> = {}, { validation = fa
 /**
  * The context prod cannot synthesize without (lib/cdk/app.ts): an account, a region, a real sender
  * and its processor: here the sandbox, said explicitly, so that the tier's prod template is the
- * sandbox's (test/infra/stripe-stage.test.ts synthesizes a Stripe prod).
+ * sandbox's (test/infra/stripe-stage.test.ts and test/infra/readiness.test.ts synthesize a Stripe
+ * prod).
  */
 export const PROD_CONTEXT = {
   prodAccount: '222222222222',
