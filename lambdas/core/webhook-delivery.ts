@@ -6,8 +6,9 @@
  *   merchant that receives it (enabled, created before it, subscribed) gets one delivery record,
  *   written once (a repeat finds it), and a message; an object's first event to an endpoint that
  *   answers quickly is attempted here instead, its record written once after the attempt (the
- *   event's message stands for it until then). The event's body is read with the batch's others
- *   in one BatchGetItem (Batch.prefetchEvents).
+ *   event's message stands for it until then; the other endpoints' records are then written with
+ *   the cursor in one transaction). The event's body is read with the batch's others in one
+ *   BatchGetItem (Batch.prefetchEvents).
  * - `delivery`: one turn of a delivery, if it is due and nobody holds it: the order rule first (an
  *   earlier delivery of the same object to the same endpoint still pending, or an earlier event
  *   of the object not yet seen by the fan-out, holds it back), then the claim (a lease), the
@@ -112,25 +113,42 @@ async function fanOut(m: EventMessage, batch: Batch, again: boolean): Promise<vo
     };
     return claimedTurn(d, e, undefined, batch, ready).then(ready);
   });
-  // The other endpoints' records are written beside those attempts, not before them: a record
-  // written slowly (a slow lane's endpoint listed first, a busy table) holds no other endpoint's
-  // attempt of the event. The cursor waits for them: each is one DynamoDB round trip on the
-  // fan-out's way to its end, beside the attempts. An existing record is this fan-out's repeat (or
-  // a replay's): its own messages carry it.
-  const creates = recorded.map(({ d }) => store.create(d, now));
+  // The other endpoints' records are not written before those attempts: a record written slowly
+  // (a slow lane's endpoint listed first, a busy table) holds no other endpoint's attempt of the
+  // event. Beside attempts, they are written with the cursor in one transaction once the attempts
+  // are answered: one DynamoDB round trip on the fan-out's way to its end, as when every endpoint
+  // is attempted (the cursor beside the attempts' records), where the records and then the cursor
+  // took two (at twice the units of those writes, paid only by an event that both attempts an
+  // endpoint and leaves another to its message: a slow lane's, mostly). Without attempts, the
+  // records and then the cursor. An existing record is this fan-out's repeat (or a replay's): its
+  // own messages carry it, and the records are then written one by one.
+  const seen = { objectId: m.objectId, sequence: m.sequence };
+  const together =
+    unwritten.length > 0 && recorded.length > 0
+      ? attemptsWritten.then(() =>
+          store.createSeen(
+            recorded.map(({ d }) => d),
+            seen,
+            now,
+          ),
+        )
+      : undefined;
+  const creates = recorded.map(async ({ d }) =>
+    together && (await together) === 'created' ? 'created' : store.create(d, now),
+  );
   const records = recorded.map(async ({ d, e, claimed, slow }, i) => {
     if ((await creates[i]) !== 'created') return;
     if (claimed) return claimedTurn(d, e, undefined, batch);
     batch.enqueue(deliveryMessage(d, slow ? 'slow' : undefined));
   });
+  const see = () => eventCursorStore().see(m.objectId, m.sequence, now);
   const recordsWritten = Promise.all(creates);
-  await Promise.all([
-    ...turns,
-    ...records,
-    Promise.all([attemptsWritten, recordsWritten]).then(() =>
-      eventCursorStore().see(m.objectId, m.sequence, now),
-    ),
-  ]);
+  const cursor = together
+    ? together.then(async (outcome) => {
+        if (outcome === 'exists') await recordsWritten.then(see);
+      })
+    : Promise.all([attemptsWritten, recordsWritten]).then(see);
+  await Promise.all([...turns, ...records, cursor]);
 }
 
 async function heldByOrder(d: WebhookDelivery, batch: Batch): Promise<boolean> {

@@ -7,7 +7,7 @@
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ServiceEvent } from '#domain/events';
 import { keys } from './keys';
-import { containerStore, strip } from './items';
+import { containerStore, sendThroughConflicts, strip } from './items';
 
 /** How long an event cursor outlives its object's last event: far longer than any retry. */
 const CURSOR_TTL_SECONDS = 400 * 86_400;
@@ -18,26 +18,34 @@ interface EventRange {
   after?: string;
 }
 
+/**
+ * The write that marks an event of its object seen: `see`, or an item of a transaction that writes
+ * the event's delivery records with it (store/webhook-deliveries.ts `createSeen`).
+ */
+export const cursorSeen = (tableName: string, objectId: string, sequence: number, now: Date) => ({
+  TableName: tableName,
+  Key: keys.eventCursor(objectId),
+  UpdateExpression: 'ADD seen :seq SET entity = :entity, expiresAt = :expires',
+  ExpressionAttributeValues: {
+    ':seq': new Set([sequence]),
+    ':entity': 'event-cursor',
+    ':expires': Math.floor(now.getTime() / 1000) + CURSOR_TTL_SECONDS,
+  },
+});
+
 class DynamoEventCursorStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
-  /** The fan-out saw this event of its object. */
+  /**
+   * The fan-out saw this event of its object; sent again while another fan-out's transaction holds
+   * the cursor (`createSeen`).
+   */
   async see(objectId: string, sequence: number, now: Date): Promise<void> {
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: keys.eventCursor(objectId),
-        UpdateExpression: 'ADD seen :seq SET entity = :entity, expiresAt = :expires',
-        ExpressionAttributeValues: {
-          ':seq': new Set([sequence]),
-          ':entity': 'event-cursor',
-          ':expires': Math.floor(now.getTime() / 1000) + CURSOR_TTL_SECONDS,
-        },
-      }),
-    );
+    const update = cursorSeen(this.tableName, objectId, sequence, now);
+    await sendThroughConflicts(() => this.db.send(new UpdateCommand(update)));
   }
 
   /** The sequences of the object's events the fan-out has seen. */

@@ -9,15 +9,30 @@
  * messages for one delivery make one attempt. Items expire by TTL with their event. The event
  * cursors and the merchant's event range the fan-out reads are in event-cursors.ts.
  */
-import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import {
   deliveryExpiry,
   type DeliveryKey,
   type DeliveryStatus,
   type WebhookDelivery,
 } from '#domain/webhooks';
+import { cursorSeen } from './event-cursors';
 import { keys } from './keys';
-import { containerStore, isConditionFailure, setExpression, strip, updateIf, type Item } from './items';
+import {
+  conditionOutcome,
+  containerStore,
+  isConditionFailure,
+  sendThroughConflicts,
+  setExpression,
+  strip,
+  updateIf,
+  type Item,
+} from './items';
 import { queryPages, readAll } from './paging';
 import { READ_LIMITS } from './read-limits';
 
@@ -62,6 +77,44 @@ class DynamoWebhookDeliveryStore {
    * the due index (at its `checkAt`); a finished one (`createSettled`) does not.
    */
   async create(d: WebhookDelivery, now: Date): Promise<'created' | 'exists'> {
+    try {
+      await this.db.send(new UpdateCommand(this.creation(d, now)));
+      return 'created';
+    } catch (error) {
+      if (isConditionFailure(error)) return 'exists';
+      throw error;
+    }
+  }
+
+  /**
+   * Writes new pending deliveries of one event and marks the event seen on its object's cursor, in
+   * one transaction (at most MAX_WEBHOOK_ENDPOINTS records and the cursor): `exists` when any of
+   * the records is there already (a repeat's or a replay's), and then nothing is written.
+   */
+  async createSeen(
+    ds: readonly WebhookDelivery[],
+    seen: { objectId: string; sequence: number },
+    now: Date,
+  ): Promise<'created' | 'exists'> {
+    const send = () =>
+      this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            ...ds.map((d) => ({ Update: this.creation(d, now) })),
+            { Update: cursorSeen(this.tableName, seen.objectId, seen.sequence, now) },
+          ],
+        }),
+      );
+    try {
+      await sendThroughConflicts(send);
+      return 'created';
+    } catch (error) {
+      return conditionOutcome(error, [['any', 'exists' as const]]);
+    }
+  }
+
+  /** The conditional write of a new delivery: `create`'s, or an item of `createSeen`'s transaction. */
+  private creation(d: WebhookDelivery, now: Date) {
     const item: Item = {
       ...keyOf(d),
       entity: ENTITY,
@@ -74,20 +127,12 @@ class DynamoWebhookDeliveryStore {
       expiresAt: deliveryExpiry(d.createdAt, now),
       ...d,
     };
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keyOf(d),
-          ...setExpression(item, ['pk', 'sk']),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      return 'created';
-    } catch (error) {
-      if (isConditionFailure(error)) return 'exists';
-      throw error;
-    }
+    return {
+      TableName: this.tableName,
+      Key: keyOf(d),
+      ...setExpression(item, ['pk', 'sk']),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    };
   }
 
   /**

@@ -16,15 +16,18 @@
  * released the blocked one receives all of its own. Behaviour only: no durations are asserted.
  */
 import { randomUUID } from 'node:crypto';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { SLOW_LANE_MS, WEBHOOK_DELIVERY } from '#contract/webhooks';
 import { createEndpoint } from '#core/webhooks';
 import { newEvent, type ServiceEvent } from '#domain/events';
+import type { WebhookDelivery } from '#domain/webhooks';
 import { handler } from '#lambdas/notifications/deliver-webhooks';
 import { LocalQueue } from '#lib/local/local-queue';
 import { sleep } from '#shared/clock';
 import { useWebhookQueue, type WebhookMessage } from '#shared/webhook-queue';
+import { eventCursorStore } from '#store/event-cursors';
 import { eventItem } from '#store/events';
 import { webhookDeliveryStore } from '#store/webhook-deliveries';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
@@ -284,15 +287,20 @@ test("a slow endpoint's record never holds another endpoint's attempt of the sam
     let held = 0;
     let release!: () => void;
     const released = new Promise<void>((ok) => (release = ok));
-    const pause = injectPause(
-      ddb(),
-      'UpdateItemCommand',
-      (input) => String((input.Key as { pk?: unknown } | undefined)?.pk ?? '').startsWith(lanePrefix),
-      async () => {
-        held++;
-        await released;
-      },
-    );
+    const hold = async () => {
+      held++;
+      await released;
+    };
+    // Its record is written alone, or in a transaction with the object's cursor.
+    const pauses = [
+      injectPause(ddb(), 'UpdateItemCommand', (input) => inLane(input.Key, lanePrefix), hold),
+      injectPause(
+        ddb(),
+        'TransactWriteItemsCommand',
+        (input) => writesOf(input).some((w) => inLane(w.Key, lanePrefix)),
+        hold,
+      ),
+    ];
     const event = await writeEvent(PAIR_MID);
     const record = { messageId: 'pair-1', body: JSON.stringify(eventMessage(event)) };
     let handled: Promise<unknown> | undefined;
@@ -308,7 +316,7 @@ test("a slow endpoint's record never holds another endpoint's attempt of the sam
       expect(held).toBe(1);
     } finally {
       release();
-      pause.remove();
+      for (const pause of pauses) pause.remove();
       await handled;
     }
     // Then the slow-lane endpoint's delivery is written and goes by the slow lane, not attempted here.
@@ -321,6 +329,168 @@ test("a slow endpoint's record never holds another endpoint's attempt of the sam
     await first.close();
   }
 });
+
+test("beside an endpoint attempted at the fan-out, a slow-lane endpoint's record is written with the object's cursor in one transaction, once the attempt is answered: the fan-out's way has no round trip of its own for it; a record already there (a replay's) or a conflict still ends with one record and the cursor", async () => {
+  const mid = '32350000045';
+  const fastReceiver = await startReceiver(() => 204);
+  const slowReceiver = await startReceiver(() => 204);
+  try {
+    const ids: Record<'fast' | 'slow', string> = { fast: '', slow: '' };
+    for (const [name, r] of [
+      ['fast', fastReceiver],
+      ['slow', slowReceiver],
+    ] as const) {
+      const e = await createEndpoint(
+        mid,
+        { url: r.url('/hooks'), enabledEvents: ['payor.*'] },
+        new Date(Date.now() - 60_000),
+      );
+      ids[name] = e.webhookEndpointId;
+      r.secrets = [e.secret];
+    }
+    await webhookEndpointStore().markSlow(mid, ids.slow, new Date(Date.now() + SLOW_LANE_MS).toISOString());
+    const lane = `WHLANE#${ids.slow}#`;
+
+    /** Each DynamoDB call the container's client sends, with its writes' keys and when. */
+    const calls: { command: string; keys: string[]; at: number }[] = [];
+    const name = 'fairness-recorder';
+    ddb().middlewareStack.add(
+      ((next: (args: { input: object }) => Promise<unknown>, context: { commandName?: string }) =>
+        async (args: { input: object }) => {
+          const input = args.input as Record<string, unknown>;
+          const keys =
+            context.commandName === 'TransactWriteItemsCommand'
+              ? writesOf(input).map((w) => pkOf(w.Key))
+              : [pkOf(input.Key)];
+          calls.push({ command: context.commandName ?? '', keys, at: Date.now() });
+          return next(args);
+        }) as never,
+      { step: 'initialize', name },
+    );
+    const fanOut = async (event: ServiceEvent, id: string) => {
+      calls.length = 0;
+      const record = { messageId: id, body: JSON.stringify(eventMessage(event)) };
+      const result = (await handler({ Records: [record] } as SQSEvent, context)) as SQSBatchResponse;
+      expect(result.batchItemFailures).toEqual([]);
+    };
+    const slowMessages = (event: ServiceEvent) =>
+      slowLane
+        .bodies()
+        .map((b) => JSON.parse(b) as WebhookMessage)
+        .filter((x) => x.kind === 'delivery' && x.objectId === event.objectId);
+    const seen = async (event: ServiceEvent) =>
+      (await eventCursorStore().seen(event.objectId)).has(event.sequence);
+    const slowRecord = (event: ServiceEvent) =>
+      webhookDeliveryStore().get({ webhookEndpointId: ids.slow, objectId: event.objectId, sequence: 1 });
+    try {
+      // 1. The fast endpoint attempted, then the slow one's record and the cursor in one transaction.
+      const one = await writeEvent(mid);
+      await fanOut(one, 'together-1');
+      const cursorWrites = calls.filter((c) => c.keys.includes(`WHSEEN#${one.objectId}`));
+      expect(cursorWrites).toEqual([
+        expect.objectContaining({
+          command: 'TransactWriteItemsCommand',
+          keys: expect.arrayContaining([expect.stringMatching(`^${lane}`)]),
+        }),
+      ]);
+      expect(
+        calls.filter((c) => c.command === 'UpdateItemCommand' && c.keys.some((k) => k.startsWith(lane))),
+      ).toEqual([]);
+      const answered = delivered(fastReceiver).find((x) => x.id === one.id);
+      expect(answered).toBeDefined();
+      expect(cursorWrites[0]!.at).toBeGreaterThanOrEqual(answered!.at);
+      expect(await seen(one)).toBe(true);
+      expect((await slowRecord(one))?.status).toBe('pending');
+      expect(slowMessages(one)).toEqual([
+        expect.objectContaining({ webhookEndpointId: ids.slow, lane: 'slow' }),
+      ]);
+      expect(slowReceiver.received).toEqual([]);
+
+      // 2. The slow endpoint's record is there already (a replay wrote it): the transaction is
+      // refused, the records are written one by one (that one left as it was, no second message),
+      // then the cursor.
+      const two = await writeEvent(mid);
+      const replayed = { ...(await deliveryOf(two, ids.slow, mid)), attempts: 0 };
+      expect(await webhookDeliveryStore().create(replayed, new Date())).toBe('created');
+      await fanOut(two, 'together-2');
+      expect(await seen(two)).toBe(true);
+      expect(await slowRecord(two)).toMatchObject({
+        status: 'pending',
+        eventId: two.id,
+        startedAt: replayed.startedAt,
+      });
+      expect(slowMessages(two)).toEqual([]);
+      expect(delivered(fastReceiver).filter((x) => x.id === two.id)).toHaveLength(1);
+
+      // 3. DynamoDB cancels the transaction for a conflict (another writer held the cursor): sent
+      // again, one record and the cursor.
+      const three = await writeEvent(mid);
+      let conflicts = 0;
+      const conflict = injectPause(
+        ddb(),
+        'TransactWriteItemsCommand',
+        (input) => writesOf(input).some((w) => pkOf(w.Key) === `WHSEEN#${three.objectId}`),
+        async () => {
+          if (conflicts++ > 0) return;
+          throw new TransactionCanceledException({
+            message: 'Transaction cancelled [TransactionConflict]',
+            $metadata: {},
+            CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }],
+          });
+        },
+      );
+      try {
+        await fanOut(three, 'together-3');
+      } finally {
+        conflict.remove();
+      }
+      expect(conflicts).toBe(2);
+      expect(await seen(three)).toBe(true);
+      expect((await slowRecord(three))?.status).toBe('pending');
+      expect(slowMessages(three)).toHaveLength(1);
+    } finally {
+      ddb().middlewareStack.remove(name);
+    }
+  } finally {
+    await fastReceiver.close();
+    await slowReceiver.close();
+  }
+});
+
+/** The delivery record the fan-out would write for an event to an endpoint (as a replay writes it). */
+async function deliveryOf(
+  event: ServiceEvent,
+  webhookEndpointId: string,
+  merchantId: string,
+): Promise<WebhookDelivery> {
+  const now = new Date().toISOString();
+  return {
+    webhookEndpointId,
+    merchantId,
+    eventId: event.id,
+    type: event.type,
+    objectId: event.objectId,
+    sequence: event.sequence,
+    createdAt: event.createdAt,
+    status: 'pending',
+    attempts: 0,
+    round: 0,
+    startedAt: new Date(Date.now() - 5_000).toISOString(),
+    nextAttemptAt: now,
+    checkAt: new Date(Date.now() + 60_000).toISOString(),
+  };
+}
+
+const pkOf = (key: unknown): string => String((key as { pk?: unknown } | undefined)?.pk ?? '');
+const inLane = (key: unknown, prefix: string): boolean => pkOf(key).startsWith(prefix);
+/** The writes of a TransactWriteItems input (each item's Put, Update, Delete or ConditionCheck). */
+const writesOf = (input: Record<string, unknown>): { Key?: unknown; Item?: unknown }[] =>
+  ((input.TransactItems ?? []) as Record<string, { Key?: unknown; Item?: { pk?: unknown } }>[]).map(
+    (item) => {
+      const write = Object.values(item)[0]!;
+      return { Key: write.Key ?? (write.Item && { pk: write.Item.pk }) };
+    },
+  );
 
 /** The event a message is about (a delivery's by its object: one event per object here). */
 const eventIdOf = (m: WebhookMessage): string => {
