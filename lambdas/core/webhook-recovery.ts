@@ -4,7 +4,7 @@
  * lost, was never sent, or waits longer than a queue delay.
  */
 import { eventEnabled } from '#domain/events';
-import type { WebhookDelivery } from '#domain/webhooks';
+import { pendingDelivery } from '#domain/webhooks';
 import { mapLimit } from '#shared/concurrency';
 import { logger } from '#shared/logger';
 import { webhookQueue, type ReplayMessage } from '#shared/webhook-queue';
@@ -32,21 +32,8 @@ export async function replayPage(m: ReplayMessage, batch: Batch): Promise<void> 
   );
   const wanted = events.filter((e) => eventEnabled(e.type, endpoint.enabledEvents));
   await mapLimit(wanted, 8, async (event) => {
-    const d: WebhookDelivery = {
-      webhookEndpointId: endpoint.webhookEndpointId,
-      merchantId: m.merchantId,
-      eventId: event.id,
-      type: event.type,
-      objectId: event.objectId,
-      sequence: event.sequence,
-      createdAt: event.createdAt,
-      status: 'pending',
-      attempts: 0,
-      round: 0,
-      startedAt: now.toISOString(),
-      nextAttemptAt: now.toISOString(),
-      checkAt: iso(now.getTime() + lostAfterMs()),
-    };
+    const checkAt = iso(now.getTime() + lostAfterMs());
+    const d = pendingDelivery(endpoint.webhookEndpointId, m.merchantId, event, now, checkAt);
     if ((await store.replay(d, now)) === 'reset') batch.enqueue(deliveryMessage(d));
   });
   // Within one page the resets above ran at once: the order rule still holds, since a delivery

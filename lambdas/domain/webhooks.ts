@@ -81,6 +81,41 @@ export interface WebhookDelivery {
   replays?: number;
 }
 
+/** What of an event a delivery records. */
+interface DeliveredEvent {
+  id: string;
+  type: EventType;
+  objectId: string;
+  sequence: number;
+  createdAt: string;
+}
+
+/**
+ * A pending delivery of an event to an endpoint, its schedule begun at `now` (a replay's, and what
+ * a fan-out writes for an endpoint it does not attempt); `checkAt`: when it counts as lost.
+ */
+export const pendingDelivery = (
+  webhookEndpointId: string,
+  merchantId: string,
+  event: DeliveredEvent,
+  now: Date,
+  checkAt: string,
+): WebhookDelivery => ({
+  webhookEndpointId,
+  merchantId,
+  eventId: event.id,
+  type: event.type,
+  objectId: event.objectId,
+  sequence: event.sequence,
+  createdAt: event.createdAt,
+  status: 'pending',
+  attempts: 0,
+  round: 0,
+  startedAt: now.toISOString(),
+  nextAttemptAt: now.toISOString(),
+  checkAt,
+});
+
 /** The key of a delivery, as its queue message carries it. */
 export interface DeliveryKey {
   webhookEndpointId: string;

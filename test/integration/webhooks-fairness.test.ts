@@ -22,7 +22,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { SLOW_LANE_MS, WEBHOOK_DELIVERY } from '#contract/webhooks';
 import { createEndpoint } from '#core/webhooks';
 import { newEvent, type ServiceEvent } from '#domain/events';
-import type { WebhookDelivery } from '#domain/webhooks';
+import { pendingDelivery } from '#domain/webhooks';
 import { handler } from '#lambdas/notifications/deliver-webhooks';
 import { LocalQueue } from '#lib/local/local-queue';
 import { sleep } from '#shared/clock';
@@ -410,7 +410,13 @@ test("beside an endpoint attempted at the fan-out, a slow-lane endpoint's record
       // refused, the records are written one by one (that one left as it was, no second message),
       // then the cursor.
       const two = await writeEvent(mid);
-      const replayed = { ...(await deliveryOf(two, ids.slow, mid)), attempts: 0 };
+      const replayed = pendingDelivery(
+        ids.slow,
+        mid,
+        two,
+        new Date(Date.now() - 5_000),
+        new Date(Date.now() + 60_000).toISOString(),
+      );
       expect(await webhookDeliveryStore().create(replayed, new Date())).toBe('created');
       await fanOut(two, 'together-2');
       expect(await seen(two)).toBe(true);
@@ -456,30 +462,6 @@ test("beside an endpoint attempted at the fan-out, a slow-lane endpoint's record
     await slowReceiver.close();
   }
 });
-
-/** The delivery record the fan-out would write for an event to an endpoint (as a replay writes it). */
-async function deliveryOf(
-  event: ServiceEvent,
-  webhookEndpointId: string,
-  merchantId: string,
-): Promise<WebhookDelivery> {
-  const now = new Date().toISOString();
-  return {
-    webhookEndpointId,
-    merchantId,
-    eventId: event.id,
-    type: event.type,
-    objectId: event.objectId,
-    sequence: event.sequence,
-    createdAt: event.createdAt,
-    status: 'pending',
-    attempts: 0,
-    round: 0,
-    startedAt: new Date(Date.now() - 5_000).toISOString(),
-    nextAttemptAt: now,
-    checkAt: new Date(Date.now() + 60_000).toISOString(),
-  };
-}
 
 const pkOf = (key: unknown): string => String((key as { pk?: unknown } | undefined)?.pk ?? '');
 const inLane = (key: unknown, prefix: string): boolean => pkOf(key).startsWith(prefix);
