@@ -91,8 +91,8 @@ interface DeliveredEvent {
 }
 
 /**
- * A pending delivery of an event to an endpoint, its schedule begun at `now` (a replay's, and what
- * a fan-out writes for an endpoint it does not attempt); `checkAt`: when it counts as lost.
+ * A pending delivery of an event to an endpoint, its schedule begun at `now` (a replay's);
+ * `checkAt`: when it counts as lost.
  */
 export const pendingDelivery = (
   webhookEndpointId: string,
