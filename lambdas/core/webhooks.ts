@@ -29,7 +29,7 @@ import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { secretBox } from '#shared/secret-box';
 import { webhookQueue } from '#shared/webhook-queue';
 import { decodePageToken, encodePageToken } from '#store/paging';
-import { pagePosition, webhookDeliveryStore } from '#store/webhook-deliveries';
+import { pagePosition, webhookDeliveryList } from '#store/webhook-delivery-list';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
 import { checkTarget } from './webhook-target';
 
@@ -208,7 +208,7 @@ export async function listDeliveries(
     start = JSON.parse(cursor.after) as Record<string, unknown>;
   }
   const status = q.status as DeliveryStatus | undefined;
-  const { deliveries, next } = await webhookDeliveryStore().page(endpointId, status, pageSize, start);
+  const { deliveries, next } = await webhookDeliveryList().page(endpointId, status, pageSize, start);
   const last = deliveries[deliveries.length - 1];
   return {
     meta: {

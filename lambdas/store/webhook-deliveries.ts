@@ -3,7 +3,7 @@
  * event), in the lane of its endpoint and object (`WHLANE#<endpoint>#<object>` / `SEQ#<sequence>`),
  * so that the order rule reads an object's earlier and later deliveries to an endpoint with one
  * consistent Query. An endpoint's deliveries are listed on GSI1 (`WHDELIVERIES#<endpoint>` /
- * `<createdAt>#<eventId>`); while pending a delivery is on the sparse GSI2 (`WHDUE#<shard>` /
+ * `<createdAt>#<eventId>`: webhook-delivery-list.ts); while pending a delivery is on the sparse GSI2 (`WHDUE#<shard>` /
  * `<checkAt>#<eventId>`), where the webhook sweep finds those whose queue message is lost. Every
  * change of a delivery holds only on the `round` it read, and a claim also on no live lease: two
  * messages for one delivery make one attempt. Items expire by TTL with their event. The event
@@ -22,6 +22,7 @@ import {
   type WebhookDelivery,
 } from '#domain/webhooks';
 import { cursorSeen } from './event-cursors';
+import { listedAt } from './webhook-delivery-list';
 import { keys } from './keys';
 import {
   conditionOutcome,
@@ -33,8 +34,7 @@ import {
   updateIf,
   type Item,
 } from './items';
-import { queryPages, readAll } from './paging';
-import { READ_LIMITS } from './read-limits';
+import { readAll } from './paging';
 
 const ENTITY = 'webhook-delivery';
 
@@ -57,11 +57,6 @@ export interface DeliveryChange {
 
 /** A settle that held: whether a later delivery of the lane waits for this one. */
 export type Settled = false | { waitedFor: boolean };
-
-interface DeliveryPage {
-  deliveries: WebhookDelivery[];
-  next?: Record<string, unknown>;
-}
 
 /** The due index's shards (GSI2 `WHDUE#<n>`): the webhook sweep reads each. */
 export const dueShards = (): string[] => keys.webhookDueShards();
@@ -118,8 +113,7 @@ class DynamoWebhookDeliveryStore {
     const item: Item = {
       ...keyOf(d),
       entity: ENTITY,
-      gsi1pk: keys.endpointDeliveries(d.webhookEndpointId),
-      gsi1sk: `${d.createdAt}#${d.eventId}`,
+      ...listedAt(d),
       ...(d.status === 'pending' && {
         gsi2pk: keys.webhookDueShard(d.eventId, d.webhookEndpointId),
         gsi2sk: dueSort(d, d.checkAt!),
@@ -142,8 +136,7 @@ class DynamoWebhookDeliveryStore {
   async replay(d: WebhookDelivery, now: Date): Promise<'reset' | 'pending-already'> {
     const fields: Item = {
       entity: ENTITY,
-      gsi1pk: keys.endpointDeliveries(d.webhookEndpointId),
-      gsi1sk: `${d.createdAt}#${d.eventId}`,
+      ...listedAt(d),
       gsi2pk: keys.webhookDueShard(d.eventId, d.webhookEndpointId),
       gsi2sk: dueSort(d, d.checkAt!),
       expiresAt: deliveryExpiry(d.createdAt, now),
@@ -390,50 +383,7 @@ class DynamoWebhookDeliveryStore {
     );
     return items.filter((i) => i.entity === ENTITY).map((i) => strip<WebhookDelivery>(i));
   }
-
-  /** Up to `limit` of an endpoint's deliveries, newest event first, after `start`. */
-  async page(
-    endpointId: string,
-    status: DeliveryStatus | undefined,
-    limit: number,
-    start?: Record<string, unknown>,
-  ): Promise<DeliveryPage> {
-    const deliveries: WebhookDelivery[] = [];
-    const request = () => ({
-      TableName: this.tableName,
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk',
-      ...(status !== undefined && {
-        FilterExpression: '#status = :status',
-        ExpressionAttributeNames: { '#status': 'status' },
-      }),
-      ExpressionAttributeValues: {
-        ':pk': keys.endpointDeliveries(endpointId),
-        ...(status && { ':status': status }),
-      },
-      ScanIndexForward: false,
-      Limit: status === undefined ? limit - deliveries.length : READ_LIMITS.filteredPage,
-    });
-    for await (const out of queryPages(this.db, request, start)) {
-      for (const item of out.Items ?? []) {
-        if (deliveries.length === limit) break;
-        deliveries.push(strip<WebhookDelivery>(item));
-      }
-      if (deliveries.length === limit) {
-        const last = deliveries[deliveries.length - 1]!;
-        return { deliveries, next: pagePosition(last) };
-      }
-    }
-    return { deliveries };
-  }
 }
-
-/** The GSI1 position of a delivery (a page token continues after it). */
-export const pagePosition = (d: WebhookDelivery): Record<string, unknown> => ({
-  ...keyOf(d),
-  gsi1pk: keys.endpointDeliveries(d.webhookEndpointId),
-  gsi1sk: `${d.createdAt}#${d.eventId}`,
-});
 
 /** The container's store, on the configured table (made on first use). */
 export const webhookDeliveryStore: () => DynamoWebhookDeliveryStore =

@@ -23,6 +23,7 @@ import { eventCursorStore } from '#store/event-cursors';
 import { eventStore } from '#store/events';
 import type { Merchant } from '#store/merchants';
 import { webhookDeliveryStore } from '#store/webhook-deliveries';
+import { webhookDeliveryList } from '#store/webhook-delivery-list';
 import { useWebhookTestEnv, eventMessage } from '#support/webhook-env';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { CrashError, injectCrash, removeCrashes } from '#support/ddb-faults';
@@ -337,7 +338,7 @@ function isEndpointOf(m: { webhookEndpointId: string }, url: string): boolean {
 async function deliveriesOf(eventId: string): Promise<{ status: string; url: string }[]> {
   const found: { status: string; url: string }[] = [];
   for (const [endpointId, url] of endpointUrls) {
-    const page = await webhookDeliveryStore().page(endpointId, undefined, 100);
+    const page = await webhookDeliveryList().page(endpointId, undefined, 100);
     for (const d of page.deliveries) if (d.eventId === eventId) found.push({ status: d.status, url });
   }
   return found;

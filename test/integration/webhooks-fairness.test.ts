@@ -30,6 +30,7 @@ import { useWebhookQueue, type WebhookMessage } from '#shared/webhook-queue';
 import { eventCursorStore } from '#store/event-cursors';
 import { eventItem } from '#store/events';
 import { webhookDeliveryStore } from '#store/webhook-deliveries';
+import { webhookDeliveryList } from '#store/webhook-delivery-list';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { injectPause } from '#support/ddb-faults';
@@ -242,7 +243,7 @@ test("a blocked endpoint (its receiver answers nothing until released) holds non
       expect(blocked.received.filter((x) => x.status !== undefined)).toEqual([]);
       // ...and none of them had ended (no attempt recorded, not even a timed-out one): no fast
       // delivery waited for one to end (an attempt times out after DELIVERY_TIMEOUT_MS, 10 s).
-      const { deliveries } = await webhookDeliveryStore().page(created.webhookEndpointId, undefined, 100);
+      const { deliveries } = await webhookDeliveryList().page(created.webhookEndpointId, undefined, 100);
       expect(deliveries.filter((d) => d.attempts > 0)).toEqual([]);
       // Released: every one of its events reaches it (retried after the attempts it timed out).
       release(204);

@@ -1,0 +1,76 @@
+/**
+ * An endpoint's deliveries, listed for `GET /webhook-endpoints/{id}/deliveries`: each delivery
+ * item (webhook-deliveries.ts) is also on GSI1 (`WHDELIVERIES#<endpoint>` /
+ * `<createdAt>#<eventId>`), newest event first; a page token continues after a delivery's
+ * position there.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DeliveryStatus, WebhookDelivery } from '#domain/webhooks';
+import { keys } from './keys';
+import { containerStore, strip } from './items';
+import { queryPages } from './paging';
+import { READ_LIMITS } from './read-limits';
+
+interface DeliveryPage {
+  deliveries: WebhookDelivery[];
+  next?: Record<string, unknown>;
+}
+
+/** A delivery's place on the endpoint's list (GSI1), written with the delivery. */
+export const listedAt = (d: Pick<WebhookDelivery, 'webhookEndpointId' | 'createdAt' | 'eventId'>) => ({
+  gsi1pk: keys.endpointDeliveries(d.webhookEndpointId),
+  gsi1sk: `${d.createdAt}#${d.eventId}`,
+});
+
+/** The GSI1 position of a delivery (a page token continues after it). */
+export const pagePosition = (d: WebhookDelivery): Record<string, unknown> => ({
+  ...keys.webhookDelivery(d.webhookEndpointId, d.objectId, d.sequence),
+  ...listedAt(d),
+});
+
+class DynamoWebhookDeliveryList {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /** Up to `limit` of an endpoint's deliveries, newest event first, after `start`. */
+  async page(
+    endpointId: string,
+    status: DeliveryStatus | undefined,
+    limit: number,
+    start?: Record<string, unknown>,
+  ): Promise<DeliveryPage> {
+    const deliveries: WebhookDelivery[] = [];
+    const request = () => ({
+      TableName: this.tableName,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ...(status !== undefined && {
+        FilterExpression: '#status = :status',
+        ExpressionAttributeNames: { '#status': 'status' },
+      }),
+      ExpressionAttributeValues: {
+        ':pk': keys.endpointDeliveries(endpointId),
+        ...(status && { ':status': status }),
+      },
+      ScanIndexForward: false,
+      Limit: status === undefined ? limit - deliveries.length : READ_LIMITS.filteredPage,
+    });
+    for await (const out of queryPages(this.db, request, start)) {
+      for (const item of out.Items ?? []) {
+        if (deliveries.length === limit) break;
+        deliveries.push(strip<WebhookDelivery>(item));
+      }
+      if (deliveries.length === limit) {
+        const last = deliveries[deliveries.length - 1]!;
+        return { deliveries, next: pagePosition(last) };
+      }
+    }
+    return { deliveries };
+  }
+}
+
+/** The container's list, on the configured table (made on first use). */
+export const webhookDeliveryList: () => DynamoWebhookDeliveryList =
+  /* @__PURE__ */ containerStore(DynamoWebhookDeliveryList);
