@@ -17,7 +17,15 @@
  * --selectProjects e2e`. CRASH_KILLS changes the number of kills (at least 20).
  */
 import { CrashClient } from '#support/crash-client';
-import { judge, readTable, reconcileLocal, returnNotApplied } from '#support/crash-oracle';
+import {
+  groupsNotProcessed,
+  judge,
+  readItems,
+  readTable,
+  reconcileLocal,
+  returnNotApplied,
+} from '#support/crash-oracle';
+import { keys } from '#store/keys';
 import { sleep } from '#shared/clock';
 import { between, CrashRuntime, pick, seededRandom } from '#support/crash-runtime';
 import { awaitDeliveries, subscribe } from '#support/crash-webhooks';
@@ -140,18 +148,31 @@ test(
     await driver;
     dueHour = GROUPS - 1;
     const chaosEnded = Date.now();
+    // Settled: every group processed and the returned debit's return applied (read by key), then
+    // no sale or refund Pending (the table's sales and refunds, read once the rest is done).
+    const known = [...new Set([...groups.map((g) => g.paymentGroupId), returned.paymentGroupId])].map((id) =>
+      keys.group(id),
+    );
+    const busyWith = async (): Promise<string[]> => {
+      const read = await readItems(runtime.dataDir, [
+        ...known,
+        keys.payment(returned.paymentGroupId, returned.paymentId),
+      ]);
+      const left = [...groupsNotProcessed(read), ...returnNotApplied(read, returned)];
+      if ((read.get('group') ?? []).length < known.length) left.push('a group not found');
+      if (left.length > 0) return left;
+      const table = await readTable(runtime.dataDir, ['transaction', 'refund']);
+      return [
+        ...(table.get('transaction') ?? []).filter((t) => t.status === 'Pending').map(() => 'sale Pending'),
+        ...(table.get('refund') ?? []).filter((r) => r.status === 'Pending').map(() => 'refund Pending'),
+      ];
+    };
     let busy = ['not looked at yet'];
     const settleUntil = Date.now() + SETTLE_MS;
     const sweeps = drive(client, hour, 0, () => busy.length === 0 || Date.now() > settleUntil);
     while (busy.length > 0 && Date.now() < settleUntil) {
       await sleep(2_000);
-      const table = await readTable(runtime.dataDir);
-      busy = [
-        ...(table.get('group') ?? []).filter((g) => g.status !== 'processed').map((g) => `group ${g.status}`),
-        ...(table.get('transaction') ?? []).filter((t) => t.status === 'Pending').map(() => 'sale Pending'),
-        ...(table.get('refund') ?? []).filter((r) => r.status === 'Pending').map(() => 'refund Pending'),
-        ...returnNotApplied(table, returned),
-      ];
+      busy = await busyWith();
     }
     await sweeps;
     console.log(
@@ -161,11 +182,13 @@ test(
     // A notice that came while its sale was still Pending (a kill between its charge and its
     // answer) is held and tried again on its hold's time (30 s, then 60 s): the return waits for it.
     const returnUntil = Date.now() + RETURN_MS;
-    let returnLeft = returnNotApplied(await readTable(runtime.dataDir), returned);
+    const returnedPayment = () =>
+      readItems(runtime.dataDir, [keys.payment(returned.paymentGroupId, returned.paymentId)]);
+    let returnLeft = returnNotApplied(await returnedPayment(), returned);
     while (returnLeft.length > 0 && Date.now() < returnUntil) {
       await client.local('/__local/events/notices', {});
       await sleep(2_000);
-      returnLeft = returnNotApplied(await readTable(runtime.dataDir), returned);
+      returnLeft = returnNotApplied(await returnedPayment(), returned);
     }
     if (returnLeft.length > 0) console.log(`crash test: the returned debit still: ${returnLeft.join(', ')}`);
     await client.local('/__local/events/sweep', { olderThanSeconds: 0 });

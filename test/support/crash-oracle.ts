@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { CrashGroup, Observations, ReturnedDebit } from '#support/crash-workload';
 import { localToolCommand } from '#lib/local/runtime-bundle';
 
@@ -51,8 +51,8 @@ export async function reconcileLocal(dataDir: string, since: string): Promise<Re
   return { code, report: JSON.parse(report) as ReconcileRun['report'] };
 }
 
-/** Every item of the runtime's table by entity (the table holds only this test's data). */
-export async function readTable(dataDir: string): Promise<Map<string, Item[]>> {
+/** A client of the runtime's DynamoDB Local and its table's name (runtime.json), for one read. */
+function tableOf(dataDir: string): { client: DynamoDBDocumentClient; tableName: string } {
   const runtime = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')) as Item;
   const client = DynamoDBDocumentClient.from(
     new DynamoDBClient({
@@ -61,24 +61,72 @@ export async function readTable(dataDir: string): Promise<Map<string, Item[]>> {
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     }),
   );
-  const byEntity = new Map<string, Item[]>();
+  return { client, tableName: runtime.tableName as string };
+}
+
+const byEntity = (items: Item[]): Map<string, Item[]> => {
+  const found = new Map<string, Item[]>();
+  for (const item of items) {
+    const entity = String(item.entity);
+    const ofEntity = found.get(entity);
+    if (ofEntity) ofEntity.push(item);
+    else found.set(entity, [item]);
+  }
+  return found;
+};
+
+/**
+ * Every item of the runtime's table by entity (the table holds only this test's data); with
+ * `entities`, only theirs (filtered by DynamoDB Local, which still reads every item).
+ */
+export async function readTable(dataDir: string, entities?: readonly string[]): Promise<Map<string, Item[]>> {
+  const { client, tableName } = tableOf(dataDir);
+  const items: Item[] = [];
   try {
     let ExclusiveStartKey: Record<string, unknown> | undefined;
     do {
       const page = await client.send(
-        new ScanCommand({ TableName: runtime.tableName as string, ExclusiveStartKey, ConsistentRead: true }),
+        new ScanCommand({
+          TableName: tableName,
+          ExclusiveStartKey,
+          ConsistentRead: true,
+          ...(entities && {
+            FilterExpression: `entity IN (${entities.map((_, i) => `:e${i}`).join(', ')})`,
+            ExpressionAttributeValues: Object.fromEntries(entities.map((e, i) => [`:e${i}`, e])),
+          }),
+        }),
       );
-      for (const item of page.Items ?? []) {
-        const entity = String(item.entity);
-        byEntity.set(entity, [...(byEntity.get(entity) ?? []), item]);
-      }
+      items.push(...(page.Items ?? []));
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
   } finally {
     client.destroy();
   }
-  return byEntity;
+  return byEntity(items);
 }
+
+/** The items at these keys (at most 100, none twice), by entity: a poll that need not read the table. */
+export async function readItems(dataDir: string, keys: readonly Item[]): Promise<Map<string, Item[]>> {
+  const { client, tableName } = tableOf(dataDir);
+  const items: Item[] = [];
+  try {
+    let asked: Record<string, { Keys: Item[]; ConsistentRead: boolean }> | undefined = {
+      [tableName]: { Keys: [...keys], ConsistentRead: true },
+    };
+    while (asked && Object.keys(asked).length > 0) {
+      const out = await client.send(new BatchGetCommand({ RequestItems: asked }));
+      items.push(...(out.Responses?.[tableName] ?? []));
+      asked = out.UnprocessedKeys as typeof asked;
+    }
+  } finally {
+    client.destroy();
+  }
+  return byEntity(items);
+}
+
+/** The groups not processed yet, a line each. */
+export const groupsNotProcessed = (table: Map<string, Item[]>): string[] =>
+  (table.get('group') ?? []).filter((g) => g.status !== 'processed').map((g) => `group ${g.status}`);
 
 const countBy = <T>(items: T[], key: (item: T) => string): Map<string, number> => {
   const counts = new Map<string, number>();

@@ -55,7 +55,7 @@ export async function awaitDeliveries(
 ): Promise<DeliveryFindings> {
   const until = Date.now() + ms;
   for (;;) {
-    const events = (await readTable(dataDir)).get('event') ?? [];
+    const events = (await readTable(dataDir, ['event'])).get('event') ?? [];
     const written = events
       .filter((e) => String(e.createdAt) >= since && subscribed(String(e.type)))
       .map((e) => String(e.id));
@@ -67,7 +67,9 @@ export async function awaitDeliveries(
       // read made earlier, an event still being written, a group finishing, that arrived during or
       // after that read would look like a change that did not happen.)
       const received = [...receiver.received];
-      const eventsNow = new Set(((await readTable(dataDir)).get('event') ?? []).map((e) => String(e.id)));
+      const eventsNow = new Set(
+        ((await readTable(dataDir, ['event'])).get('event') ?? []).map((e) => String(e.id)),
+      );
       const announced = new Set(
         receiver.received.filter((r) => r.event.type === 'transaction.approved').map((r) => r.event.objectId),
       );
