@@ -24,7 +24,7 @@ import {
   merchantPath,
   payments,
   saleLedgerItemsOfPayment,
-  transactionsOfPayment,
+  transactionsOfPayments,
   trigger,
   waitForStatus,
   type Json,
@@ -82,9 +82,10 @@ describe('exactly-once charging', () => {
 
     const processed = await waitForStatus(id, 'processed');
     expect(processed.processingSummary).toMatchObject({ approvedCount: 3, failedCount: 0 });
+    const sales = await transactionsOfPayments((group.payments as Json[]).map((p) => p.paymentId as string));
     for (const payment of group.payments as Json[]) {
       expect((await ledger('SALE', `payment:${payment.paymentId}`))?.calls).toBe(1);
-      expect(await transactionsOfPayment(payment.paymentId)).toHaveLength(1);
+      expect(sales.get(payment.paymentId)).toHaveLength(1);
     }
     const executions = await executionsOf(id);
     expect(executions).toEqual([
@@ -114,7 +115,7 @@ describe('exactly-once charging', () => {
     // The processor was asked twice (the retry replayed its first answer) but charged once.
     expect((await ledger('SALE', `payment:${paymentId}`))?.calls).toBe(2);
     expect(await saleLedgerItemsOfPayment(paymentId)).toHaveLength(1);
-    const transactions = await transactionsOfPayment(paymentId);
+    const transactions = (await transactionsOfPayments([paymentId])).get(paymentId)!;
     expect(transactions).toHaveLength(1);
     expect(transactions[0]).toMatchObject({
       status: 'Approved',

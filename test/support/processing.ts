@@ -226,13 +226,17 @@ export async function scan(
   return items;
 }
 
-/** Stored transactions (sales) that charged this scheduled payment. */
-export const transactionsOfPayment = (paymentId: string) =>
-  scan(
-    '#e = :t AND #p = :p',
-    { ':t': 'transaction', ':p': paymentId },
-    { '#e': 'entity', '#p': 'paymentId' },
-  );
+/**
+ * Stored transactions (sales) that charged each of these scheduled payments, by payment: one scan
+ * for all of them (a scan reads the whole shared table, whatever its filter).
+ */
+export async function transactionsOfPayments(paymentIds: readonly string[]): Promise<Map<string, Json[]>> {
+  const wanted = new Set(paymentIds);
+  const found = new Map(paymentIds.map((id): [string, Json[]] => [id, []]));
+  for (const t of await scan('#e = :t', { ':t': 'transaction' }, { '#e': 'entity' }))
+    if (wanted.has(t.paymentId as string)) found.get(t.paymentId as string)!.push(t);
+  return found;
+}
 
 /** Sandbox ledger sale items recorded for this scheduled payment. */
 export const saleLedgerItemsOfPayment = (paymentId: string) =>
