@@ -3,11 +3,12 @@
  * event), in the lane of its endpoint and object (`WHLANE#<endpoint>#<object>` / `SEQ#<sequence>`),
  * so that the order rule reads an object's earlier and later deliveries to an endpoint with one
  * consistent Query. An endpoint's deliveries are listed on GSI1 (`WHDELIVERIES#<endpoint>` /
- * `<createdAt>#<eventId>`: webhook-delivery-list.ts); while pending a delivery is on the sparse GSI2 (`WHDUE#<shard>` /
- * `<checkAt>#<eventId>`), where the webhook sweep finds those whose queue message is lost. Every
- * change of a delivery holds only on the `round` it read, and a claim also on no live lease: two
- * messages for one delivery make one attempt. Items expire by TTL with their event. The event
- * cursors and the merchant's event range the fan-out reads are in event-cursors.ts.
+ * `<createdAt>#<eventId>`: webhook-delivery-list.ts); while pending a delivery is on the sparse
+ * GSI2 (`WHDUE#<shard>` / `<checkAt>#<eventId>`), where the webhook sweep finds those whose queue
+ * message is lost. Every change of a delivery holds only on the `round` it read, and a claim also
+ * on no live lease: two messages for one delivery make one attempt. Items expire by TTL with their
+ * event. The event cursors and the merchant's event range the fan-out reads are in
+ * event-cursors.ts.
  */
 import {
   GetCommand,
