@@ -24,6 +24,7 @@ import {
   readTable,
   reconcileLocal,
   returnNotApplied,
+  stillPending,
 } from '#support/crash-oracle';
 import { keys } from '#store/keys';
 import { sleep } from '#shared/clock';
@@ -161,11 +162,7 @@ test(
       const left = [...groupsNotProcessed(read), ...returnNotApplied(read, returned)];
       if ((read.get('group') ?? []).length < known.length) left.push('a group not found');
       if (left.length > 0) return left;
-      const table = await readTable(runtime.dataDir, ['transaction', 'refund']);
-      return [
-        ...(table.get('transaction') ?? []).filter((t) => t.status === 'Pending').map(() => 'sale Pending'),
-        ...(table.get('refund') ?? []).filter((r) => r.status === 'Pending').map(() => 'refund Pending'),
-      ];
+      return stillPending(await readTable(runtime.dataDir, ['transaction', 'refund']));
     };
     let busy = ['not looked at yet'];
     const settleUntil = Date.now() + SETTLE_MS;

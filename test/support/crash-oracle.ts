@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGet } from '#store/items';
 import type { CrashGroup, Observations, ReturnedDebit } from '#support/crash-workload';
 import { localToolCommand } from '#lib/local/runtime-bundle';
 
@@ -105,24 +106,25 @@ export async function readTable(dataDir: string, entities?: readonly string[]): 
   return byEntity(items);
 }
 
-/** The items at these keys (at most 100, none twice), by entity: a poll that need not read the table. */
+/** The items at these keys (none twice), by entity: a poll that need not read the table. */
 export async function readItems(dataDir: string, keys: readonly Item[]): Promise<Map<string, Item[]>> {
   const { client, tableName } = tableOf(dataDir);
-  const items: Item[] = [];
   try {
-    let asked: Record<string, { Keys: Item[]; ConsistentRead: boolean }> | undefined = {
-      [tableName]: { Keys: [...keys], ConsistentRead: true },
-    };
-    while (asked && Object.keys(asked).length > 0) {
-      const out = await client.send(new BatchGetCommand({ RequestItems: asked }));
-      items.push(...(out.Responses?.[tableName] ?? []));
-      asked = out.UnprocessedKeys as typeof asked;
-    }
+    return byEntity(await batchGet(client, tableName, [...keys]));
   } finally {
     client.destroy();
   }
-  return byEntity(items);
 }
+
+/** The sales and refunds still Pending, a line each. */
+export const stillPending = (table: Map<string, Item[]>): string[] => [
+  ...(table.get('transaction') ?? [])
+    .filter((t) => t.status === 'Pending')
+    .map((t) => `sale ${String(t.transactionId)} still Pending`),
+  ...(table.get('refund') ?? [])
+    .filter((r) => r.status === 'Pending')
+    .map((r) => `refund ${String(r.refundId)} still Pending`),
+];
 
 /** The groups not processed yet, a line each. */
 export const groupsNotProcessed = (table: Map<string, Item[]>): string[] =>
@@ -202,10 +204,7 @@ export function judge(
   ))
     if (n > 1) problems.push(`payment ${paymentId} has ${n} sales`);
 
-  for (const t of sales.filter((s) => s.status === 'Pending'))
-    problems.push(`sale ${String(t.transactionId)} still Pending`);
-  for (const r of of('refund').filter((x) => x.status === 'Pending'))
-    problems.push(`refund ${String(r.refundId)} still Pending`);
+  problems.push(...stillPending(table));
 
   // Groups: every one processed, every payment answered.
   const groupItems = new Map(of('group').map((g) => [g.paymentGroupId as string, g]));
