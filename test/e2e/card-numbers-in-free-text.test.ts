@@ -17,8 +17,12 @@ const PHONE = '+1 (555) 123-4567';
 
 const v1 = `/v1/rest/merchants/${MID}`;
 const base = `/rest/merchants/${MID}`;
-/** A schedule date no other test uses: the refused creates are looked for there. */
-const DATE = futureDate(400 + Math.floor(Math.random() * 200));
+/**
+ * A schedule date no other test uses: the refused creates are looked for there. A fixed one: a
+ * random day from 400 to 599 ahead once drew processing-gates' day 400 (about one run in 200 on
+ * the same worker) and found that file's groups.
+ */
+const DATE = futureDate(451);
 let profileId: string;
 let groupId: string;
 beforeAll(async () => {
