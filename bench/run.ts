@@ -12,6 +12,8 @@
  *        --processing-payments=10000   payments per group of the processing section (issue 4: 10,000)
  *        --receipts-payments=10000     payments (receipts) of the receipts section's group (issue 25)
  *        --delivery-payments=10000     payments of the delivery section's group (issue 18: its webhooks)
+ *        --webhook-concurrency=40      the runtime's webhook invocations at once (default prod's 40, or
+ *                                      LOCAL_WEBHOOK_CONCURRENCY): delivery measured as prod runs it
  *        --report-payments=100000      payments of the group-report section's group (issue 21: its CSV)
  *        --handler-requests=30         measured requests per route of the handler-cpu section (issue 36)
  *        --settlement-seconds=5        the runtime's SANDBOX_SETTLEMENT_SECONDS (the execution's wait)
@@ -27,6 +29,7 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { WEBHOOK_DELIVERY } from '../contract/webhooks';
 import { sections } from './sections';
 import type { AnySection, Results } from './sections/section';
 import { createContext, type BenchConfig, type PhaseResult } from './support/context';
@@ -73,6 +76,7 @@ function parseArgs(argv: string[]) {
     'order',
     'list-groups',
     'payment-groups',
+    'webhook-concurrency',
     'processing-payments',
     'receipts-payments',
     'delivery-payments',
@@ -105,6 +109,10 @@ function parseArgs(argv: string[]) {
     processingPayments: num('processing-payments', 10_000),
     receiptsPayments: num('receipts-payments', 10_000),
     deliveryPayments: num('delivery-payments', 10_000),
+    webhookConcurrency: num(
+      'webhook-concurrency',
+      Number(process.env.LOCAL_WEBHOOK_CONCURRENCY ?? WEBHOOK_DELIVERY.prodConcurrency),
+    ),
     reportPayments: num('report-payments', 100_000),
     settlementSeconds: num('settlement-seconds', Number(process.env.SANDBOX_SETTLEMENT_SECONDS ?? 5)),
     order: parseOrder(flags.get('order')),
@@ -153,7 +161,10 @@ async function measure(
   const runtime: BenchRuntime = await startBenchRuntime({
     ...(profileDir && { cpuProfDir: profileDir }),
     // The local settlement cut-off: short, so that a processed group's execution ends soon.
-    env: { SANDBOX_SETTLEMENT_SECONDS: String(config.settlementSeconds) },
+    env: {
+      SANDBOX_SETTLEMENT_SECONDS: String(config.settlementSeconds),
+      LOCAL_WEBHOOK_CONCURRENCY: String(config.webhookConcurrency),
+    },
   });
   let stopped = false;
   const stop = async () => {

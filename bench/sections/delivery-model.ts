@@ -41,6 +41,7 @@ interface MeasuredDelivery {
   answersPerSecond?: number[];
   ddbCallMs?: number;
   invocationPace?: [from: number, to: number, msPerMessage: number][];
+  callPace?: [from: number, to: number, meanCallMs: number][];
   streamLag?: [from: number, to: number, meanMs: number][];
   pipeline?: {
     streamRecords: number;
@@ -106,13 +107,31 @@ export function localPath(m: Measured, events: readonly SlotEvent[]): DeliveryPa
 }
 
 /**
- * The run's pace (bench/sections/delivery.ts `invocationPace`): an invocation that begins at `t`
- * takes the handler time per message of the invocations that ended about one invocation later,
- * against the run's mean. Without it (a run from before it was measured), none.
+ * The run's pace: how much slower than its mean an invocation that begins at `t` ran.
+ *
+ * - From the run's DynamoDB Local calls (bench/sections/delivery.ts `callPace`) where it measured
+ *   them: the mean call about half an invocation later, against the run's mean call. What slows an
+ *   invocation on this machine is its calls' time, whatever its batch's size.
+ * - Else (a run from before 2026-12-04) from `invocationPace`: the handler time per message of the
+ *   invocations that ended about one invocation later, against the run's mean. That holds while
+ *   batches are full; with more invocations than the queue keeps busy, a batch of one message
+ *   takes its invocation's calls alone and reads as a pace many times the mean.
+ * - Without either, none.
  */
-export function paceOf(m: Pick<Measured, 'invocationPace' | 'pipeline'>): DeliveryPath['pace'] {
-  const intervals = m.invocationPace;
+export function paceOf(
+  m: Pick<Measured, 'invocationPace' | 'callPace' | 'pipeline' | 'ddbCallMs'>,
+): DeliveryPath['pace'] {
   const p = m.pipeline;
+  const calls = m.callPace;
+  if (calls && calls.length > 0 && m.ddbCallMs > 0) {
+    const half = p.invocationMs.meanMs / 2000;
+    return (t) => {
+      const at = t + half;
+      const interval = calls.find(([from, to]) => at >= from && at < to);
+      return interval ? interval[2] / m.ddbCallMs : 1;
+    };
+  }
+  const intervals = m.invocationPace;
   if (!intervals || intervals.length === 0 || p.messagesPerInvocation <= 0) return undefined;
   const meanPerMessage = p.invocationMs.meanMs / p.messagesPerInvocation;
   const ahead = p.invocationMs.meanMs / 1000;

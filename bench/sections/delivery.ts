@@ -24,7 +24,6 @@ import type { AddressInfo } from 'node:net';
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { Webhook } from 'standardwebhooks';
-import { WEBHOOK_DELIVERY } from '../../contract/webhooks';
 import { sleep } from '../../lambdas/shared/clock';
 import { dynamoDbLocalJvm } from '../../lib/local/dynamodb-local';
 import { MID, scheduleDate, type BenchContext } from '../support/context';
@@ -96,6 +95,13 @@ interface DeliveryResult {
    * interval: the delivery model takes an event as readable that much after its answer.
    */
   streamLag?: [from: number, to: number, meanMs: number][];
+  /**
+   * Likewise, a DynamoDB Local call's mean time (every call of the runtime's, ms), by interval:
+   * the delivery model's pace of an invocation where batches are not full (more invocations than
+   * the queue keeps busy: its time per message then says more of its batch's size than of the
+   * machine's pace). Absent before 2026-12-04 07:30 UTC.
+   */
+  callPace?: [from: number, to: number, meanCallMs: number][];
   /**
    * The runtime's AWS calls over the run by command (bench/support/ddb-census.ts, after less
    * before): the processing's and the deliveries' together (absent before 2026-12-02 16:30 UTC).
@@ -184,14 +190,28 @@ interface PaceRead {
   messages: number;
   lagMs: number;
   lags: number;
+  /** The runtime's DynamoDB calls so far and their total time (ms). */
+  calls: number;
+  callMs: number;
 }
-const paceRead = (p: PipelineJson, at: number): PaceRead => ({
+const paceRead = (p: PipelineJson, calls: { calls: number; ms: number } | undefined, at: number): PaceRead => ({
   at,
   totalMs: p.queues.webhooks?.invocationMs.totalMs ?? 0,
   messages: p.queues.webhooks?.messages ?? 0,
   lagMs: p.stream.lagMs.totalMs,
   lags: p.stream.lagMs.count,
+  calls: calls?.calls ?? 0,
+  callMs: calls?.ms ?? 0,
 });
+/** Each interval between two reads in which the runtime made DynamoDB calls: their mean time. */
+const callPace = (reads: readonly PaceRead[]): DeliveryResult['callPace'] =>
+  reads.slice(1).flatMap((b, i) => {
+    const a = reads[i]!;
+    const calls = b.calls - a.calls;
+    return calls > 0
+      ? [[round(a.at, 2), round(b.at, 2), round((b.callMs - a.callMs) / calls, 1)] as [number, number, number]]
+      : [];
+  });
 /** Each interval between two reads in which the forwarder took batches: the stream's mean lag. */
 const streamLag = (reads: readonly PaceRead[]): DeliveryResult['streamLag'] =>
   reads.slice(1).flatMap((b, i) => {
@@ -369,12 +389,14 @@ async function run(ctx: BenchContext, beside: Beside = 'none'): Promise<Results>
     const expected = n + 2; // group.processing, a payment's answer each, group.processed
     const fresh = () => [...receiver.arrivals].filter(([id]) => !before.has(id)).map(([, a]) => a);
     let answeredChecked = false;
-    const paceReads: PaceRead[] = [paceRead(pipelineBefore, 0)];
+    const paceReads: PaceRead[] = [paceRead(pipelineBefore, callsBefore, 0)];
     for (let logged = started; ;) {
       const got = fresh().length;
       if (got >= expected) break;
       if (Date.now() - started - paceReads.at(-1)!.at * 1000 >= PACE_READ_MS)
-        paceReads.push(paceRead(await pipelineOf(ctx), (Date.now() - started) / 1000));
+        paceReads.push(
+          paceRead(await pipelineOf(ctx), (await ctx.runtime.callTiming())[''], (Date.now() - started) / 1000),
+        );
       if (!answeredChecked && fresh().some((a) => a.type === 'group.processed')) {
         // Every payment must have been answered (and so announced): a group short of payments
         // would leave this loop waiting for events that were never written.
@@ -438,15 +460,14 @@ async function run(ctx: BenchContext, beside: Beside = 'none'): Promise<Results>
         p99: percentile(latencies, 99),
         max: latencies.at(-1) ?? 0,
       },
-      deliveryConcurrency:
-        Number(process.env.LOCAL_WEBHOOK_CONCURRENCY ?? WEBHOOK_DELIVERY.concurrency) ||
-        WEBHOOK_DELIVERY.concurrency,
+      deliveryConcurrency: ctx.config.webhookConcurrency,
       loadAverage: { start: round(loadAtStart, 1), end: round(loadavg()[0]!, 1) },
       jvm: dynamoDbLocalJvm(),
       pipeline,
       answersPerSecond,
       invocationPace: invocationPace(paceReads),
       streamLag: streamLag(paceReads),
+      callPace: callPace(paceReads),
       ...(calls > 0 && {
         ddbCallMs: round(((callsAfter?.ms ?? 0) - (callsBefore?.ms ?? 0)) / calls, 2),
       }),

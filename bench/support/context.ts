@@ -34,6 +34,12 @@ export interface BenchConfig {
   receiptsPayments: number;
   /** Payments of the delivery section's group, whose processing's events are delivered (issue 18: 10,000). */
   deliveryPayments: number;
+  /**
+   * The runtime's webhook queue invocations at once (its LOCAL_WEBHOOK_CONCURRENCY): prod's 40
+   * unless `--webhook-concurrency` or LOCAL_WEBHOOK_CONCURRENCY say otherwise (docs/operating.md
+   * "Benchmark": delivery measured as prod runs it).
+   */
+  webhookConcurrency: number;
   /** Payments of the group-report section's group. */
   reportPayments: number;
   /** The runtime's SANDBOX_SETTLEMENT_SECONDS: the settlement wait of a processed group's execution. */

@@ -209,4 +209,23 @@ describe("the local check's inputs", () => {
     expect(p.pace?.(0.5)).toBe(2);
     expect(runDeliveries(events, p).meanInvocationSeconds).toBeCloseTo(0.6, 2);
   });
+
+  it("takes the run's DynamoDB Local calls as its pace where it measured them, not a batch's time per message", () => {
+    // Calls of 20 ms in 1-2 s (2x the run's 10 ms), 5 ms in 2-3 s (0.5x). The time per message
+    // says 6x in 1-2 s: batches of one message there, each with its invocation's calls alone.
+    const paced = {
+      ...measured,
+      invocationPace: [[1, 2, 1800]] as [number, number, number][],
+      callPace: [
+        [1, 2, 20],
+        [2, 3, 5],
+      ] as [number, number, number][],
+    };
+    const pace = paceOf(paced)!;
+    // An invocation beginning at t is looked up at t + 0.3 s (its middle).
+    expect(pace(0.5)).toBe(1);
+    expect(pace(0.8)).toBe(2);
+    expect(pace(1.8)).toBe(0.5);
+    expect(pace(2.8)).toBe(1);
+  });
 });
