@@ -117,7 +117,7 @@ interface SlowEndpointResult {
   requests: number;
   /** Events of the run it had with a 2xx. */
   delivered: number;
-  /** Messages the runtime put on the slow lane's queue since it started. */
+  /** Messages the runtime put on the slow lane's queue over the run (the pipeline's, after less before). */
   slowLaneMessages: number;
 }
 
@@ -483,11 +483,11 @@ async function run(ctx: BenchContext, beside: Beside = 'none'): Promise<Results>
     console.log(`  delivery: the runtime's calls over the run ${JSON.stringify(ddbCalls)}`);
     // The busiest slot's webhook model on this run's shape (delivery-model.ts).
     if (!slowReceiver) return { delivery: result, ...modelDelivery(result) };
-    const slowLane = (await pipelineOf(ctx)).queues['webhooks-slow'];
     const other: SlowEndpointResult = {
       requests: slowReceiver.counts.requests,
       delivered: [...slowReceiver.arrivals.keys()].filter((id) => !before.has(id)).length,
-      slowLaneMessages: slowLane?.sent ?? 0,
+      // Over this run: a section run after delivery-slow in one bench would count its messages too.
+      slowLaneMessages: pipeline.slowLaneSent,
     };
     console.log(`  delivery: beside a ${beside} endpoint ${JSON.stringify(other)}`);
     return beside === 'slow'
