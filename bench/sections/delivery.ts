@@ -194,7 +194,11 @@ interface PaceRead {
   calls: number;
   callMs: number;
 }
-const paceRead = (p: PipelineJson, calls: { calls: number; ms: number } | undefined, at: number): PaceRead => ({
+const paceRead = (
+  p: PipelineJson,
+  calls: { calls: number; ms: number } | undefined,
+  at: number,
+): PaceRead => ({
   at,
   totalMs: p.queues.webhooks?.invocationMs.totalMs ?? 0,
   messages: p.queues.webhooks?.messages ?? 0,
@@ -209,7 +213,13 @@ const callPace = (reads: readonly PaceRead[]): DeliveryResult['callPace'] =>
     const a = reads[i]!;
     const calls = b.calls - a.calls;
     return calls > 0
-      ? [[round(a.at, 2), round(b.at, 2), round((b.callMs - a.callMs) / calls, 1)] as [number, number, number]]
+      ? [
+          [round(a.at, 2), round(b.at, 2), round((b.callMs - a.callMs) / calls, 1)] as [
+            number,
+            number,
+            number,
+          ],
+        ]
       : [];
   });
 /** Each interval between two reads in which the forwarder took batches: the stream's mean lag. */
@@ -395,7 +405,11 @@ async function run(ctx: BenchContext, beside: Beside = 'none'): Promise<Results>
       if (got >= expected) break;
       if (Date.now() - started - paceReads.at(-1)!.at * 1000 >= PACE_READ_MS)
         paceReads.push(
-          paceRead(await pipelineOf(ctx), (await ctx.runtime.callTiming())[''], (Date.now() - started) / 1000),
+          paceRead(
+            await pipelineOf(ctx),
+            (await ctx.runtime.callTiming())[''],
+            (Date.now() - started) / 1000,
+          ),
         );
       if (!answeredChecked && fresh().some((a) => a.type === 'group.processed')) {
         // Every payment must have been answered (and so announced): a group short of payments
