@@ -207,45 +207,43 @@ const paceRead = (
   calls: calls?.calls ?? 0,
   callMs: calls?.ms ?? 0,
 });
-/** Each interval between two reads in which the runtime made DynamoDB calls: their mean time. */
-const callPace = (reads: readonly PaceRead[]): DeliveryResult['callPace'] =>
+/** An interval (seconds from the trigger) and a mean over it. */
+type Interval = [from: number, to: number, mean: number];
+/**
+ * Each interval between two reads in which `count` grew: the mean of `total` over what it counted
+ * (an interval that counted nothing is left out).
+ */
+const perInterval = (
+  reads: readonly PaceRead[],
+  count: (r: PaceRead) => number,
+  total: (r: PaceRead) => number,
+): Interval[] =>
   reads.slice(1).flatMap((b, i) => {
     const a = reads[i]!;
-    const calls = b.calls - a.calls;
-    return calls > 0
-      ? [
-          [round(a.at, 2), round(b.at, 2), round((b.callMs - a.callMs) / calls, 1)] as [
-            number,
-            number,
-            number,
-          ],
-        ]
-      : [];
+    const n = count(b) - count(a);
+    return n > 0 ? [[round(a.at, 2), round(b.at, 2), round((total(b) - total(a)) / n, 1)] as Interval] : [];
   });
-/** Each interval between two reads in which the forwarder took batches: the stream's mean lag. */
-const streamLag = (reads: readonly PaceRead[]): DeliveryResult['streamLag'] =>
-  reads.slice(1).flatMap((b, i) => {
-    const a = reads[i]!;
-    const lags = b.lags - a.lags;
-    return lags > 0
-      ? [[round(a.at, 2), round(b.at, 2), round((b.lagMs - a.lagMs) / lags, 1)] as [number, number, number]]
-      : [];
-  });
-/** Each interval between two reads in which invocations ended: their handler time per message. */
-const invocationPace = (reads: readonly PaceRead[]): DeliveryResult['invocationPace'] =>
-  reads.slice(1).flatMap((b, i) => {
-    const a = reads[i]!;
-    const messages = b.messages - a.messages;
-    return messages > 0
-      ? [
-          [round(a.at, 2), round(b.at, 2), round((b.totalMs - a.totalMs) / messages, 1)] as [
-            number,
-            number,
-            number,
-          ],
-        ]
-      : [];
-  });
+/** Each interval in which the runtime made DynamoDB calls: their mean time. */
+const callPace = (reads: readonly PaceRead[]) =>
+  perInterval(
+    reads,
+    (r) => r.calls,
+    (r) => r.callMs,
+  );
+/** Each interval in which the forwarder took batches: the stream's mean lag. */
+const streamLag = (reads: readonly PaceRead[]) =>
+  perInterval(
+    reads,
+    (r) => r.lags,
+    (r) => r.lagMs,
+  );
+/** Each interval in which invocations ended: their handler time per message. */
+const invocationPace = (reads: readonly PaceRead[]) =>
+  perInterval(
+    reads,
+    (r) => r.messages,
+    (r) => r.totalMs,
+  );
 const pipelineOf = async (ctx: BenchContext) =>
   (await ctx.api.json<{ pipeline: PipelineJson }>('GET', '/__local/metrics', undefined, 200)).pipeline;
 
