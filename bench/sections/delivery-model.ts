@@ -122,24 +122,18 @@ export function paceOf(
   m: Pick<Measured, 'invocationPace' | 'callPace' | 'pipeline' | 'ddbCallMs'>,
 ): DeliveryPath['pace'] {
   const p = m.pipeline;
-  const calls = m.callPace;
-  if (calls && calls.length > 0 && m.ddbCallMs > 0) {
-    const half = p.invocationMs.meanMs / 2000;
-    return (t) => {
-      const at = t + half;
-      const interval = calls.find(([from, to]) => at >= from && at < to);
-      return interval ? interval[2] / m.ddbCallMs : 1;
+  // A series' interval `offset` seconds after `t`, against `mean` (1 outside every interval).
+  const relative =
+    (series: readonly [number, number, number][], offset: number, mean: number) => (t: number) => {
+      const at = t + offset;
+      const interval = series.find(([from, to]) => at >= from && at < to);
+      return interval ? interval[2] / mean : 1;
     };
-  }
+  if (m.callPace && m.callPace.length > 0 && m.ddbCallMs > 0)
+    return relative(m.callPace, p.invocationMs.meanMs / 2000, m.ddbCallMs);
   const intervals = m.invocationPace;
   if (!intervals || intervals.length === 0 || p.messagesPerInvocation <= 0) return undefined;
-  const meanPerMessage = p.invocationMs.meanMs / p.messagesPerInvocation;
-  const ahead = p.invocationMs.meanMs / 1000;
-  return (t) => {
-    const at = t + ahead;
-    const interval = intervals.find(([from, to]) => at >= from && at < to);
-    return interval ? interval[2] / meanPerMessage : 1;
-  };
+  return relative(intervals, p.invocationMs.meanMs / 1000, p.invocationMs.meanMs / p.messagesPerInvocation);
 }
 
 /** Bisection steps of the fit (the request's time to about 1/2^14 of an invocation's). */
