@@ -57,48 +57,16 @@ async function crashedSale(profileId: string, amount: number): Promise<{ pending
 
 afterAll(() => closeLocalTable());
 
-describe('defect 1: a charge without a record, and a second charge after it', () => {
-  test('a keyless sale that crashed after approval leaves a Pending record that the retry names, the sweeper settles, and nothing is charged twice', async () => {
-    const profileId = await aProfile();
-    const { pendingId, retry } = await crashedSale(profileId, 31.17);
-
-    const pending = await call<Txn>('GET', `${base}/${pendingId}`);
-    expect(pending.status).toBe(200);
-    expect(pending.body).toMatchObject({ transactionId: pendingId, status: 'Pending', responseCode: 'PD' });
-
-    const report = await sweepNow();
-    expect(report.settled).toContainEqual(
-      expect.objectContaining({ transactionId: pendingId, result: 'Approved' }),
-    );
-    const after = await call<Txn>('GET', `${base}/${pendingId}`);
-    expect(after.body).toMatchObject({ status: 'Approved', responseCode: '00', approvedAmount: 31.17 });
-
-    // The replay reached the processor under the first sale's key and got its first answer.
-    const charged = await ledger('SALE', `sale:${pendingId}`);
-    expect(charged).toMatchObject({ calls: 2, result: expect.objectContaining({ approved: true }) });
-    expect(charged).not.toHaveProperty('reversed');
-    expect(await ledger('SALE', `sale:${retry.transactionId}`)).toBeUndefined();
-  });
-
-  test('issue 25, defect 5: a GET of a stale Pending sale only reads it (no write, no processor call); the sweeper settles it', async () => {
-    const profileId = await aProfile();
-    const { pendingId } = await crashedSale(profileId, 32.18);
-    // Stale: older than any API request may run (the sweeper's 15 s).
-    await sleep(16_000);
-    const got = await call<Txn>('GET', `${base}/${pendingId}`);
-    expect(got.status).toBe(200);
-    expect(got.body).toMatchObject({ status: 'Pending', responseCode: 'PD' });
-    // The GET asked the processor nothing: its ledger holds the crashed call alone.
-    expect(await ledger('SALE', `sale:${pendingId}`)).toMatchObject({ calls: 1 });
-
-    const report = await sweepNow();
-    expect(report.settled).toContainEqual(
-      expect.objectContaining({ transactionId: pendingId, result: 'Approved' }),
-    );
-    const after = await call<Txn>('GET', `${base}/${pendingId}`);
-    expect(after.body).toMatchObject({ status: 'Approved', responseCode: '00', approvedAmount: 32.18 });
-    expect(await ledger('SALE', `sale:${pendingId}`)).toMatchObject({ calls: 2 });
-  });
+/** How old a Pending sale must be to be stale: older than any API request may run (the sweeper's 15 s). */
+const STALE_MS = 16_000;
+/**
+ * The crashed sale that the stale-GET test reads, made as the file starts: it grows stale while the
+ * tests before that one run (none of them sweeps), so that the test waits only what is left.
+ */
+let stale: { pendingId: string; at: number };
+beforeAll(async () => {
+  const { pendingId } = await crashedSale(await aProfile(), 32.18);
+  stale = { pendingId, at: Date.now() };
 });
 
 describe('defect 5: a lost response to a successful record write triggers a reversal', () => {
@@ -164,6 +132,49 @@ describe('defect 2: an interrupted void wedges the sale for good', () => {
     const refund = await call<Txn>('POST', `${base}/${txn.transactionId}/refunds`, { amount: 42.5 });
     expect(refund.status).toBe(201);
     expect(refund.body).toMatchObject({ status: 'Completed', availableRefundAmount: 0 });
+  });
+});
+
+describe('defect 1: a charge without a record, and a second charge after it', () => {
+  test('issue 25, defect 5: a GET of a stale Pending sale only reads it (no write, no processor call); the sweeper settles it', async () => {
+    const { pendingId, at } = stale;
+    // Stale: older than any API request may run (the sweeper's 15 s).
+    await sleep(Math.max(0, at + STALE_MS - Date.now()));
+    const got = await call<Txn>('GET', `${base}/${pendingId}`);
+    expect(got.status).toBe(200);
+    expect(got.body).toMatchObject({ status: 'Pending', responseCode: 'PD' });
+    // The GET asked the processor nothing: its ledger holds the crashed call alone.
+    expect(await ledger('SALE', `sale:${pendingId}`)).toMatchObject({ calls: 1 });
+
+    const report = await sweepNow();
+    expect(report.settled).toContainEqual(
+      expect.objectContaining({ transactionId: pendingId, result: 'Approved' }),
+    );
+    const after = await call<Txn>('GET', `${base}/${pendingId}`);
+    expect(after.body).toMatchObject({ status: 'Approved', responseCode: '00', approvedAmount: 32.18 });
+    expect(await ledger('SALE', `sale:${pendingId}`)).toMatchObject({ calls: 2 });
+  });
+
+  test('a keyless sale that crashed after approval leaves a Pending record that the retry names, the sweeper settles, and nothing is charged twice', async () => {
+    const profileId = await aProfile();
+    const { pendingId, retry } = await crashedSale(profileId, 31.17);
+
+    const pending = await call<Txn>('GET', `${base}/${pendingId}`);
+    expect(pending.status).toBe(200);
+    expect(pending.body).toMatchObject({ transactionId: pendingId, status: 'Pending', responseCode: 'PD' });
+
+    const report = await sweepNow();
+    expect(report.settled).toContainEqual(
+      expect.objectContaining({ transactionId: pendingId, result: 'Approved' }),
+    );
+    const after = await call<Txn>('GET', `${base}/${pendingId}`);
+    expect(after.body).toMatchObject({ status: 'Approved', responseCode: '00', approvedAmount: 31.17 });
+
+    // The replay reached the processor under the first sale's key and got its first answer.
+    const charged = await ledger('SALE', `sale:${pendingId}`);
+    expect(charged).toMatchObject({ calls: 2, result: expect.objectContaining({ approved: true }) });
+    expect(charged).not.toHaveProperty('reversed');
+    expect(await ledger('SALE', `sale:${retry.transactionId}`)).toBeUndefined();
   });
 });
 
