@@ -37,7 +37,11 @@ export default async function setup(): Promise<void> {
         // sweeper timer: the files sweep when they mean to (POST /__local/events/sweep), and a timer's
         // sweep in between settled money-safety's stale Pending sale before its GET (lib/local/sweeper.ts). No
         // notices timer: a file delivers the sandbox's notices when it means to (lib/local/notices.ts).
+        // E-mail retries at most 2 s apart (prod: 15 minutes): an e-mail throttled or refused five
+        // times is then retried within seconds, as notifications' SES-fault tests make it, not
+        // after half a minute of the doubling delays; what counts as an attempt is unchanged.
         env: {
+          EMAIL_RETRY_MAX_DELAY_SECONDS: '2',
           AUTHZ_CACHE_SECONDS: '0',
           SANDBOX_SETTLEMENT_SECONDS: String(E2E_SETTLEMENT_MS / 1000),
           POWERTOOLS_LOG_LEVEL: 'INFO',
