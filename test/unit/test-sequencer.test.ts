@@ -1,4 +1,4 @@
-/** test/support/test-sequencer.js: each tier's longest files first, every file kept. */
+/** test/support/test-sequencer.js: each tier's longest files first, the waiting ones spread, every file kept. */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -7,8 +7,10 @@ const durations = JSON.parse(
   readFileSync(join(ROOT, 'test', 'support', 'test-durations.json'), 'utf8'),
 ) as Record<string, number>;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const LongestFirst = require('../support/test-sequencer.js') as new (options: object) => {
-  sort(tests: object[]): { path: string }[];
+const LongestFirst = require('../support/test-sequencer.js') as {
+  new (options: object): { sort(tests: object[]): { path: string }[] };
+  WAITING: Set<string>;
+  BUSY_PER_WAITING: number;
 };
 
 const testOf = (path: string) => ({
@@ -32,16 +34,23 @@ describe('the test sequencer', () => {
     }
   });
 
-  it('hands out the listed files longest first, then the others, and drops none', () => {
+  it('hands out the listed files longest first, each waiting file after two busy ones, then the others, and drops none', () => {
     const listed = Object.keys(durations).filter((p) => p.startsWith('test/e2e/'));
     const unlisted = ['test/e2e/smoke.test.ts', 'test/e2e/admin-help.test.ts'];
     const shuffled = [unlisted[0]!, ...listed.slice().reverse(), unlisted[1]!];
     const order = new LongestFirst({}).sort(shuffled.map(testOf)).map((t) => t.path.slice(ROOT.length + 1));
-    // Longest first; files of the same duration in any order (Jest's own order among them).
     const first = order.slice(0, listed.length);
     expect(first.slice().sort()).toEqual(listed.slice().sort());
-    const seconds = first.map((p) => durations[p]!);
-    expect(seconds).toEqual(seconds.slice().sort((a, b) => b - a));
     expect(order.slice(listed.length).sort()).toEqual(unlisted.slice().sort());
+    // Longest first among the busy files and among the waiting ones (equal durations in Jest's order).
+    const waits = (p: string) => LongestFirst.WAITING.has(p);
+    for (const part of [first.filter(waits), first.filter((p) => !waits(p))]) {
+      const seconds = part.map((p) => durations[p]!);
+      expect(seconds).toEqual(seconds.slice().sort((a, b) => b - a));
+    }
+    // Every waiting file is listed, and comes after two busy files of its own.
+    expect([...LongestFirst.WAITING].filter((p) => !listed.includes(p))).toEqual([]);
+    const pattern = first.map((p) => (waits(p) ? 'w' : 'b')).join('');
+    expect(pattern.startsWith('bbw'.repeat(LongestFirst.WAITING.size))).toBe(true);
   });
 });
