@@ -138,7 +138,6 @@ describe('defect 2: an interrupted void wedges the sale for good', () => {
 describe('defect 1: a charge without a record, and a second charge after it', () => {
   test('issue 25, defect 5: a GET of a stale Pending sale only reads it (no write, no processor call); the sweeper settles it', async () => {
     const { pendingId, at } = stale;
-    // Stale: older than any API request may run (the sweeper's 15 s).
     await sleep(Math.max(0, at + STALE_MS - Date.now()));
     const got = await call<Txn>('GET', `${base}/${pendingId}`);
     expect(got.status).toBe(200);
