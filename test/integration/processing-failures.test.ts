@@ -6,6 +6,7 @@
  * processor with faults.
  */
 import { readFileSync } from 'node:fs';
+import { setImmediate } from 'node:timers/promises';
 import type { Context } from 'aws-lambda';
 import { v7 } from 'uuid';
 import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
@@ -15,6 +16,7 @@ import type { ProcessingState } from '#domain/processing';
 import { useProcessor } from '#processor/index';
 import { ProcessorUnavailableError, type PaymentProcessor } from '#processor/processor';
 import { SandboxProcessor } from '#processor/sandbox';
+import { useClock } from '#shared/clock';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { newId, transactionIdOf } from '#shared/ids';
@@ -234,12 +236,33 @@ describe('issue 13, defect 7: one failed batch fails the rest of the group, and 
     // One range, so the attempts come one after another (with two, a call could start while the
     // flag is up and run after it is down).
     let attempts = 0;
-    await withSettings({ PROCESS_FAN_OUT: '1' }, () =>
-      runExecution(group, name, (state) => {
-        if (state === 'AuthorizeBatch' || state === 'AuthorizeFirstBatch') down = ++attempts <= 5;
-      }),
-    );
+    // Each charge tries the processor three times before its batch fails (core/charge.ts: 0.4 s,
+    // then 1.6 s apart), paced as it goes. Those pauses are taken on a clock that moves by what is
+    // slept, at once: the service's time is real time plus them, as if it had waited (the test
+    // took 12 s of real waiting).
+    let slept = 0;
+    const pauses: number[] = [];
+    useClock({
+      nowMs: () => Date.now() + slept,
+      sleep: async (ms) => {
+        pauses.push(ms);
+        slept += ms;
+        await setImmediate();
+      },
+    });
+    try {
+      await withSettings({ PROCESS_FAN_OUT: '1' }, () =>
+        runExecution(group, name, (state) => {
+          if (state === 'AuthorizeBatch' || state === 'AuthorizeFirstBatch') down = ++attempts <= 5;
+        }),
+      );
+    } finally {
+      useClock(undefined);
+    }
     expect(attempts).toBe(5 + 2); // five failed attempts, then the two batches
+    // The charges of each failed attempt were tried again 0.4 s and then 1.6 s later.
+    expect(pauses.filter((ms) => ms === 400).length).toBeGreaterThanOrEqual(5);
+    expect(pauses.filter((ms) => ms === 1_600).length).toBeGreaterThanOrEqual(5);
     const done = await claims.read(group.paymentGroupId);
     expect(done).toMatchObject({ status: 'processed', processingSummary: { approved: 6, failed: 0 } });
     for (const p of payments) {
