@@ -6,7 +6,6 @@
  * processor with faults.
  */
 import { readFileSync } from 'node:fs';
-import { setImmediate } from 'node:timers/promises';
 import type { Context } from 'aws-lambda';
 import { v7 } from 'uuid';
 import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
@@ -25,6 +24,7 @@ import { DynamoGroupStore } from '#store/groups';
 import { DynamoPaymentStore } from '#store/payments';
 import { DynamoPayorStore } from '#store/payors';
 import { DynamoTransactionStore } from '#store/transactions';
+import { useClockSkippingSleeps } from '#support/clock';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { makePayor } from '#support/fixtures/index';
 import { FaultyProcessor } from '#support/processor-double';
@@ -240,16 +240,7 @@ describe('issue 13, defect 7: one failed batch fails the rest of the group, and 
     // then 1.6 s apart), paced as it goes. Those pauses are taken on a clock that moves by what is
     // slept, at once: the service's time is real time plus them, as if it had waited (the test
     // took 12 s of real waiting).
-    let slept = 0;
-    const pauses: number[] = [];
-    useClock({
-      nowMs: () => Date.now() + slept,
-      sleep: async (ms) => {
-        pauses.push(ms);
-        slept += ms;
-        await setImmediate();
-      },
-    });
+    const { pauses } = useClockSkippingSleeps();
     try {
       await withSettings({ PROCESS_FAN_OUT: '1' }, () =>
         runExecution(group, name, (state) => {

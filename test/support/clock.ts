@@ -55,6 +55,26 @@ export function useTestClock(start: number | string | Date): TestClock {
 }
 
 /**
+ * The system's clock, but every pause slept on it passes at once (after a real turn of the event
+ * loop) and moves the clock on by its length: the service's time reads as if it had waited. For a
+ * backoff between real calls (a processor that does not answer), whose waits are then checked in
+ * `pauses` rather than waited out. `useClock(undefined)` ends it.
+ */
+export function useClockSkippingSleeps(): { pauses: number[] } {
+  const pauses: number[] = [];
+  let slept = 0;
+  useClock({
+    nowMs: () => Date.now() + slept,
+    async sleep(ms) {
+      pauses.push(ms);
+      await setImmediate();
+      slept += Math.max(0, ms);
+    },
+  });
+  return { pauses };
+}
+
+/**
  * Moves Jest's fake `Date` to `ms`, leaving timers and sockets real: for code that reads the time
  * from the system clock (shared/clock's default) beside real network calls, as the Stripe stand-in's.
  */
