@@ -123,13 +123,14 @@ describe('defect 2: an interrupted void wedges the sale for good', () => {
   });
 
   test('a void the processor refuses releases its reservation, and the refund proceeds', async () => {
+    // Of 42.5, or a cent more when the first sale landed too near its cut-off (saleBeforeCutoff).
     const txn = await unsettledSale(await aProfile(), 42.5);
     await faults({ refuseVoid: [txn.transactionId] });
     const refused = await call('POST', `${base}/${txn.transactionId}/void`);
     expect(refused).toMatchObject({ status: 400, body: { message: expect.stringContaining('refused') } });
     await pastCutoff(txn);
 
-    const refund = await call<Txn>('POST', `${base}/${txn.transactionId}/refunds`, { amount: 42.5 });
+    const refund = await call<Txn>('POST', `${base}/${txn.transactionId}/refunds`, { amount: txn.amount });
     expect(refund.status).toBe(201);
     expect(refund.body).toMatchObject({ status: 'Completed', availableRefundAmount: 0 });
   });
