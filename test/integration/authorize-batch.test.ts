@@ -19,11 +19,11 @@ import { DynamoPaymentRangeStore } from '#store/payment-ranges';
 import { DynamoPaymentStore } from '#store/payments';
 import { DynamoPayorStore } from '#store/payors';
 import { DynamoRateWindowStore } from '#store/rate-windows';
-import { useClockSkippingSleeps } from '#support/clock';
+import { skippingSleeps } from '#support/clock';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { makePayor } from '#support/fixtures/index';
 import { FaultyProcessor } from '#support/processor-double';
-import { sleep, useClock } from '#shared/clock';
+import { sleep } from '#shared/clock';
 
 type Handler = (state: ProcessingState, context: Context) => Promise<ProcessingState>;
 
@@ -256,14 +256,11 @@ test('defect 7: a processor that never answers: 3 attempts with one key, then th
   const key = `payment:${unlucky.paymentId}`;
   processor.failAlways(key, 'unavailable-before');
   // The attempts' pauses (core/charge.ts) pass at once on the clock, which moves on by them.
-  const { pauses } = useClockSkippingSleeps();
-  try {
+  const { pauses } = await skippingSleeps(async () => {
     const failure = handler(initialState(group), context);
     await expect(failure).rejects.toThrow('1 of 2 payments of batch 1 not answered');
     await expect(failure).rejects.toMatchObject({ name: 'ProcessorUnavailable' });
-  } finally {
-    useClock(undefined);
-  }
+  });
   expect(processor.calls.filter((c) => c.key === key).map((c) => c.kind)).toEqual(['SALE', 'SALE', 'SALE']);
   // The attempts' backoff, in order (the processor's pace may pause too).
   expect(pauses.filter((ms) => ms === 400 || ms === 1_600)).toEqual([400, 1_600]);
@@ -291,13 +288,7 @@ test('a processor that answers on the third attempt: approved, charged once, not
   const key = `payment:${payment.paymentId}`;
   // The first two answers are lost after the sandbox charged: the retries replay the first result.
   processor.failNext(key, 'unavailable-after', 'unavailable-after');
-  const { pauses } = useClockSkippingSleeps();
-  let state;
-  try {
-    state = await runAll(initialState(group));
-  } finally {
-    useClock(undefined);
-  }
+  const { value: state, pauses } = await skippingSleeps(() => runAll(initialState(group)));
   // The attempts' backoff, in order (the processor's pace may pause too).
   expect(pauses.filter((ms) => ms === 400 || ms === 1_600)).toEqual([400, 1_600]);
   expect(state.totals).toMatchObject({ approved: 1, declined: 0, failed: 0 });

@@ -15,7 +15,6 @@ import type { ProcessingState } from '#domain/processing';
 import { useProcessor } from '#processor/index';
 import { ProcessorUnavailableError, type PaymentProcessor } from '#processor/processor';
 import { SandboxProcessor } from '#processor/sandbox';
-import { useClock } from '#shared/clock';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { newId, transactionIdOf } from '#shared/ids';
@@ -24,7 +23,7 @@ import { DynamoGroupStore } from '#store/groups';
 import { DynamoPaymentStore } from '#store/payments';
 import { DynamoPayorStore } from '#store/payors';
 import { DynamoTransactionStore } from '#store/transactions';
-import { useClockSkippingSleeps } from '#support/clock';
+import { skippingSleeps } from '#support/clock';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { makePayor } from '#support/fixtures/index';
 import { FaultyProcessor } from '#support/processor-double';
@@ -240,16 +239,13 @@ describe('issue 13, defect 7: one failed batch fails the rest of the group, and 
     // then 1.6 s apart), paced as it goes. Those pauses are taken on a clock that moves by what is
     // slept, at once: the service's time is real time plus them, as if it had waited (the test
     // took 12 s of real waiting).
-    const { pauses } = useClockSkippingSleeps();
-    try {
+    const { pauses } = await skippingSleeps(async () => {
       await withSettings({ PROCESS_FAN_OUT: '1' }, () =>
         runExecution(group, name, (state) => {
           if (state === 'AuthorizeBatch' || state === 'AuthorizeFirstBatch') down = ++attempts <= 5;
         }),
       );
-    } finally {
-      useClock(undefined);
-    }
+    });
     expect(attempts).toBe(5 + 2); // five failed attempts, then the two batches
     // The charges of each failed attempt were tried again 0.4 s and then 1.6 s later.
     expect(pauses.filter((ms) => ms === 400).length).toBeGreaterThanOrEqual(5);

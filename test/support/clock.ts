@@ -55,12 +55,12 @@ export function useTestClock(start: number | string | Date): TestClock {
 }
 
 /**
- * The system's clock, but every pause slept on it passes at once (after a real turn of the event
- * loop) and moves the clock on by its length: the service's time reads as if it had waited. For a
- * backoff between real calls (a processor that does not answer), whose waits are then checked in
- * `pauses` rather than waited out. `useClock(undefined)` ends it.
+ * Runs `work` on the system's clock, but with every pause slept on it passing at once (after a real
+ * turn of the event loop) and moving the clock on by its length: the service's time reads as if it
+ * had waited. For a backoff between real calls (a processor that does not answer), whose waits are
+ * then checked in `pauses` rather than waited out. Its value, and the system's clock back, when `work` ends.
  */
-export function useClockSkippingSleeps(): { pauses: number[] } {
+export async function skippingSleeps<T>(work: () => Promise<T>): Promise<{ value: T; pauses: number[] }> {
   const pauses: number[] = [];
   let slept = 0;
   useClock({
@@ -71,7 +71,11 @@ export function useClockSkippingSleeps(): { pauses: number[] } {
       slept += Math.max(0, ms);
     },
   });
-  return { pauses };
+  try {
+    return { value: await work(), pauses };
+  } finally {
+    useClock(undefined);
+  }
 }
 
 /**
