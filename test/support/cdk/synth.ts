@@ -127,16 +127,22 @@ export function stageTemplate(stack: Stack): Template {
     if (t === undefined) templates.set(s, (t = templateOf(s)));
     return t;
   };
-  /** The nested stack whose AWS::CloudFormation::Stack resource has this logical id in `parent`. */
-  const nestedByResource = (parent: Stack, logicalId: string): NestedStack | undefined =>
-    parent.node
-      .findAll()
-      .filter((c): c is NestedStack => c instanceof NestedStack && c.nestedStackParent === parent)
-      .find(
-        (n) =>
-          n.nestedStackResource !== undefined &&
-          parent.resolve(n.nestedStackResource.logicalId) === logicalId,
-      );
+  /**
+   * The nested stack whose AWS::CloudFormation::Stack resource has this logical id in `parent`: the
+   * parent's nested stacks by that id, looked up once per parent (a walk of its whole construct tree).
+   */
+  const nestedOf = new Map<Stack, Map<string, NestedStack>>();
+  const nestedByResource = (parent: Stack, logicalId: string): NestedStack | undefined => {
+    let byId = nestedOf.get(parent);
+    if (byId === undefined) {
+      byId = new Map();
+      for (const c of parent.node.findAll())
+        if (c instanceof NestedStack && c.nestedStackParent === parent && c.nestedStackResource !== undefined)
+          byId.set(parent.resolve(c.nestedStackResource.logicalId) as string, c);
+      nestedOf.set(parent, byId);
+    }
+    return byId.get(logicalId);
+  };
 
   const resolveIn = (s: Stack, value: unknown): unknown => {
     if (Array.isArray(value)) return value.map((v) => resolveIn(s, v));
