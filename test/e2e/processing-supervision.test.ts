@@ -22,6 +22,7 @@ import {
   scan,
   trigger,
   waitForStatusWhileAnswered,
+  WHILE_ANSWERED_TIMEOUT_MS,
   type Json,
 } from '#support/processing';
 import { keys } from '#store/keys';
@@ -31,12 +32,6 @@ import { sleep } from '#shared/clock';
 afterAll(() => closeLocalTable());
 
 const PAST = { scheduleDate: '2001-01-01', scheduleHour: 5 };
-/**
- * How long a test may take on a loaded machine: processing is waited for while its payments keep
- * being answered (waitForStatusWhileAnswered), which is the behaviour; a quiet 2-core machine
- * processes the ~300 payments left in a few seconds.
- */
-const TEST_TIMEOUT_MS = 600_000;
 
 async function stopExecution(executionArn: string): Promise<Json> {
   const res = await fetch(`${baseUrl()}/__local/executions/stop`, {
@@ -152,7 +147,7 @@ describe('issue 13, defect 6: a group can stay processing forever, silently', ()
       expect((again.resumed as Json[]).filter((o) => o.paymentGroupId === id)).toEqual([]);
       expect(await executionsNamed(`pg-${id}-3`)).toEqual([]);
     },
-    TEST_TIMEOUT_MS,
+    WHILE_ANSWERED_TIMEOUT_MS,
   );
 });
 
@@ -176,6 +171,6 @@ describe('issue 25, defect 7: a group triggered before its slot and then interru
       const ids = new Set(all.map((p) => p.paymentId as string));
       await expectOneChargeEach(ids);
     },
-    TEST_TIMEOUT_MS,
+    WHILE_ANSWERED_TIMEOUT_MS,
   );
 });

@@ -66,6 +66,13 @@ export async function waitForStatus(groupId: string, status: string, timeoutMs =
 }
 
 /**
+ * Jest's bound on a test that waits for a large group with waitForStatusWhileAnswered: far beyond
+ * a loaded machine's pace (a quiet 2-core machine answers about 90 payments a second), so that what
+ * fails such a test is a stall, which that wait reports, not the machine's speed.
+ */
+export const WHILE_ANSWERED_TIMEOUT_MS = 600_000;
+
+/**
  * Polls the group until it has `status`, for as long as its payments keep being answered: it fails
  * when no further payment has been answered for `stallMs` (a group left processing, the defect the
  * callers look for), not after a fixed time, which a busy machine outlasts with a healthy group.
