@@ -26,7 +26,7 @@ import {
   roleStatements,
   SYNTH_TIMEOUT_MS,
   stageTemplate,
-  synthStage,
+  stageSynthOf,
   testApp,
   type Resource,
   isDataKeyStatement,
@@ -45,9 +45,9 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifier queue', (
   let n: Notifications;
   let template: Template;
   beforeAll(() => {
-    const synthesized = synthStage(stage);
+    const synthesized = stageSynthOf(stage);
     template = synthesized.template;
-    n = notificationsOf(synthesized.stack, template, stage);
+    n = notificationsOf(synthesized, template, stage);
   }, SYNTH_TIMEOUT_MS);
 
   const queue = (): Record<string, unknown> =>

@@ -41,7 +41,8 @@ import {
   roleStatements,
   SYNTH_TIMEOUT_MS,
   stageTemplate,
-  synthStage,
+  placeOf,
+  stageSynthOf,
   testApp,
   type Resource,
   isDataKeyStatement,
@@ -54,9 +55,9 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s notifications', (s
   let queueId: string;
   let topicRef: { Ref: string };
   beforeAll(() => {
-    const synthesized = synthStage(stage);
+    const synthesized = stageSynthOf(stage);
     template = synthesized.template;
-    n = notificationsOf(synthesized.stack, template, stage);
+    n = notificationsOf(synthesized, template, stage);
     const queues = Object.entries(resourcesOf(template, 'AWS::SQS::Queue')).filter(
       ([, q]) => props(q).QueueName === queueName(stage),
     );
@@ -400,7 +401,7 @@ describe('senderAddress context', () => {
     (stage) => {
       const stack = stacks.get(stage) as ServiceStack;
       const template = stageTemplate(stack);
-      const n = notificationsOf(stack, template, stage);
+      const n = notificationsOf(placeOf(stack), template, stage);
       const identity = resourcesOf(template, 'AWS::SES::EmailIdentity')[n.identityId] as Resource;
       expect(props(identity).EmailIdentity).toBe(CUSTOM_DOMAIN);
       const variables = (props(n.notifier).Environment as { Variables: Record<string, unknown> }).Variables;

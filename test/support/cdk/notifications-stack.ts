@@ -1,5 +1,5 @@
-/** Shared parts of the notification infra tests (test/infra/notifications-stack.test.ts). */ import { Template } from 'aws-cdk-lib/assertions';
-import type { ServiceStack } from '#lib/cdk/service-stack';
+/** Shared parts of the notification infra tests (test/infra/notifications-stack.test.ts). */
+import { Template } from 'aws-cdk-lib/assertions';
 import { NOTIFIER_HANDLER, OUTBOX_FORWARDER_HANDLER } from '#contract/processing';
 import type { Stage } from '#contract/stage';
 import {
@@ -13,6 +13,7 @@ import {
   PROD_CONTEXT,
   props,
   type Resource,
+  type StackPlace,
 } from '#support/cdk/synth';
 
 const DEFAULT_SENDER = 'payments@scheduled-payments.example';
@@ -91,7 +92,7 @@ export interface Notifications {
   account: string;
 }
 
-export function notificationsOf(stack: ServiceStack, template: Template, stage: Stage): Notifications {
+export function notificationsOf(place: StackPlace, template: Template, stage: Stage): Notifications {
   const [tableId] = only(resourcesOf(template, 'AWS::DynamoDB::Table'));
   const [identityId] = only(resourcesOf(template, 'AWS::SES::EmailIdentity'));
   const [configurationSetId] = only(resourcesOf(template, 'AWS::SES::ConfigurationSet'));
@@ -118,8 +119,8 @@ export function notificationsOf(stack: ServiceStack, template: Template, stage: 
     forwarder,
     workQueueId: queueNamed(workQueueName(stage)),
     deadLetterQueueId: queueNamed(queueName(stage)),
-    region: flatten(stack.resolve(stack.region)),
-    account: flatten(stack.resolve(stack.account)),
+    region: place.region,
+    account: place.account,
   };
 }
 

@@ -8,6 +8,7 @@ import { App, Stage as CdkStage, NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import cdkJson from '../../../cdk.json';
 import { addServiceStacks } from '#lib/cdk/app';
+import { acknowledgementsOf } from '#lib/cdk/nag';
 import type { ServiceStack } from '#lib/cdk/service-stack';
 import type { Stage } from '#contract/stage';
 
@@ -67,27 +68,53 @@ export function synthStage(stage: Stage): { stack: ServiceStack; template: Templ
   return { stack, template: stageTemplate(stack) };
 }
 
+/** Where a stack is: its region and account resolved and flattened (`${AWS::Region}`, `${AWS::AccountId}` where the deploy decides). */
+export interface StackPlace {
+  region: string;
+  account: string;
+}
+
+export const placeOf = (stack: Stack): StackPlace => ({
+  region: flatten(stack.resolve(stack.region)),
+  account: flatten(stack.resolve(stack.account)),
+});
+
+/** What the infra files read of a stage's stack besides its templates: where it is, and its cdk-nag acknowledgements. */
+export interface StageFacts extends StackPlace {
+  acknowledgements: ReturnType<typeof acknowledgementsOf>;
+}
+
 /**
- * A stage's templates as one, synthesized once per run of the infra tier: the first file that
- * asks writes it into the tier's directory (INFRA_TEMPLATE_DIR, made by
- * test/support/cdk/global-setup.ts), the others read it. Each file synthesizing both stages
- * itself cost the tier a third of its time. Files that need the stack object use synthStage.
+ * A stage's templates as one, with what the files read of its stack (StageFacts), synthesized once
+ * per run of the infra tier: the first file that asks writes them into the tier's directory
+ * (INFRA_TEMPLATE_DIR, made by test/support/cdk/global-setup.ts), the others read them. Each file
+ * synthesizing both stages itself cost the tier a third of its time. Files that need more of the
+ * stack object use synthStage.
  */
-export function stageTemplateOf(stage: Stage): Template {
+export function stageSynthOf(stage: Stage): { template: Template } & StageFacts {
   const dir = process.env.INFRA_TEMPLATE_DIR;
-  if (dir === undefined) return synthStage(stage).template;
+  const synthesized = (): { template: Template } & StageFacts => {
+    const { stack, template } = synthStage(stage);
+    return { template, ...placeOf(stack), acknowledgements: acknowledgementsOf(stack) };
+  };
+  if (dir === undefined) return synthesized();
   const file = join(dir, `${stage}.json`);
-  if (existsSync(file))
-    return Template.fromJSON(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>, {
-      skipCyclicalDependenciesCheck: true,
-    });
-  const { template } = synthStage(stage);
+  if (existsSync(file)) {
+    const { template, ...facts } = JSON.parse(readFileSync(file, 'utf8')) as {
+      template: Record<string, unknown>;
+    } & StageFacts;
+    return { template: Template.fromJSON(template, { skipCyclicalDependenciesCheck: true }), ...facts };
+  }
+  const { template, ...facts } = synthesized();
   // Written whole, then renamed: another worker never reads half a file.
   const partial = `${file}.${process.pid}`;
-  writeFileSync(partial, JSON.stringify(template.toJSON()));
+  writeFileSync(partial, JSON.stringify({ template: template.toJSON(), ...facts }));
   renameSync(partial, file);
-  return template;
+  return { template, ...facts };
 }
+
+/** A stage's templates as one, synthesized once per run of the infra tier (stageSynthOf). */
+export const stageTemplateOf = (stage: Stage): Template => stageSynthOf(stage).template;
 
 type Json = Record<string, unknown> & {
   Resources: Record<string, Record<string, unknown>>;
