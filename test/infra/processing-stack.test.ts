@@ -4,7 +4,6 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Template } from 'aws-cdk-lib/assertions';
-import type { ServiceStack } from '#lib/cdk/service-stack';
 import {
   DUE_START_HANDLER,
   PROCESS_GROUP_DEFINITION,
@@ -30,13 +29,13 @@ import {
   resourcesOfStatement,
   roleIdOf,
   roleStatements,
-  stagedAssetText,
-  stageStacks,
+  stackTemplates,
+  stageSynthOf,
   SYNTH_TIMEOUT_MS,
-  synthStage,
   type Resource,
   type Statement,
   isDataKeyStatement,
+  type StageFacts,
 } from '#support/cdk/synth';
 
 /** The non-production routes' handlers: the triggers start executions, the test clock does not. */
@@ -70,7 +69,7 @@ function taskStates(states: Record<string, AslState>): Map<string, AslState> {
 }
 
 /** The definition as deployed: an inline DefinitionString, or the file asset DefinitionS3Location names. */
-function deployedDefinition(stack: ServiceStack, stateMachine: Resource): string {
+function deployedDefinition(facts: StageFacts, stateMachine: Resource): string {
   const p = props(stateMachine);
   if (p.DefinitionString !== undefined) return flatten(p.DefinitionString);
   const location = p.DefinitionS3Location as { Bucket: unknown; Key: unknown } | undefined;
@@ -79,7 +78,9 @@ function deployedDefinition(stack: ServiceStack, stateMachine: Resource): string
       'state machine has neither a DefinitionString nor a DefinitionS3Location with a literal Key',
     );
   }
-  return stagedAssetText(stack, location.Key);
+  const staged = facts.stagedDefinitions[location.Key];
+  if (staged === undefined) throw new Error(`no staged definition with key ${location.Key}`);
+  return staged;
 }
 
 const getAttArn = (id: string): { 'Fn::GetAtt': [string, string] } => ({ 'Fn::GetAtt': [id, 'Arn'] });
@@ -88,7 +89,7 @@ const isOnStates = (s: Statement): boolean => actionsOf(s).some((a) => a.startsW
 
 describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stage: Stage) => {
   const prod = stage === 'prod';
-  let stack: ServiceStack;
+  let facts: StageFacts;
   let template: Template;
   let functions: Record<string, Resource>;
   let tableId: string;
@@ -97,7 +98,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
   let schedulerId: string;
   let taskIds: Map<string, string>;
   beforeAll(() => {
-    ({ stack, template } = synthStage(stage));
+    ({ template, ...facts } = stageSynthOf(stage));
     functions = resourcesOf(template, 'AWS::Lambda::Function');
     const tables = Object.keys(resourcesOf(template, 'AWS::DynamoDB::Table'));
     // The processing machine (the background void-or-refund has its own: void-or-refund.test.ts).
@@ -153,7 +154,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
 
   describe('state machine', () => {
     it('deploys statemachines/process-group.asl.json unchanged', () => {
-      const deployed = deployedDefinition(stack, stateMachine);
+      const deployed = deployedDefinition(facts, stateMachine);
       expect(JSON.parse(deployed)).toEqual(JSON.parse(definitionFile()));
     });
 
@@ -275,7 +276,7 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
       // The machine's tasks and the functions that start it are in two stacks: the machine (in
       // the stage stack) waits for its tasks' stack, and the starters' stack waits for the machine.
       const namesIn = (id: string): unknown[] => {
-        const found = stageStacks(stack).find((s) => s.id === id);
+        const found = stackTemplates(facts).find((s) => s.id === id);
         if (found === undefined) throw new Error(`no nested stack ${id}`);
         return Object.values(resourcesOf(found.template, 'AWS::Lambda::Function')).map(
           (f) => props(f).FunctionName,

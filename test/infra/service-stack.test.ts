@@ -6,7 +6,6 @@ import { apiScope, scopeHost, TOKEN_VALIDITY_SECONDS, type Stage } from '#contra
 import { tableDef, tableName } from '#contract/table';
 import { PROD_WARM_INDEX_WRITE_UNITS, PROD_WARM_WRITE_UNITS } from '#lib/cdk/table';
 import { accessOf, readsSetting } from '#lib/cdk/access';
-import type { ServiceStack } from '#lib/cdk/service-stack';
 import { PROD_REFUSAL } from '#lib/cdk/service-function';
 import { VOID_OR_REFUND_API_TIMEOUT } from '#lib/cdk/void-or-refund';
 
@@ -31,9 +30,10 @@ import {
   roleStatements,
   SYNTH_TIMEOUT_MS,
   PROD_CONTEXT,
-  stageStacks,
-  synthStage,
+  stackTemplates,
+  stageSynthOf,
   type Resource,
+  type StageFacts,
   type Statement,
   isDataKeyStatement,
 } from '#support/cdk/synth';
@@ -106,7 +106,7 @@ describe.each([
   { stage: 'dev' as const, retain: false, retentionDays: 30 },
   { stage: 'prod' as const, retain: true, retentionDays: 365 },
 ])('ScheduledPayments-$stage', ({ stage, retain, retentionDays }) => {
-  let stack: ServiceStack;
+  let facts: StageFacts;
   let template: Template;
   let tableId: string;
   let poolId: string;
@@ -159,7 +159,7 @@ describe.each([
   const servingFunctions = () =>
     apiFunctions(template, stage).filter(({ handler }) => !(prod && TRIGGER_HANDLERS.includes(handler)));
   beforeAll(() => {
-    ({ stack, template } = synthStage(stage));
+    ({ template, ...facts } = stageSynthOf(stage));
     [tableId] = only(resourcesOf(template, 'AWS::DynamoDB::Table'));
     [poolId] = only(resourcesOf(template, 'AWS::Cognito::UserPool'));
   }, SYNTH_TIMEOUT_MS);
@@ -377,7 +377,7 @@ describe.each([
       // The API's functions, in the nested stacks of the API's areas (lib/cdk/stacks.ts), are
       // exactly those of its handler modules: the processing functions and the scheduled jobs
       // have stacks of their own (see processing-stack.test.ts and stacks.test.ts).
-      const inApiStacks = stageStacks(stack)
+      const inApiStacks = stackTemplates(facts)
         .filter(({ id }) => id.startsWith('Api'))
         .flatMap(({ template: t }) => Object.keys(resourcesOf(t, 'AWS::Lambda::Function')));
       expect(inApiStacks.sort()).toEqual(ids.sort());
@@ -699,7 +699,7 @@ describe.each([
     });
 
     it(`${retain ? 'has' : 'does not have'} termination protection`, () => {
-      expect(stack.terminationProtection).toBe(retain);
+      expect(facts.terminationProtection).toBe(retain);
     });
   });
 });

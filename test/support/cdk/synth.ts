@@ -79,10 +79,39 @@ export const placeOf = (stack: Stack): StackPlace => ({
   account: flatten(stack.resolve(stack.account)),
 });
 
-/** What the infra files read of a stage's stack besides its templates: where it is, and its cdk-nag acknowledgements. */
+/** What the infra files read of a stage's stack besides its merged template. */
 export interface StageFacts extends StackPlace {
   acknowledgements: ReturnType<typeof acknowledgementsOf>;
+  terminationProtection: boolean;
+  /** Each CloudFormation stack's own template, as stageStacks lists them (the stage stack's first). */
+  stacks: { id: string; template: Record<string, unknown> }[];
+  /** The text of each state machine definition staged as a file asset, by its object key. */
+  stagedDefinitions: Record<string, string>;
 }
+
+/** What a stage's stack object tells the infra files (StageFacts), read once it is synthesized. */
+function factsOf(stack: Stack, template: Template): StageFacts {
+  const stagedDefinitions: Record<string, string> = {};
+  for (const machine of Object.values(template.findResources('AWS::StepFunctions::StateMachine'))) {
+    const key = (machine.Properties as { DefinitionS3Location?: { Key?: unknown } } | undefined)
+      ?.DefinitionS3Location?.Key;
+    if (typeof key === 'string') stagedDefinitions[key] = stagedAssetText(stack, key);
+  }
+  return {
+    ...placeOf(stack),
+    acknowledgements: acknowledgementsOf(stack),
+    terminationProtection: stack.terminationProtection,
+    stacks: stageStacks(stack).map(({ id, template: t }) => ({ id, template: t.toJSON() })),
+    stagedDefinitions,
+  };
+}
+
+/** StageFacts' stacks, each template readable with Template's assertions. */
+export const stackTemplates = (facts: StageFacts): { id: string; template: Template }[] =>
+  facts.stacks.map(({ id, template }) => ({
+    id,
+    template: Template.fromJSON(template, { skipCyclicalDependenciesCheck: true }),
+  }));
 
 /**
  * A stage's templates as one, with what the files read of its stack (StageFacts), synthesized once
@@ -95,7 +124,7 @@ export function stageSynthOf(stage: Stage): { template: Template } & StageFacts 
   const dir = process.env.INFRA_TEMPLATE_DIR;
   const synthesized = (): { template: Template } & StageFacts => {
     const { stack, template } = synthStage(stage);
-    return { template, ...placeOf(stack), acknowledgements: acknowledgementsOf(stack) };
+    return { template, ...factsOf(stack, template) };
   };
   if (dir === undefined) return synthesized();
   const file = join(dir, `${stage}.json`);
