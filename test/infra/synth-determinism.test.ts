@@ -6,9 +6,10 @@
  * range, and every template, the stage stack's and each nested stack's, must be the same.
  */
 import type { Stage } from '#contract/stage';
-import { SYNTH_TIMEOUT_MS } from '#support/cdk/synth';
+import { SYNTH_TIMEOUT_MS, type stageStacks, type synthStage } from '#support/cdk/synth';
 
-type SynthModule = typeof import('#support/cdk/synth');
+/** The two functions used of the synthesis helpers, from their fresh copy. */
+type SynthModule = { synthStage: typeof synthStage; stageStacks: typeof stageStacks };
 
 /** Each stack's template as text, from a CDK loaded afresh whose token numbers start at `offset`. */
 function templatesAtOffset(stage: Stage, offset: number): Record<string, string> {

@@ -305,7 +305,7 @@ export const resourcesOfStatement = (statement: Statement): string[] =>
  * The text of a file asset as synthesized for deployment (its staged copy in the cloud assembly),
  * found by its S3 object key in the stack's asset manifest.
  */
-export function stagedAssetText(stack: Stack, objectKey: string): string {
+function stagedAssetText(stack: Stack, objectKey: string): string {
   const { directory } = CdkStage.of(stack)?.synth() ?? {};
   if (directory === undefined) throw new Error('stack is not in a stage');
   const manifest = JSON.parse(readFileSync(join(directory, `${stack.artifactId}.assets.json`), 'utf8')) as {
