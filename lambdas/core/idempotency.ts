@@ -9,7 +9,13 @@
 import { createHash } from 'node:crypto';
 import type { KeySource } from '#shared/http';
 import { ConflictError, ServiceError, UnprocessableEntityError } from '#shared/errors';
-import { idempotencyStore, type IdempotencyRef, type StoredResponse } from '#store/idempotency';
+import { requestDigest } from '#shared/keyed-hash';
+import {
+  idempotencyStore,
+  type IdempotencyRef,
+  type RequestHashes,
+  type StoredResponse,
+} from '#store/idempotency';
 import { CreateInProgressError } from '#store/write-ahead';
 
 /** JSON with object keys sorted, so that key order does not change a request's hash. */
@@ -24,8 +30,25 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export const requestHash = (body: unknown): string =>
+/**
+ * The hash a request is kept by with its key: keyed (shared/keyed-hash.ts `requestDigest`), so
+ * that a record of a request that carried a card or account number holds nothing that could be
+ * searched back to the number.
+ */
+export const requestHash = (body: unknown): Promise<string> => requestDigest(canonicalJson(body));
+
+/**
+ * The plain SHA-256 (hex) that records made before request hashes were keyed hold: such a record
+ * is still matched by it until its TTL removes it (a retry that missed its replay could charge
+ * twice). It is computed only when such a record is found, and never written.
+ */
+export const unkeyedRequestHash = (body: unknown): string =>
   createHash('sha256').update(canonicalJson(body)).digest('hex');
+
+/** Both hashes of a request, for the store to match a record by whichever it holds. */
+async function hashesOf(body: unknown): Promise<RequestHashes> {
+  return { keyed: await requestHash(body), unkeyed: () => unkeyedRequestHash(body) };
+}
 
 /** The key as the request named it: the header's name, or the body field's. */
 const keyName = (source: KeySource): string => (source === 'header' ? 'Idempotency-Key' : 'idempotencyKey');
@@ -64,7 +87,7 @@ export async function idempotent(
 ): Promise<StoredResponse & { replayed?: true }> {
   if (!ref) return work(newResourceId, false);
   const store = idempotencyStore();
-  const claim = await store.claim(ref, requestHash(request), newResourceId, now);
+  const claim = await store.claim(ref, await hashesOf(request), newResourceId, now);
   switch (claim.kind) {
     case 'mismatch':
       throw mismatch(ref.key, source);

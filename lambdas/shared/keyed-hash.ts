@@ -1,6 +1,9 @@
 /**
  * Keyed hashes of values the service must find again but not keep as written: the idempotency
- * keys of requests (docs/decisions.md "Idempotency keys are kept by a keyed hash"). HMAC-SHA256
+ * keys of requests (docs/decisions.md "Idempotency keys are kept by a keyed hash") and the hash of
+ * the request each key was first used with (a payor's or method's request holds a card or account
+ * number: an unkeyed hash of it, beside the last four digits kept on the method, could be searched
+ * back to the number). HMAC-SHA256
  * under a key the service alone holds, named by configuration as the webhook secrets' key is
  * (IDEMPOTENCY_HASH_KEY), so that no handler has a local branch:
  *
@@ -50,4 +53,12 @@ function idempotencyHashKey(): Promise<Buffer> {
 /** The digest an idempotency key is kept by: bound to its merchant and scope. */
 export async function idempotencyKeyDigest(merchantId: string, scope: string, key: string): Promise<string> {
   return keyedDigest(await idempotencyHashKey(), [merchantId, scope, key]);
+}
+
+/**
+ * The digest a request is kept by beside its idempotency key: of its canonical JSON, under the
+ * same key (the part `request` keeps it apart from the keys' digests, which have three parts).
+ */
+export async function requestDigest(canonical: string): Promise<string> {
+  return keyedDigest(await idempotencyHashKey(), ['request', canonical]);
 }

@@ -1,7 +1,7 @@
 /**
  * Idempotency records in DynamoDB: `IDEM#mid#scope#=<digest>` is claimed with
  * attribute_not_exists, the digest being the keyed hash of the request's key (shared/keyed-hash.ts):
- * the key as written is never stored. It holds the request's hash, the id of the resource it
+ * the key as written is never stored. It holds the request's keyed hash, the id of the resource it
  * creates (fixed at the first claim, so a retry after a crash resumes the same sale or refund) and,
  * when done, the response to replay (gzipped above COMPRESS_ABOVE_BYTES, so that a 1,000-payment
  * void-or-refund fits an item).
@@ -47,9 +47,26 @@ export interface IdempotencyRef {
   key: string;
 }
 
+/**
+ * A request's hashes: `keyed` is written and matched; a record that holds a plain SHA-256 (64 hex
+ * digits: made before request hashes were keyed) is matched by `unkeyed` until its TTL removes it.
+ */
+export interface RequestHashes {
+  keyed: string;
+  unkeyed: () => string;
+}
+
+const UNKEYED_HASH = /^[0-9a-f]{64}$/;
+
+/** Whether a record was made for this request, by the hash it holds. */
+function sameRequest(stored: unknown, request: RequestHashes): boolean {
+  if (stored === request.keyed) return true;
+  return typeof stored === 'string' && UNKEYED_HASH.test(stored) && stored === request.unkeyed();
+}
+
 export interface IdempotencyStore {
   /** Claims a key for a request: new, resumed after an expired lease, replayed, or refused. */
-  claim(ref: IdempotencyRef, requestHash: string, newResourceId: string, now: Date): Promise<Claim>;
+  claim(ref: IdempotencyRef, request: RequestHashes, newResourceId: string, now: Date): Promise<Claim>;
   /** Stores the response that repeats of the request replay. */
   complete(ref: IdempotencyRef, response: StoredResponse): Promise<void>;
   /** Gives a claim up (the request failed before doing anything): the key may be used afresh. */
@@ -80,10 +97,10 @@ class DynamoIdempotencyStore implements IdempotencyStore {
     return Item;
   }
 
-  async claim(ref: IdempotencyRef, requestHash: string, newResourceId: string, now: Date): Promise<Claim> {
+  async claim(ref: IdempotencyRef, request: RequestHashes, newResourceId: string, now: Date): Promise<Claim> {
     const asWritten = keys.idempotencyAsWritten(ref.merchantId, ref.scope, ref.key);
     const old = await this.read(asWritten);
-    if (old) return this.claimExisting(asWritten, old, requestHash, now);
+    if (old) return this.claimExisting(asWritten, old, request, now);
     const Key = await this.hashed(ref);
     try {
       await this.db.send(
@@ -92,7 +109,7 @@ class DynamoIdempotencyStore implements IdempotencyStore {
           Item: {
             ...Key,
             entity: 'idempotency',
-            requestHash,
+            requestHash: request.keyed,
             resourceId: newResourceId,
             state: 'in-progress',
             leaseUntil: now.getTime() + IDEMPOTENCY_LEASE_MS,
@@ -106,18 +123,18 @@ class DynamoIdempotencyStore implements IdempotencyStore {
       if (!isConditionFailure(error)) throw error;
     }
     const Item = await this.read(Key);
-    if (!Item) return this.claim(ref, requestHash, newResourceId, now);
-    return this.claimExisting(Key, Item, requestHash, now);
+    if (!Item) return this.claim(ref, request, newResourceId, now);
+    return this.claimExisting(Key, Item, request, now);
   }
 
   /** A claim of a key that has a record: replayed, refused, still running, or resumed. */
   private async claimExisting(
     Key: Key,
     Item: Record<string, unknown>,
-    requestHash: string,
+    request: RequestHashes,
     now: Date,
   ): Promise<Claim> {
-    if (Item.requestHash !== requestHash) return { kind: 'mismatch' };
+    if (!sameRequest(Item.requestHash, request)) return { kind: 'mismatch' };
     if (Item.state === 'done') return { kind: 'replay', response: storedResponse(Item) };
     const leaseUntil = Item.leaseUntil as number;
     if (leaseUntil > now.getTime()) return { kind: 'in-progress', leaseUntil };

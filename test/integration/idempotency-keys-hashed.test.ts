@@ -4,8 +4,9 @@
  * hashed (kept by the key as written) are still found, replayed, refused or resumed for as long
  * as they live: a missed replay would be a second charge.
  */
+import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { idempotent, requestHash } from '#core/idempotency';
+import { canonicalJson, idempotent, unkeyedRequestHash } from '#core/idempotency';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { ConflictError, UnprocessableEntityError } from '#shared/errors';
@@ -35,7 +36,7 @@ async function tableText(): Promise<string> {
   return JSON.stringify(Items ?? []);
 }
 
-/** A record as the service wrote it before keys were hashed: by the key as written. */
+/** A record as the service wrote it before keys were hashed: by the key as written, with the request's plain hash. */
 async function storeAsWritten(
   key: string,
   request: unknown,
@@ -49,7 +50,7 @@ async function storeAsWritten(
       Item: {
         ...keys.idempotencyAsWritten(MERCHANT, 'sale', key),
         entity: 'idempotency',
-        requestHash: requestHash(request),
+        requestHash: unkeyedRequestHash(request),
         resourceId: 'resourceId' in record ? record.resourceId : 'first-id',
         expiresAt: epoch(now) + RECORD_TTL_SECONDS,
         ...record,
@@ -73,6 +74,74 @@ test('defect: idempotency keys are stored as written', async () => {
   expect(keyedDigest(Buffer.alloc(32, 1), [MERCHANT, 'sale', key])).not.toBe(
     keyedDigest(Buffer.alloc(32, 1), ['32350000002', 'sale', key]),
   );
+});
+
+/** The record a key of the `payor` scope is kept by. */
+async function payorRecord(key: string): Promise<Record<string, unknown> | undefined> {
+  const digest = keyedDigest(await hashKeyOf(process.env.IDEMPOTENCY_HASH_KEY!), [MERCHANT, 'payor', key]);
+  const { Item } = await ddb().send(
+    new GetCommand({ TableName: table.tableName, Key: keys.idempotency(MERCHANT, 'payor', digest) }),
+  );
+  return Item;
+}
+
+describe("a request's hash", () => {
+  const card = {
+    email: 'parent@example.com',
+    paymentMethod: { cardNumber: '4111111111111111', expirationDate: '12/30', cardholderName: 'A Parent' },
+  };
+  const work = async () => ({ status: 201, body: { payorId: 'p-1', last4: '1111' } });
+
+  test('defect: the hash kept with the idempotency key of a request that carried a card number was its plain SHA-256, searchable back to the number beside the last four digits', async () => {
+    const key = `payor-${newId()}`;
+    const ref = { merchantId: MERCHANT, scope: 'payor', key };
+    await idempotent(ref, card, 'p-1', now, work, 'header');
+    const kept = (await payorRecord(key))?.requestHash;
+    const plain = createHash('sha256').update(canonicalJson(card)).digest('hex');
+    expect(kept).toEqual(expect.any(String));
+    expect(kept).not.toBe(plain);
+    // The HMAC of the request's canonical JSON under the service's key, as the keys' own digests.
+    const hashKey = await hashKeyOf(process.env.IDEMPOTENCY_HASH_KEY!);
+    expect(kept).toBe(keyedDigest(hashKey, ['request', canonicalJson(card)]));
+    expect(await tableText()).not.toContain(plain);
+    // Still a request's fingerprint: the same one replays, another card is refused.
+    expect(await idempotent(ref, card, 'p-2', later(1), work, 'header')).toMatchObject({ replayed: true });
+    const other = { ...card, paymentMethod: { ...card.paymentMethod, cardNumber: '5555555555554444' } };
+    await expect(idempotent(ref, other, 'p-3', later(2), work, 'header')).rejects.toBeInstanceOf(
+      UnprocessableEntityError,
+    );
+  });
+
+  test('a record made before request hashes were keyed (its plain hash) still replays its request and refuses another while it lives', async () => {
+    const key = `payor-${newId()}`;
+    const ref = { merchantId: MERCHANT, scope: 'payor', key };
+    await idempotent(ref, card, 'p-1', now, work, 'header');
+    const digest = keyedDigest(await hashKeyOf(process.env.IDEMPOTENCY_HASH_KEY!), [MERCHANT, 'payor', key]);
+    await ddb().send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: {
+          ...(await payorRecord(key)),
+          ...keys.idempotency(MERCHANT, 'payor', digest),
+          requestHash: unkeyedRequestHash(card),
+        },
+      }),
+    );
+    let runs = 0;
+    const counted = async () => {
+      runs++;
+      return work();
+    };
+    expect(await idempotent(ref, card, 'p-2', later(1), counted, 'header')).toEqual({
+      status: 201,
+      body: { payorId: 'p-1', last4: '1111' },
+      replayed: true,
+    });
+    await expect(
+      idempotent(ref, { ...card, email: 'other@example.com' }, 'p-3', later(2), counted, 'header'),
+    ).rejects.toBeInstanceOf(UnprocessableEntityError);
+    expect(runs).toBe(0);
+  });
 });
 
 describe('records kept by the key as written, before keys were hashed', () => {

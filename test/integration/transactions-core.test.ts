@@ -458,14 +458,17 @@ describe('request idempotency', () => {
   test('the store: an expired lease is resumed once, with the first resource id', async () => {
     const key = ref();
     const store = idempotencyStore();
-    expect(await store.claim(key, 'h', 'r-1', now)).toEqual({ kind: 'new', resourceId: 'r-1' });
-    expect(await store.claim(key, 'h', 'r-2', later(1000))).toEqual({
+    const h = { keyed: 'h', unkeyed: () => 'not-a-sha-256' };
+    expect(await store.claim(key, h, 'r-1', now)).toEqual({ kind: 'new', resourceId: 'r-1' });
+    expect(await store.claim(key, h, 'r-2', later(1000))).toEqual({
       kind: 'in-progress',
       leaseUntil: now.getTime() + 30_000,
     });
-    expect(await store.claim(key, 'other', 'r-2', later(1000))).toEqual({ kind: 'mismatch' });
+    expect(await store.claim(key, { ...h, keyed: 'other' }, 'r-2', later(1000))).toEqual({
+      kind: 'mismatch',
+    });
     const racers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => store.claim(key, 'h', `r-x${i}`, later(31_000))),
+      Array.from({ length: 10 }, (_, i) => store.claim(key, h, `r-x${i}`, later(31_000))),
     );
     expect(racers.filter((c) => c.kind === 'resume')).toEqual([{ kind: 'resume', resourceId: 'r-1' }]);
     expect(racers.filter((c) => c.kind === 'in-progress')).toHaveLength(9);
