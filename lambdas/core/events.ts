@@ -33,14 +33,19 @@ export async function listEvents(merchantId: string, q: ListEventsQuery): Promis
   const pageSize = q.pageSize === undefined ? DEFAULT_PAGE_SIZE : Number(q.pageSize);
   if (!(pageSize >= 1 && pageSize <= MAX_PAGE_SIZE))
     throw new BadRequestError(`pageSize must be an integer 1-${MAX_PAGE_SIZE} (got ${q.pageSize})`);
+  // Kept and compared as the moment it names, in UTC as events are: `…T12:00:00-05:00` is 17:00Z.
+  const since = q.since === undefined ? undefined : new Date(q.since).toISOString();
   let start: Record<string, unknown> | undefined;
   if (q.pageToken !== undefined) {
     const cursor = decodePageToken(q.pageToken, scopeOf(merchantId, q));
-    if (!cursor) throw new BadRequestError('pageToken is not a token of this list (filters included)');
-    const [createdAt, id] = cursor.after.split('|');
-    start = eventPosition(merchantId, createdAt!, id!);
+    const [createdAt, id, extra] = cursor?.after.split('|') ?? [];
+    // Refused too: a position the list could not have made (a token forged with a valid digest),
+    // such as one before `since`, outside the query's range, which DynamoDB refuses.
+    if (!createdAt || !id || extra !== undefined || (since !== undefined && createdAt < since))
+      throw new BadRequestError('pageToken is not a token of this list (filters included)');
+    start = eventPosition(merchantId, createdAt, id);
   }
-  const filter = { type: q.type, objectId: q.objectId, since: q.since };
+  const filter = { type: q.type, objectId: q.objectId, since };
   const { events, next } = await eventStore().page(merchantId, filter, pageSize, start);
   const last = events[events.length - 1];
   return {

@@ -237,6 +237,7 @@ export async function replay(
 ): Promise<ReplayAcceptedView> {
   const endpoint = await requireEndpoint(merchantId, endpointId);
   const from = Date.parse(since);
+  if (Number.isNaN(from)) throw new BadRequestError('since must be a date-time with a time zone');
   if (from > now.getTime()) throw new BadRequestError('since must not be in the future');
   if (from < now.getTime() - EVENT_RETENTION_DAYS * 86_400_000)
     throw new BadRequestError(`since must be within the last ${EVENT_RETENTION_DAYS} days`);

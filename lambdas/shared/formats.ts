@@ -1,7 +1,7 @@
 /**
  * The `date` and `date-time` formats of the precompiled validators (lambdas/generated/validators.ts),
  * as ajv-formats' `fullFormats` defines them (RFC 3339 full-date and date-time with a time zone;
- * ajv-formats 3, MIT licence). The generated code takes them from here rather than from
+ * ajv-formats 3, MIT licence), date-time narrowed to what `Date.parse` reads. The generated code takes them from here rather than from
  * `ajv-formats/dist/formats`, a CommonJS module a bundle holds whole (about 7 KB of formats no
  * schema uses), so that the largest routes' bundles stay within their budget
  * (scripts/check-bundles.ts). test/unit/formats.test.ts compares them with ajv-formats'.
@@ -45,9 +45,15 @@ function time(str: string): boolean {
 
 const DATE_TIME_SEPARATOR = /t|\s/i;
 
+/**
+ * RFC 3339's date-time, as ajv-formats has it, that is also a moment JavaScript's `Date` reads:
+ * the service compares and stores every date-time as that moment. A leap second (`23:59:60Z`) and
+ * an offset of hours only (`+01`), which the format allows and `Date.parse` does not, are refused
+ * (a 400 naming the field) rather than read as no time at all.
+ */
 function dateTime(str: string): boolean {
   const parts = str.split(DATE_TIME_SEPARATOR);
-  return parts.length === 2 && date(parts[0]!) && time(parts[1]!);
+  return parts.length === 2 && date(parts[0]!) && time(parts[1]!) && !Number.isNaN(Date.parse(str));
 }
 
 /** The formats by name, as ajv takes them (`validate`). */

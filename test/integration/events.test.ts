@@ -357,4 +357,46 @@ describe('the events list', () => {
       }),
     ).rejects.toThrow('pageToken is not a token of this list');
   });
+
+  test('defect: since with an offset (-05:00) or a space for the T was compared as text, listing events from before the moment it names', async () => {
+    const { group } = await createGroup(
+      groupInput({ servicePayId: MID, scheduleDate: day(3) }) as never,
+      MERCHANT,
+      new Date(),
+    );
+    const { listEvents } = await import('#core/events');
+    const all = await listEvents(MID, { objectId: group.paymentGroupId });
+    const created = Date.parse(all.items[0]!.createdAt);
+    // One second after the event, written with an offset: 5 hours earlier as text, so as text
+    // it came before the event's own time.
+    const after = new Date(created + 1000 - 5 * 3_600_000).toISOString().replace('Z', '-05:00');
+    expect(Date.parse(after)).toBe(created + 1000);
+    expect((await listEvents(MID, { objectId: group.paymentGroupId, since: after })).items).toEqual([]);
+    const spaced = new Date(created + 1000).toISOString().replace('T', ' ');
+    expect((await listEvents(MID, { objectId: group.paymentGroupId, since: spaced })).items).toEqual([]);
+    // The moment before the event, however written, lists it.
+    const before = new Date(created - 1000 + 3_600_000).toISOString().replace('Z', '+01:00');
+    expect((await listEvents(MID, { objectId: group.paymentGroupId, since: before })).items).toHaveLength(1);
+  });
+
+  test('a page token forged with a valid digest, at a position before since or without an event id, is refused (400), not sent to DynamoDB', async () => {
+    const { listEvents } = await import('#core/events');
+    const { encodePageToken } = await import('#store/paging');
+    const since = new Date(Date.now() - 60_000).toISOString();
+    const scope = (s?: string) => `events\n${MID}\n\n\n${s ?? ''}`;
+    const forged = (after: string, s?: string) =>
+      encodePageToken({ after, offset: 0, total: 0, pageSize: 10 }, scope(s));
+    await expect(
+      listEvents(MID, { since, pageToken: forged(`2020-01-01T00:00:00.000Z|${newId()}`, since) }),
+    ).rejects.toThrow('pageToken is not a token of this list');
+    await expect(listEvents(MID, { pageToken: forged('2020-01-01T00:00:00.000Z') })).rejects.toThrow(
+      'pageToken is not a token of this list',
+    );
+    // A forged position inside the range only pages from there.
+    const later = await listEvents(MID, {
+      since,
+      pageToken: forged(`9999-01-01T00:00:00.000Z|${newId()}`, since),
+    });
+    expect(later.items.every((e) => e.createdAt >= since)).toBe(true);
+  });
 });
