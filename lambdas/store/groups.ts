@@ -38,6 +38,14 @@ const GROUP = { resource: 'this group' };
  */
 export const MAX_TRANSACTION_ITEMS = 100;
 
+/**
+ * And at most 4 MB in all (DynamoDB refuses a larger one as invalid, not as transient): a create
+ * whose items, as JSON, pass this is written ahead instead, however few they are. JSON is never
+ * smaller than DynamoDB's own measure of an item by more than a few bytes an attribute (a number
+ * or a boolean), so a margin of a quarter covers it.
+ */
+export const MAX_TRANSACTION_JSON_BYTES = 3 * 1024 * 1024;
+
 export function groupItem(group: Group): Item {
   const slot = slotOf(group.scheduleDate, group.scheduleHour);
   return {
@@ -131,8 +139,9 @@ export class DynamoGroupStore implements GroupStore {
   }
 
   /**
-   * Up to 99 payments (with their notices, 100 items): one transaction. More: written ahead and
-   * committed by one conditional write (group-create.ts), all or nothing even across a crash.
+   * Up to 99 payments (with their notices, 100 items, 3 MB as JSON): one transaction. More: written
+   * ahead and committed by one conditional write (group-create.ts), all or nothing even across a
+   * crash.
    */
   async createGroup(
     group: Group,
@@ -145,34 +154,35 @@ export class DynamoGroupStore implements GroupStore {
     const also = alsoWritten ? alsoWritten(this.tableName) : [];
     // Each payment with its method use; each method it names checked once (the fence).
     const profiles = distinctProfiles(payments);
-    if (2 + 2 * payments.length + profiles.length + outbox.length + also.length > MAX_TRANSACTION_ITEMS) {
+    const many =
+      2 + 2 * payments.length + profiles.length + outbox.length + also.length > MAX_TRANSACTION_ITEMS;
+    const transactItems = many
+      ? []
+      : [
+          ...profiles.map((profileId) => methodUsable(this.tableName, profileId)),
+          {
+            Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' },
+          },
+          ...payments.flatMap((p) => [
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: paymentItem(p),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            usePut(this.tableName, p),
+          ]),
+          ...outbox.map((o) => outboxPut(this.tableName, o)),
+          ...(event ? [eventPut(this.tableName, event)] : []),
+          ...also,
+        ];
+    if (many || Buffer.byteLength(JSON.stringify(transactItems)) > MAX_TRANSACTION_JSON_BYTES) {
       await createWrittenAhead(this.db, this.tableName, item, group, payments, outbox, event, also);
       return;
     }
     try {
-      await this.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            ...profiles.map((profileId) => methodUsable(this.tableName, profileId)),
-            {
-              Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' },
-            },
-            ...payments.flatMap((p) => [
-              {
-                Put: {
-                  TableName: this.tableName,
-                  Item: paymentItem(p),
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
-              usePut(this.tableName, p),
-            ]),
-            ...outbox.map((o) => outboxPut(this.tableName, o)),
-            ...(event ? [eventPut(this.tableName, event)] : []),
-            ...also,
-          ] as never,
-        }),
-      );
+      await this.db.send(new TransactWriteCommand({ TransactItems: transactItems as never }));
     } catch (error) {
       const codes = cancellationCodes(error) ?? [];
       const refused = profiles.filter((_, i) => codes[i] === 'ConditionalCheckFailed');

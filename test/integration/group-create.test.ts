@@ -249,3 +249,47 @@ describe('the batch create path leaves orphan payment and outbox items on any fa
     expect(Items.map((i) => i.paymentId).sort()).toEqual(second.map((p) => p.paymentId).sort());
   }, 120_000);
 });
+
+test("defect: a create of few payments with large custom attributes was one transaction over DynamoDB's 4 MB, refused as invalid (a 500): it is written ahead instead", async () => {
+  const { group, payments, notices } = makeGroup(30);
+  // 50 attributes of 1,000 three-byte characters: about 150 KB a payment, 4.5 MB in all.
+  const attributes = Object.fromEntries(
+    Array.from({ length: 50 }, (_, i) => [`attribute${i}`, '支'.repeat(1_000)]),
+  ) as Payment['customAttributes'];
+  for (const p of payments) p.customAttributes = attributes;
+  const transactions: number[] = [];
+  const db = {
+    send: (command: object) => {
+      if (command instanceof TransactWriteCommand)
+        transactions.push(Buffer.byteLength(JSON.stringify(command.input.TransactItems)));
+      return table.db.send(command as never);
+    },
+  } as unknown as DynamoDBDocumentClient;
+  await new DynamoGroupStore(db, table.tableName).createGroup(group, payments, notices);
+  // No transaction near DynamoDB's limit (4 MB of items), which DynamoDB Local does not enforce.
+  expect(transactions.filter((bytes) => bytes > 3 * 1024 * 1024)).toEqual([]);
+  expect(await store.getGroup(group.paymentGroupId)).toMatchObject({ paymentCount: 30 });
+  // Every payment (read page by page: 1 MB a page holds some 7 of them) and every notice.
+  let stored = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await table.db.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.group(group.paymentGroupId).pk },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    stored += (page.Items ?? []).filter((item) => item.entity === 'payment').length;
+    start = page.LastEvaluatedKey;
+  } while (start);
+  expect(stored).toBe(30);
+  const outbox = await batchGet(
+    table.db,
+    table.tableName,
+    notices.map((n) => keys.outbox(n.outboxId)),
+  );
+  expect(outbox).toHaveLength(30);
+}, 60_000);
