@@ -39,6 +39,12 @@ export const DEFAULT_PAGE_SIZE = 25;
 export const MAX_UNPAGED_PAYMENTS = 2_000;
 
 /**
+ * A merchant's groups (or series) come as one array up to this many (filters applied); above,
+ * only paged: the read stops one past it, so that a request reads a bounded number of items.
+ */
+export const MAX_UNPAGED_GROUPS = 5_000;
+
+/**
  * Lambda's limit on a synchronous response (the API Gateway proxy result, its JSON-escaped body
  * included) is 6 MB; a list answer keeps 64 KiB of it for the status line, headers and envelope.
  */

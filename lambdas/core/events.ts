@@ -2,6 +2,7 @@
  * The merchant's events as the API shows them: one by id, or a page of the list (newest first)
  * continued with opaque page tokens (docs/decisions.md "Events and webhooks").
  */
+import { fitting } from './answer-size';
 import type { EventPageView, EventView, ListEventsQuery } from '#contract/schemas/events';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#contract/limits';
 import type { ServiceEvent } from '#domain/events';
@@ -48,17 +49,21 @@ export async function listEvents(merchantId: string, q: ListEventsQuery): Promis
   const filter = { type: q.type, objectId: q.objectId, since };
   const { events, next } = await eventStore().page(merchantId, filter, pageSize, start);
   const last = events[events.length - 1];
-  return {
-    meta: {
-      pageSize,
-      ...(next &&
-        last && {
-          nextPageToken: encodePageToken(
-            { after: `${last.createdAt}|${last.id}`, offset: 0, total: 0, pageSize },
-            scopeOf(merchantId, q),
-          ),
-        }),
+  // 500 events whose objects are large (custom attributes) can pass Lambda's response limit.
+  return fitting(
+    {
+      meta: {
+        pageSize,
+        ...(next &&
+          last && {
+            nextPageToken: encodePageToken(
+              { after: `${last.createdAt}|${last.id}`, offset: 0, total: 0, pageSize },
+              scopeOf(merchantId, q),
+            ),
+          }),
+      },
+      items: events.map(eventView),
     },
-    items: events.map(eventView),
-  };
+    'use a smaller pageSize',
+  );
 }

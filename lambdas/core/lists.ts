@@ -5,11 +5,18 @@
  * pageNumber 1 / pageSize 25). The payment list also continues with page tokens at constant cost
  * (docs/decisions.md "Paged payments").
  */
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_NUMBER, MAX_PAGE_SIZE, MAX_UNPAGED_PAYMENTS } from '#contract/limits';
+import {
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_NUMBER,
+  MAX_PAGE_SIZE,
+  MAX_UNPAGED_GROUPS,
+  MAX_UNPAGED_PAYMENTS,
+} from '#contract/limits';
 import type { ListGroupsQuery } from '#contract/schemas/groups';
 import type { ListPaymentsQuery } from '#contract/schemas/payments';
 import { groupView, type GroupFilter, type Payment } from '#domain/groups';
 import { BadRequestError } from '#shared/errors';
+import { fitting } from './answer-size';
 import { groupStore } from '#store/groups';
 import { decodePageToken, encodePageToken } from '#store/paging';
 import { paymentStore } from '#store/payments';
@@ -47,13 +54,24 @@ export async function listGroups(merchantId: string, q: ListGroupsQuery, pending
   };
   const store = groupStore();
   if (q.pageNumber === undefined && q.pageSize === undefined) {
-    const groups = await store.listGroups(merchantId, filter);
-    return groups.map(groupView);
+    const groups = await store.listGroups(merchantId, filter, MAX_UNPAGED_GROUPS + 1);
+    return unpaged(groups.map(groupView), 'groups');
   }
   const pageNumber = intParam('pageNumber', q.pageNumber, 1, MAX_PAGE_NUMBER) ?? 1;
   const pageSize = intParam('pageSize', q.pageSize, 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
   const { items, total } = await store.pageGroups(merchantId, filter, { pageNumber, pageSize });
   return { meta: pageMeta((pageNumber - 1) * pageSize, pageSize, total), items: items.map(groupView) };
+}
+
+/**
+ * A list without paging parameters: its array, up to MAX_UNPAGED_GROUPS items and Lambda's
+ * response size (core/answer-size.ts); past either, a 400 that says to page.
+ */
+export function unpaged<T>(items: T[], what: string): T[] {
+  const advice = `page with pageNumber and pageSize`;
+  if (items.length > MAX_UNPAGED_GROUPS)
+    throw new BadRequestError(`more than ${MAX_UNPAGED_GROUPS} ${what} match: ${advice}`);
+  return fitting(items, advice);
 }
 
 interface PageOf {

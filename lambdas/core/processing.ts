@@ -85,11 +85,12 @@ export async function startMerchantGroups(
   slot: { date?: string; hour?: number },
   now: Date,
 ): Promise<StartOutcome[]> {
-  const groups = await groupStore().listGroups(merchantId, {
-    date: slot.date,
-    hour: slot.hour,
-    pendingOnly: true,
-  });
+  // Every one of them (a test trigger's whole slot, as the tick's): not an answer's list.
+  const groups = await groupStore().listGroups(
+    merchantId,
+    { date: slot.date, hour: slot.hour, pendingOnly: true },
+    Number.POSITIVE_INFINITY,
+  );
   return startPendingGroups(groups, now);
 }
 

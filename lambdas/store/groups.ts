@@ -97,7 +97,8 @@ export interface GroupStore {
   updateSettings(previous: Group, next: Group, event: ServiceEvent): Promise<boolean>;
   /** Marks a pending group deleted, with its event, if it is as read; false otherwise. */
   markDeleted(previous: Group, now: Date, event: ServiceEvent): Promise<boolean>;
-  listGroups(merchantId: string, filter: GroupFilter): Promise<Group[]>;
+  /** The merchant's groups that pass the filter, at most `max` of them. */
+  listGroups(merchantId: string, filter: GroupFilter, max: number): Promise<Group[]>;
   pageGroups(merchantId: string, filter: GroupFilter, page: Page): Promise<{ items: Group[]; total: number }>;
   /**
    * Writes the group's background void-or-refund summary if the stored one is still of generation
@@ -381,8 +382,8 @@ export class DynamoGroupStore implements GroupStore {
     };
   }
 
-  async listGroups(merchantId: string, filter: GroupFilter): Promise<Group[]> {
-    const items = await readAll(this.db, this.groupQuery(merchantId, filter));
+  async listGroups(merchantId: string, filter: GroupFilter, max: number): Promise<Group[]> {
+    const items = await readAll(this.db, this.groupQuery(merchantId, filter), max);
     return items.map((i) => strip<Group>(i));
   }
 

@@ -118,7 +118,8 @@ interface SeriesStore {
     payments: readonly SeriesPayment[],
     event: ServiceEvent,
   ): Promise<boolean>;
-  list(merchantId: string, filter: SeriesFilter): Promise<Series[]>;
+  /** The merchant's series that pass the filter, at most `max` of them. */
+  list(merchantId: string, filter: SeriesFilter, max: number): Promise<Series[]>;
   page(merchantId: string, filter: SeriesFilter, page: Page): Promise<{ items: Series[]; total: number }>;
   /**
    * The ids of the series the creation job has work for before `before` (ISO time), earliest
@@ -293,8 +294,8 @@ export class DynamoSeriesStore implements SeriesStore {
     };
   }
 
-  async list(merchantId: string, filter: SeriesFilter): Promise<Series[]> {
-    return (await readAll(this.db, this.query(merchantId, filter))).map((i) => strip<Series>(i));
+  async list(merchantId: string, filter: SeriesFilter, max: number): Promise<Series[]> {
+    return (await readAll(this.db, this.query(merchantId, filter), max)).map((i) => strip<Series>(i));
   }
 
   async page(

@@ -399,4 +399,32 @@ describe('the events list', () => {
     });
     expect(later.items.every((e) => e.createdAt >= since)).toBe(true);
   });
+
+  test("defect: a page of events whose payments carry large custom attributes passed Lambda's 6 MB response limit (a 5xx): a 400 says to ask for a smaller pageSize, and a smaller page answers", async () => {
+    const since = new Date().toISOString();
+    const { group } = await createGroup(
+      groupInput({ servicePayId: MID, scheduleDate: day(4) }) as never,
+      MERCHANT,
+      new Date(),
+    );
+    const profileId = await storedProfile(table, MID);
+    // 50 attributes of 1,000 three-byte characters: each payment.created event is about 150 KB.
+    const customAttributes = Object.fromEntries(
+      Array.from({ length: 50 }, (_, i) => [`attribute${i}`, '支'.repeat(1_000)]),
+    );
+    for (let i = 0; i < 42; i++)
+      await addPayment(
+        group.paymentGroupId,
+        MERCHANT,
+        { paymentGroupId: group.paymentGroupId, profileId, amount: 1, customAttributes } as never,
+        new Date(),
+      );
+    const { listEvents } = await import('#core/events');
+    await expect(listEvents(MID, { since, pageSize: '500' })).rejects.toThrow(
+      /above the \d+-byte response limit: use a smaller pageSize/,
+    );
+    const page = await listEvents(MID, { since, pageSize: '20' });
+    expect(page.items).toHaveLength(20);
+    expect(page.meta.nextPageToken).toBeDefined();
+  }, 60_000);
 });

@@ -143,7 +143,7 @@ describe('the batch create path leaves orphan payment and outbox items on any fa
 
     // Invisible: not readable, in no list, not due.
     expect(await store.getGroup(group.paymentGroupId)).toBeUndefined();
-    const listed = await store.listGroups(MERCHANT, { pendingOnly: false });
+    const listed = await store.listGroups(MERCHANT, { pendingOnly: false }, Number.POSITIVE_INFINITY);
     expect(listed.map((g) => g.paymentGroupId)).not.toContain(group.paymentGroupId);
 
     // Too young to be abandoned: kept (its create may still be running).

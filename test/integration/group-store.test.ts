@@ -298,11 +298,15 @@ describe('listing a merchant’s groups', () => {
   });
 
   test('is a Query on GSI1 with key conditions for date and hour', async () => {
-    const all = await store.listGroups(merchant, { pendingOnly: false });
+    const all = await store.listGroups(merchant, { pendingOnly: false }, Number.POSITIVE_INFINITY);
     expect(all).toHaveLength(12);
-    expect(await store.listGroups(merchant, { date, hour: 1, pendingOnly: false })).toHaveLength(4);
-    expect(await store.listGroups(merchant, { hour: 2, locationId: 0, pendingOnly: false })).toHaveLength(2);
-    expect(await store.listGroups(merchant, { pendingOnly: true })).toHaveLength(11);
+    // At most as many as asked: the unpaged list reads one past its bound, never the whole range.
+    expect(await store.listGroups(merchant, { pendingOnly: false }, 5)).toEqual(all.slice(0, 5));
+    expect(await store.listGroups(merchant, { date, hour: 1, pendingOnly: false }, 100)).toHaveLength(4);
+    expect(
+      await store.listGroups(merchant, { hour: 2, locationId: 0, pendingOnly: false }, 100),
+    ).toHaveLength(2);
+    expect(await store.listGroups(merchant, { pendingOnly: true }, 100)).toHaveLength(11);
     const raw = await table.db.send(
       new QueryCommand({
         TableName: table.tableName,
@@ -322,7 +326,7 @@ describe('listing a merchant’s groups', () => {
     expect(first.items).toHaveLength(5);
     expect(third.items).toHaveLength(2);
     expect(past).toEqual({ items: [], total: 12 });
-    const all = await store.listGroups(merchant, { pendingOnly: false });
+    const all = await store.listGroups(merchant, { pendingOnly: false }, 100);
     expect(first.items.map((g) => g.paymentGroupId)).toEqual(all.slice(0, 5).map((g) => g.paymentGroupId));
     const pending = await store.pageGroups(
       merchant,

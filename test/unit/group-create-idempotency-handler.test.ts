@@ -54,7 +54,12 @@ describe('group create is idempotent on request', () => {
   it('a request still in flight is 409', async () => {
     // Another request with this key and body holds a live claim.
     const ref = { merchantId: MID, scope: 'group', key: 'create-1' };
-    await idempotency.claim(ref, requestHash(body()), 'other-group', new Date());
+    await idempotency.claim(
+      ref,
+      { keyed: await requestHash(body()), unkeyed: () => '' },
+      'other-group',
+      new Date(),
+    );
     const response = await post(body());
     expect(expectError(response, 409)).toMatch(/still in progress/);
     expect(memory.groups.size).toBe(0);

@@ -3,14 +3,21 @@
  * replay) for every module loaded after this one. Import it before any handler (the test
  * transform does not hoist `jest.mock`).
  */
-import type { Claim, IdempotencyRef, IdempotencyStore, StoredResponse } from '#store/idempotency';
+import type {
+  Claim,
+  IdempotencyRef,
+  IdempotencyStore,
+  RequestHashes,
+  StoredResponse,
+} from '#store/idempotency';
 
 class FakeIdempotencyStore implements IdempotencyStore {
   readonly records = new Map<
     string,
     { hash: string; resourceId: string; leaseUntil: number; response?: StoredResponse }
   >();
-  async claim(ref: IdempotencyRef, hash: string, newId: string, now: Date): Promise<Claim> {
+  async claim(ref: IdempotencyRef, request: RequestHashes, newId: string, now: Date): Promise<Claim> {
+    const hash = request.keyed;
     const id = `${ref.merchantId}|${ref.scope}|${ref.key}`;
     const record = this.records.get(id);
     if (!record) {
