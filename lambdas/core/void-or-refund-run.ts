@@ -17,6 +17,7 @@ import { config, needed } from '#shared/config';
 import { tooMuchContention, withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { executionArnOf, executionStatus, startVoidOrRefundExecution } from '#shared/sfn';
 import { groupStore } from '#store/groups';
+import { paymentStore } from '#store/payments';
 import type { ReversalInput } from './void-or-refund-state';
 
 /** Claims lost in a row before the caller is asked to retry (each loss means another run exists). */
@@ -45,10 +46,25 @@ async function run(group: Group, summary: VoidOrRefundSummary): Promise<string> 
  */
 const timing = () => PROCESSOR_TIMING[parseProcessor(config().processor)];
 
-export const reversesInBackground = (paymentCount: number): boolean => {
+const backgroundAbove = (): number => {
   const limit = Math.min(VOID_OR_REFUND.syncLimit, timing().voidOrRefundSyncLimit);
-  return paymentCount > Math.min(limit, config().voidOrRefundBackgroundAbove ?? limit);
+  return Math.min(limit, config().voidOrRefundBackgroundAbove ?? limit);
 };
+
+export const reversesInBackground = (paymentCount: number): boolean => paymentCount > backgroundAbove();
+
+/**
+ * Whether a whole group is reversed in the background: by its payments, deleted ones included
+ * (a request reads and reports each, and `paymentCount` leaves them out), read no further than
+ * one past the bound, so that a group of few live payments among many deleted ones is not read
+ * whole within a request.
+ */
+export async function wholeGroupInBackground(group: Group): Promise<boolean> {
+  if (reversesInBackground(group.paymentCount)) return true;
+  const bound = backgroundAbove();
+  const payments = await paymentStore().paymentsAfterId(group.paymentGroupId, null, bound + 1);
+  return reversesInBackground(payments.length);
+}
 
 /** The longest one reversal takes within a request, at the configured processor's bound. */
 export const reversalSeconds = (): number => timing().reversalSeconds;

@@ -1,7 +1,7 @@
 /**
  * POST /rest/merchants/{MID}/groups/{GroupID}/void-or-refund, optional `{paymentIds: [...]}`:
  * reverses the group's approved payments (core/void-or-refund.ts) and counts the outcomes. A
- * whole group of more than 1,000 non-deleted payments (VOID_OR_REFUND_BACKGROUND_ABOVE, at most
+ * whole group of more than 1,000 payments, deleted ones included (VOID_OR_REFUND_BACKGROUND_ABOVE, at most
  * that) cannot be reversed within one request: it is reversed in the background (core/void-or-refund-run.ts), 202 with the execution; at most 1,000
  * `paymentIds` (the schema) are reversed within the request, none started past its deadline.
  */
@@ -10,7 +10,7 @@ import * as routes from '#generated/validators';
 import { requireGroup } from '#core/groups';
 import { voidOrRefundGroup, type Outcome } from '#core/void-or-refund';
 import { merchantRoute } from '#core/merchants';
-import { reversalSeconds, reverseInBackground, reversesInBackground } from '#core/void-or-refund-run';
+import { reversalSeconds, reverseInBackground, wholeGroupInBackground } from '#core/void-or-refund-run';
 import { clock } from '#shared/clock';
 
 export const handler = merchantRoute(routes.VoidOrRefundGroup, async ({ merchant, params, body, now }) => {
@@ -18,7 +18,7 @@ export const handler = merchantRoute(routes.VoidOrRefundGroup, async ({ merchant
   const paymentIds = body?.paymentIds;
   if (paymentIds === undefined) {
     const group = await requireGroup(groupId, merchant.merchantId);
-    if (reversesInBackground(group.paymentCount)) {
+    if (await wholeGroupInBackground(group)) {
       const executionArn = await reverseInBackground(group, now);
       return { status: 202, body: { paymentGroupId: groupId, status: 'accepted', executionArn } };
     }

@@ -4,16 +4,20 @@
  * the most `paymentIds` a request reverses itself.
  */
 import '#support/handlers/env';
-import { reversesInBackground } from '#core/void-or-refund-run';
+import '#support/handlers/fake-stores';
+import { reversesInBackground, wholeGroupInBackground } from '#core/void-or-refund-run';
+import { newGroup, newPayment } from '#domain/groups';
 import { reloadConfigForTests } from '#shared/config';
+import { newId } from '#shared/ids';
+import { memory } from '#support/handlers/fakes';
 
-const withThreshold = (value: string | undefined, check: () => void) => {
+const withThreshold = async (value: string | undefined, check: () => void | Promise<void>) => {
   const before = process.env.VOID_OR_REFUND_BACKGROUND_ABOVE;
   if (value === undefined) delete process.env.VOID_OR_REFUND_BACKGROUND_ABOVE;
   else process.env.VOID_OR_REFUND_BACKGROUND_ABOVE = value;
   reloadConfigForTests();
   try {
-    check();
+    await check();
   } finally {
     if (before === undefined) delete process.env.VOID_OR_REFUND_BACKGROUND_ABOVE;
     else process.env.VOID_OR_REFUND_BACKGROUND_ABOVE = before;
@@ -40,3 +44,27 @@ describe('reversesInBackground', () => {
       expect(reversesInBackground(1001)).toBe(true);
     }));
 });
+
+test('defect: a group of few live payments among many deleted ones was reversed within the request, which read and reported every payment (7 MB for 1,000 live and 80,000 deleted): its deleted payments count too', () =>
+  withThreshold('4', async () => {
+    const now = new Date();
+    const group = newGroup(
+      { servicePayId: '32350000001', scheduleDate: '2031-01-01', scheduleHour: 10, locationId: 1 },
+      '32350000001',
+      newId(),
+      now,
+    );
+    const payments = Array.from({ length: 6 }, () =>
+      newPayment({ profileId: 'p/m', amount: 1 }, group, newId(), now),
+    );
+    // Two live, four deleted: paymentCount counts the live ones only.
+    payments.slice(2).forEach((p) => Object.assign(p, { deleted: true }));
+    group.paymentCount = 2;
+    memory.groups.set(group.paymentGroupId, group);
+    for (const p of payments) memory.paymentsOf(group.paymentGroupId).set(p.paymentId, p);
+    expect(reversesInBackground(group.paymentCount)).toBe(false);
+    expect(await wholeGroupInBackground(group)).toBe(true);
+    // Four in all stay within the request.
+    for (const p of payments.slice(4)) memory.paymentsOf(group.paymentGroupId).delete(p.paymentId);
+    expect(await wholeGroupInBackground(group)).toBe(false);
+  }));
