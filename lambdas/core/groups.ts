@@ -3,12 +3,14 @@
  * merchant is not found (no existence leak), a refused conditional write is explained with the
  * error the client can act on, and optimistic races are retried.
  */
+import { fitting } from './answer-size';
 import { MAX_PAYMENTS_PER_GROUP } from '#contract/limits';
 import type { CreateGroupInput, UpdateGroupInput } from '#contract/schemas/groups';
 import { nextSequence } from '#domain/events';
 import {
   assertPaymentsEditable,
   groupEvent,
+  groupWithPaymentsView,
   newGroupWithPayments,
   updatedGroup,
   type Group,
@@ -134,6 +136,14 @@ async function createOnce(
   let groupIdGiven = false;
   const ids = () => (groupIdGiven ? newId() : ((groupIdGiven = true), groupId));
   const { group, payments } = newGroupWithPayments(input, merchant.merchantId, ids, now);
+  // The create answers the group with every payment: one Lambda could not return (large custom
+  // attributes on many payments) is refused now, with nothing written, rather than created and
+  // never answered (its replays would be as large). A series' occurrence is not answered so.
+  if (!occurrenceOf)
+    fitting(
+      groupWithPaymentsView({ group, payments }),
+      'create the group with fewer payments and add the rest with POST .../payments',
+    );
   if (occurrenceOf)
     Object.assign(group, { seriesId: occurrenceOf.seriesId, occurrence: occurrenceOf.occurrence });
   const profiles = await resolveProfiles(

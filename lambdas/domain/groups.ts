@@ -229,6 +229,12 @@ export const groupEvent = (type: EventType, group: Group, now: Date): ServiceEve
     now,
   );
 
+/** A group with its payments, as its create answers it. */
+export const groupWithPaymentsView = ({ group, payments }: { group: Group; payments: Payment[] }) => ({
+  ...groupView(group),
+  payments: payments.map(paymentView),
+});
+
 export const paymentView = (p: Payment): PaymentView => ({
   paymentId: p.paymentId,
   paymentGroupId: p.paymentGroupId,

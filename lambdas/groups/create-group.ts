@@ -1,12 +1,7 @@
 import { createGroup, storedGroup } from '#core/groups';
-import { assertServicePayId, groupView, paymentView } from '#domain/groups';
+import { assertServicePayId, groupWithPaymentsView as view } from '#domain/groups';
 import * as routes from '#generated/validators';
 import { merchantRoute } from '#core/merchants';
-
-const view = ({ group, payments }: Awaited<ReturnType<typeof createGroup>>) => ({
-  ...groupView(group),
-  payments: payments.map(paymentView),
-});
 
 /**
  * POST /rest/merchants/{MID}/groups: a group and (optionally) its payments, all or nothing, with
