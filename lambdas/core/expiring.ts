@@ -8,7 +8,7 @@
  * A card is valid through the last day of its expiry month: it "expires before" a month (or a
  * slot) when its expiry month is earlier than that month (or the slot's month).
  */
-import { EXPIRING_PAGE_PAYORS } from '#contract/limits';
+import { EXPIRING_PAGE_PAYORS, MAX_RESPONSE_BYTES } from '#contract/limits';
 import type { PayorView } from '#contract/schemas/payors';
 import type { PaymentView } from '#contract/schemas/payments';
 import { paymentView, slotOf, type Group, type Payment } from '#domain/groups';
@@ -38,10 +38,21 @@ export async function payorsExpiring(
     ]);
   }
   const found = await mapLimit(page.payorIds, 16, (id) => readPayor(ddb(), tableName, id, merchantId));
+  // A payor deleted between the two reads is left out.
+  const views = found.map((f) => (f ? payorView(f.payor, f.methods) : undefined));
+  // 100 payors with large customerData can pass Lambda's response limit: the page then ends at
+  // the last payor that fits, and the next one starts with the first that did not.
+  let bytes = 2;
+  const over = views.findIndex((view) => {
+    bytes += view === undefined ? 0 : Buffer.byteLength(JSON.stringify(JSON.stringify(view))) + 1;
+    return bytes > MAX_RESPONSE_BYTES;
+  });
+  const end = over < 0 ? views.length : Math.max(over, 1);
+  const taken = views.slice(0, end);
+  const next = end === views.length ? page.after : page.before[end];
   return {
-    // A payor deleted between the two reads is left out.
-    payors: found.flatMap((f) => (f ? [payorView(f.payor, f.methods)] : [])),
-    ...(page.after !== undefined && { nextPageToken: encodeToken(page.after) }),
+    payors: taken.filter((view) => view !== undefined),
+    ...(next !== undefined && { nextPageToken: encodeToken(next) }),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * GET /v1/rest/merchants/{MID}/payors: with `customerAccountId` an array of 0 or 1 payor; with
  * `expiringBefore=yyyy-MM` the payors having a card that expires before that month, earliest
- * expiry first, in pages of at most 100 (the next named by a `Link` header; core/expiring.ts).
+ * expiry first, in pages of at most 100 and 6 MB (the next named by a `Link` header; core/expiring.ts).
  */
 import { payorView } from '#domain/payors';
 import * as routes from '#generated/validators';

@@ -30,6 +30,12 @@ interface ExpiringPayors {
   payorIds: string[];
   /** Where the next page starts (the last entry taken), when more entries follow. */
   after?: string;
+  /**
+   * Where a page of only the first k payors would end, for each k ≥ 1: the last entry read before
+   * payor k's first (a shorter page starts its next one there; a payor whose cards interleave
+   * with later ones may show on both pages).
+   */
+  before: (string | undefined)[];
 }
 
 /**
@@ -51,8 +57,9 @@ export async function payorsExpiringBefore(
     if (!start || after >= month) return 'invalid';
   }
   const payorIds: string[] = [];
+  const before: (string | undefined)[] = [];
   const seen = new Set<string>();
-  let last: string | undefined;
+  let last: string | undefined = after;
   const pages = queryPages(
     db,
     {
@@ -70,14 +77,15 @@ export async function payorsExpiringBefore(
       const payorId = item.payorId as string;
       if (!seen.has(payorId)) {
         // A payor beyond the page: the next page starts after the last entry taken.
-        if (payorIds.length === max) return { payorIds, ...(last !== undefined && { after: last }) };
+        if (payorIds.length === max) return { payorIds, before, ...(last !== undefined && { after: last }) };
         seen.add(payorId);
         payorIds.push(payorId);
+        before.push(last);
       }
       last = item.gsi1sk as string;
     }
   }
-  return { payorIds };
+  return { payorIds, before };
 }
 
 /** The expiry month (`yyyy-MM`) of each of these methods that is a card, keyed `payorId/methodId`. */

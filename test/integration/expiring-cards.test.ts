@@ -4,6 +4,7 @@
  * leaves out bank accounts and other merchants. The migration puts methods written before the
  * indexes on them (and on the account updater's token index), once.
  */
+import { MAX_RESPONSE_BYTES } from '#contract/limits';
 import { reloadConfigForTests } from '#shared/config';
 import { addMethod, savePayor, updateMethod } from '#core/payors';
 import { payorsExpiring } from '#core/expiring';
@@ -104,3 +105,31 @@ it('the migration indexes a method written before the indexes, once', async () =
 
   expect(await backfillMethodIndexes(table.db, table.tableName)).toMatchObject({ indexed: 0 });
 });
+
+it("defect: a page of 100 payors with large customerData passed Lambda's 6 MB response limit (a 5xx): a page ends at the last payor that fits, and the next goes on from there", async () => {
+  const merchant = '32350000004';
+  // 50 fields of 500 three-byte characters: about 75 KB a payor, 90 of them about 7 MB.
+  const customerData = Object.fromEntries(
+    Array.from({ length: 50 }, (_, i) => [`field${i}`, '支'.repeat(500)]),
+  );
+  const ids: string[] = [];
+  for (let i = 0; i < 90; i++) {
+    const { payor, method } = makePayor(merchant);
+    const card = { ...method, accountType: 'VISA' as const, expiryMonth: 1 + (i % 12), expiryYear: 2026 };
+    await savePayor({ ...payor, customerData }, card, new DynamoPayorStore(table.db, table.tableName));
+    ids.push(payor.payorId);
+  }
+  const listed: string[] = [];
+  const sizes: number[] = [];
+  let token: string | undefined;
+  do {
+    const page = await payorsExpiring(merchant, '2027-01', token);
+    sizes.push(Buffer.byteLength(JSON.stringify(JSON.stringify(page.payors))));
+    listed.push(...page.payors.map((p) => p.payorId));
+    token = page.nextPageToken;
+  } while (token !== undefined && sizes.length < 10);
+  expect(sizes.length).toBeGreaterThan(1);
+  expect(sizes.filter((bytes) => bytes > MAX_RESPONSE_BYTES)).toEqual([]);
+  // Every payor once (one card each: none shows on two pages).
+  expect([...listed].sort()).toEqual([...ids].sort());
+}, 60_000);
