@@ -12,6 +12,7 @@ import {
   isSettled,
   isUnclearedDebit,
   MAX_HELD_REFUNDS,
+  MAX_REFUNDS_PER_SALE,
   returnedRefusal,
   voidMarginSeconds,
   withinVoidMargin,
@@ -131,6 +132,10 @@ export async function refundSale(
       );
     }
     // Also when the reservation refused it: the sale read again holds as many already.
+    if (txn.refundCount >= MAX_REFUNDS_PER_SALE)
+      throw new BadRequestError(
+        `transaction ${transactionId} already has ${MAX_REFUNDS_PER_SALE} refunds, the most a sale takes`,
+      );
     if (held && txn.refundCount >= MAX_HELD_REFUNDS)
       throw new BadRequestError(
         `transaction ${transactionId} already holds ${MAX_HELD_REFUNDS} refunds until its bank debit clears; refund more once it has cleared`,

@@ -27,6 +27,7 @@ import {
   isSettled,
   isUnclearedDebit,
   MAX_HELD_REFUNDS,
+  MAX_REFUNDS_PER_SALE,
   voidMarginSeconds,
   withinVoidMargin,
   type Refund,
@@ -96,6 +97,12 @@ async function writeAheadRefund(
   if (!refund) {
     const amountCents = availableRefundCents(transaction);
     if (amountCents === 0) return { paymentId, outcome: 'skipped', reason: 'nothing left to refund' };
+    if (transaction.refundCount >= MAX_REFUNDS_PER_SALE)
+      return {
+        paymentId,
+        outcome: 'skipped',
+        reason: `its sale already has ${MAX_REFUNDS_PER_SALE} refunds, the most a sale takes`,
+      };
     if (kind === 'held' && transaction.refundCount >= MAX_HELD_REFUNDS)
       return {
         paymentId,

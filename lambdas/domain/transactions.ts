@@ -192,6 +192,13 @@ export const availableRefundCents = (t: Transaction): Cents =>
 export const MAX_HELD_REFUNDS = 40;
 
 /**
+ * The most refunds a sale takes (failed ones give their place back): its answer lists every
+ * refund, and a sale refunded a cent at a time could otherwise grow past what an answer carries
+ * (60,000 refunds: 7 MB) and make every later refund read them all.
+ */
+export const MAX_REFUNDS_PER_SALE = 100;
+
+/**
  * A bank debit the processor accepted that has not cleared: money that may still come back. A
  * refund of it is held until it clears, and cancelled if it is returned first (docs/product.md
  * "Reversals of bank debits").

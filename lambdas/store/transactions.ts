@@ -18,6 +18,7 @@ import {
 import { keys } from './keys';
 import {
   MAX_HELD_REFUNDS,
+  MAX_REFUNDS_PER_SALE,
   refundEvent,
   transactionEvent,
   type Refund,
@@ -292,7 +293,8 @@ export class DynamoTransactionStore implements TransactionStore {
    * until the debit clears holds only while the sale has not cleared (a clearing written meanwhile
    * would never send it: the caller reads again and sends it now) and holds fewer than
    * MAX_HELD_REFUNDS (before it clears, every refund of a debit is held: refundCount counts them),
-   * and has no sweep entry: the clearing's follow-up sends it (core/notice-follow-ups.ts).
+   * and has no sweep entry: the clearing's follow-up sends it (core/notice-follow-ups.ts). No sale
+   * takes more than MAX_REFUNDS_PER_SALE.
    */
   async reserveRefund(txn: Transaction, refund: Refund): Promise<boolean> {
     const held = refund.heldUntilCleared === true;
@@ -307,6 +309,7 @@ export class DynamoTransactionStore implements TransactionStore {
                 UpdateExpression: 'ADD refundedCents :a, refundCount :one',
                 ConditionExpression:
                   `#status = :approved AND refundedCents <= :limit AND attribute_not_exists(voidingAt) AND ${NO_OPEN_DISPUTE.condition}` +
+                  ' AND (attribute_not_exists(refundCount) OR refundCount < :maxRefunds)' +
                   (held
                     ? ' AND (attribute_not_exists(cleared) OR cleared = :no) AND refundCount < :maxHeld'
                     : ''),
@@ -317,6 +320,7 @@ export class DynamoTransactionStore implements TransactionStore {
                   ':one': 1,
                   ':approved': 'Approved',
                   ':limit': txn.approvedCents - refund.amountCents,
+                  ':maxRefunds': MAX_REFUNDS_PER_SALE,
                   ...(held && { ':no': false, ':maxHeld': MAX_HELD_REFUNDS }),
                 },
               },

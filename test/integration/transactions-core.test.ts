@@ -3,13 +3,13 @@
  * sandbox processor, whose ledger in the same table counts every processor call per key.
  */
 import { requireTransaction } from '#core/transactions';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { idempotent } from '#core/idempotency';
 import { refundSale, voidSale } from '#core/reversals';
 import { runSale, type SaleRequest } from '#core/sale';
 import { sweep } from '#core/sweeper';
 import { DECLINE_CATEGORY_DESCRIPTIONS } from '#domain/declines';
-import { transactionView, type Transaction } from '#domain/transactions';
+import { MAX_REFUNDS_PER_SALE, transactionView, type Transaction } from '#domain/transactions';
 import { useProcessor } from '#processor/index';
 import { SandboxProcessor } from '#processor/sandbox';
 import { reloadConfigForTests } from '#shared/config';
@@ -555,6 +555,40 @@ describe('refunds and voids', () => {
     await expect(refundSale('32350000002', txn.transactionId, 1, newId(), settled())).rejects.toBeInstanceOf(
       NotFoundError,
     );
+  });
+
+  test('defect: a sale refunded a cent at a time took refunds without end (60,000: a 7 MB answer, each refund reading every one before it): at most 100', async () => {
+    const txn = await approvedSale(5000);
+    await refundSale(MERCHANT, txn.transactionId, 1, newId(), settled());
+    const read = (await requireTransaction(txn.transactionId, MERCHANT)).transaction;
+    // As if 99 more refunds had been taken since that read.
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.transaction(txn.transactionId),
+        UpdateExpression: 'SET refundCount = :n',
+        ExpressionAttributeValues: { ':n': MAX_REFUNDS_PER_SALE },
+      }),
+    );
+    // The reservation refuses one more even on a sale read before (a concurrent refund)...
+    const refund = {
+      refundId: newId(),
+      transactionId: txn.transactionId,
+      amountCents: 1,
+      status: 'Pending' as const,
+      date: settled().toISOString(),
+    };
+    expect(await transactionStore().reserveRefund(read, refund)).toBe(false);
+    // ...and the request says why, with the amount still available.
+    await expect(refundSale(MERCHANT, txn.transactionId, 1, newId(), settled())).rejects.toThrow(
+      new BadRequestError(
+        `transaction ${txn.transactionId} already has ${MAX_REFUNDS_PER_SALE} refunds, the most a sale takes`,
+      ),
+    );
+    expect(await view(txn.transactionId)).toMatchObject({
+      refundedAmount: 0.01,
+      availableRefundAmount: 49.99,
+    });
   });
 
   test('a refund the processor declines ends Failed and frees its amount', async () => {
