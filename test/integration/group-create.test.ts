@@ -16,7 +16,7 @@ import { newId } from '#shared/ids';
 import { keys } from '#store/keys';
 import { ABANDONED_CREATE_MS } from '#store/group-create';
 import { CREATE_LEASE_MS } from '#store/write-ahead';
-import { DynamoGroupStore } from '#store/groups';
+import { DynamoGroupStore, MAX_TRANSACTION_JSON_BYTES } from '#store/groups';
 import { batchGet } from '#store/items';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { storedProfile } from '#support/sales';
@@ -267,7 +267,7 @@ test("defect: a create of few payments with large custom attributes was one tran
   } as unknown as DynamoDBDocumentClient;
   await new DynamoGroupStore(db, table.tableName).createGroup(group, payments, notices);
   // No transaction near DynamoDB's limit (4 MB of items), which DynamoDB Local does not enforce.
-  expect(transactions.filter((bytes) => bytes > 3 * 1024 * 1024)).toEqual([]);
+  expect(transactions.filter((bytes) => bytes > MAX_TRANSACTION_JSON_BYTES)).toEqual([]);
   expect(await store.getGroup(group.paymentGroupId)).toMatchObject({ paymentCount: 30 });
   // Every payment (read page by page: 1 MB a page holds some 7 of them) and every notice.
   let stored = 0;
