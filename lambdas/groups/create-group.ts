@@ -1,7 +1,19 @@
+import { fitting } from '#core/answer-size';
 import { createGroup, storedGroup } from '#core/groups';
-import { assertServicePayId, groupWithPaymentsView as view } from '#domain/groups';
+import { assertServicePayId, groupWithPaymentsView } from '#domain/groups';
 import * as routes from '#generated/validators';
 import { merchantRoute } from '#core/merchants';
+
+/**
+ * The group with its payments. A create too large to answer is refused before it is written
+ * (core/groups.ts); a group that a replay (or a resumed create) finds grown since, by payments
+ * added, past what an answer carries is named instead, to be read page by page.
+ */
+const view = (created: Parameters<typeof groupWithPaymentsView>[0]) =>
+  fitting(
+    groupWithPaymentsView(created),
+    `payment group ${created.group.paymentGroupId} was created: read it with GET .../groups/${created.group.paymentGroupId} and its payments page by page`,
+  );
 
 /**
  * POST /rest/merchants/{MID}/groups: a group and (optionally) its payments, all or nothing, with

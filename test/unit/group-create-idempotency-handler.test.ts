@@ -93,6 +93,21 @@ describe('group create is idempotent on request', () => {
     expect(memory.groups.size).toBe(1);
   });
 
+  it('a replay of a group grown since past what an answer carries (payments added) names the group instead of answering past the limit', async () => {
+    const first = await post(body());
+    const groupId = first.body.paymentGroupId as string;
+    const stored = [...memory.paymentsOf(groupId).values()][0]!;
+    // 48 attributes of 1e15 on 5,000 payments: about 8 MB answered.
+    const customAttributes = Object.fromEntries(Array.from({ length: 48 }, (_, i) => [`a${i}`, 1e15]));
+    for (let i = 0; i < 5_000; i++) {
+      const paymentId = `${stored.paymentId.slice(0, -6)}${String(i).padStart(6, '0')}`;
+      memory.paymentsOf(groupId).set(paymentId, { ...stored, paymentId, customAttributes });
+    }
+    expect(expectError(await post(body()), 400)).toMatch(
+      `response limit: payment group ${groupId} was created: read it with GET .../groups/${groupId} and its payments page by page`,
+    );
+  });
+
   it('refuses a malformed key naming it', async () => {
     const response = await post(body({ idempotencyKey: 'bad key!' }));
     expect(expectError(response, 400)).toBe(
