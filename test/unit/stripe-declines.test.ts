@@ -175,3 +175,14 @@ describe('mapDecline', () => {
     expect(mapped).toEqual({ responseCode: '05', responseMessage: 'Declined (Stripe gave no code)' });
   });
 });
+
+test.each(['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__'])(
+  'defect: a decline_code or code named like what every object inherits (%p) answered a function or an object for its response code: it is unknown, 05',
+  (code) => {
+    for (const fields of [{ decline_code: code }, { code }]) {
+      const mapped = mapDecline(fields);
+      expect(mapped.responseCode).toBe('05');
+      expect(typeof mapped.responseMessage).toBe('string');
+    }
+  },
+);

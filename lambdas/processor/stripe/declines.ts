@@ -9,6 +9,7 @@
  * the network gave no advice, becomes `03` (do not try again), which stops the service's retries
  * of a category-2 decline; `network_decline_code` is kept in the message.
  */
+import { lookup } from './lookup';
 import { declineOf } from '#domain/declines';
 
 /**
@@ -113,8 +114,8 @@ export function mapDecline(fields: StripeDeclineFields): MappedDecline {
   const errorCode = quotable(fields.code);
   const reason = declineCode ?? errorCode;
   const known =
-    (declineCode !== undefined ? STRIPE_DECLINES[declineCode] : undefined) ??
-    (declineCode === undefined && errorCode !== undefined ? STRIPE_CHARGE_ERRORS[errorCode] : undefined);
+    lookup(STRIPE_DECLINES, declineCode) ??
+    (declineCode === undefined ? lookup(STRIPE_CHARGE_ERRORS, errorCode) : undefined);
   const responseCode = known ?? '05';
   const network = quotable(fields.network_decline_code);
   const quoted = [

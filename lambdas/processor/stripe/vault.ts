@@ -4,6 +4,7 @@
  * or a `pm_...` that Stripe's browser fields made), and for a bank account a SetupIntent that
  * records the payor's mandate, whose id every debit quotes.
  */
+import { lookup } from './lookup';
 import type Stripe from 'stripe';
 import { BadRequestError } from '#shared/errors';
 import type { BankMandate, TokenizeRequest, Vaulted } from '#processor/processor';
@@ -134,7 +135,7 @@ export async function vault(stripe: Stripe, account: string, request: TokenizeRe
     );
     if ('failed' in attached) refusedAccount(field, attached.failed);
     const card = attached.ok.card ?? method.card;
-    const brand = card ? BRANDS[card.brand] : undefined;
+    const brand = card ? lookup(BRANDS, card.brand) : undefined;
     return {
       token: vaultToken({ customer, paymentMethod }),
       ...(card?.fingerprint && { fingerprint: card.fingerprint }),
