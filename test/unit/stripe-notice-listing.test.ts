@@ -5,7 +5,7 @@
  * is passed over.
  */
 import type Stripe from 'stripe';
-import { listStripeNotices } from '#processor/stripe/notices';
+import { listStripeNotices, noticeOfEvent } from '#processor/stripe/notices';
 
 const START = 1_900_000_000;
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
@@ -68,4 +68,20 @@ test('a listing resumed after the event it stopped at passes over no event of th
     if (!page.more) break;
   }
   expect([...new Set(seen)].sort()).toEqual(['evt_x1', 'evt_x2', 'evt_y1', 'evt_y2']);
+});
+
+test("defect: one signed event whose object lacks payment_method_types threw a TypeError: the webhook answered 500 and the backstop's listing stopped on it for every merchant; it is passed over", async () => {
+  const malformed = cleared('evt_x2', START + 1);
+  delete (malformed.data.object as { payment_method_types?: string[] }).payment_method_types;
+  const stripe = stripeWith({ acct_x: [cleared('evt_x1', START), malformed, cleared('evt_x3', START + 2)] });
+  const page = await listStripeNotices(stripe, ACCOUNTS, {
+    cursor: `from:${START}`,
+    limit: 10,
+    now: iso(START + 60),
+  });
+  expect(page.notices.map((n) => n.noticeId)).toEqual(['evt_x1', 'evt_x3']);
+  expect(page.more).toBe(false);
+  // The webhook's reading of it alone: no notice, no error.
+  const readIntent = async () => undefined;
+  await expect(noticeOfEvent(malformed, '32350000001', 'acct_x', readIntent)).resolves.toBeUndefined();
 });

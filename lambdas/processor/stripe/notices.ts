@@ -13,6 +13,8 @@
  * Every other event is not a notice. An event's `noticeId` is its id, so a webhook and the
  * listing of the same event are one notice, applied once.
  */
+import { logger } from '#shared/logger';
+import { lookup } from './lookup';
 import type Stripe from 'stripe';
 import type { AccountUpdate, NoticeCharge, NoticePage, ProcessorNotice } from '#processor/processor';
 import { isoOf, KEY_FIELD, must } from './calls';
@@ -55,7 +57,7 @@ const DISPUTE_STATUSES: Readonly<
 };
 
 export const isBankDebit = (intent: Stripe.PaymentIntent): boolean =>
-  intent.payment_method_types.includes('us_bank_account');
+  Array.isArray(intent.payment_method_types) && intent.payment_method_types.includes('us_bank_account');
 
 const chargeOf = (intent: Stripe.PaymentIntent): NoticeCharge | undefined => {
   const key = intent.metadata?.[KEY_FIELD];
@@ -112,7 +114,7 @@ function failedDebitReturn(intent: Stripe.PaymentIntent): DebitReturn | undefine
   const charge = chargeOf(intent);
   if (!isBankDebit(intent) || !charge) return undefined;
   const failure = intent.last_payment_error;
-  const code = (failure?.code !== undefined && ACH_RETURN_CODES[failure.code]) || UNKNOWN_RETURN_CODE;
+  const code = lookup(ACH_RETURN_CODES, failure?.code) || UNKNOWN_RETURN_CODE;
   return { intent, charge, code, ...(failure?.message !== undefined && { reason: failure.message }) };
 }
 
@@ -170,8 +172,33 @@ const disputeStep = (
   status: keyof typeof DISPUTE_STATUS_STEPS,
 ): number => DISPUTE_KIND_STEPS[kind] + DISPUTE_STATUS_STEPS[status];
 
-/** One of Stripe's events as a notice for `merchantId`, or undefined when it is not one. */
+/**
+ * One of Stripe's events as a notice for `merchantId`, or undefined when it is not one. An event
+ * Stripe signed whose object is not what its type describes (a field missing, or of another type)
+ * is no notice the service can apply: it is passed over, named in the log by its id and type, so
+ * that neither the webhook (a 500 that Stripe would send again and again) nor the backstop (whose
+ * cursor would never pass it, holding every later notice of every merchant) stops on it.
+ */
 export async function noticeOfEvent(
+  event: Stripe.Event,
+  merchantId: string,
+  account: string,
+  readIntent: IntentReader,
+): Promise<ProcessorNotice | undefined> {
+  try {
+    return await readNotice(event, merchantId, account, readIntent);
+  } catch (error) {
+    if (!(error instanceof TypeError || error instanceof RangeError)) throw error;
+    logger.warn('a Stripe event passed over: its object is not as its type describes', {
+      eventId: String(event.id),
+      type: String(event.type),
+      error: error.name,
+    });
+    return undefined;
+  }
+}
+
+async function readNotice(
   event: Stripe.Event,
   merchantId: string,
   account: string,
@@ -207,7 +234,7 @@ export async function noticeOfEvent(
       if (!disputed) return undefined;
       const { intent, charge } = disputed;
       if (isBankDebit(intent)) return returned(disputedDebitReturn(event.type, dispute, intent, charge));
-      const status = DISPUTE_STATUSES[dispute.status];
+      const status = lookup(DISPUTE_STATUSES, dispute.status);
       if (status === undefined) return undefined;
       const kind =
         event.type === 'charge.dispute.created'
