@@ -8,8 +8,11 @@
 import { MAX_RESPONSE_BYTES } from '#contract/limits';
 import { BadRequestError } from '#shared/errors';
 
+/** An answer's size as the proxy result carries it. */
+export const answerBytes = (body: unknown): number => Buffer.byteLength(JSON.stringify(JSON.stringify(body)));
+
 export function fitting<T>(body: T, advice: string): T {
-  const bytes = Buffer.byteLength(JSON.stringify(JSON.stringify(body)));
+  const bytes = answerBytes(body);
   if (bytes > MAX_RESPONSE_BYTES) {
     throw new BadRequestError(
       `the answer would be ${bytes} bytes, above the ${MAX_RESPONSE_BYTES}-byte response limit: ${advice}`,

@@ -8,6 +8,7 @@
  * A card is valid through the last day of its expiry month: it "expires before" a month (or a
  * slot) when its expiry month is earlier than that month (or the slot's month).
  */
+import { answerBytes } from './answer-size';
 import { EXPIRING_PAGE_PAYORS, MAX_RESPONSE_BYTES } from '#contract/limits';
 import type { PayorView } from '#contract/schemas/payors';
 import type { PaymentView } from '#contract/schemas/payments';
@@ -44,7 +45,7 @@ export async function payorsExpiring(
   // the last payor that fits, and the next one starts with the first that did not.
   let bytes = 2;
   const over = views.findIndex((view) => {
-    bytes += view === undefined ? 0 : Buffer.byteLength(JSON.stringify(JSON.stringify(view))) + 1;
+    bytes += view === undefined ? 0 : answerBytes(view) + 1;
     return bytes > MAX_RESPONSE_BYTES;
   });
   const end = over < 0 ? views.length : Math.max(over, 1);

@@ -39,10 +39,9 @@ const GROUP = { resource: 'this group' };
 export const MAX_TRANSACTION_ITEMS = 100;
 
 /**
- * And at most 4 MB in all (DynamoDB refuses a larger one as invalid, not as transient): a create
- * whose items, as JSON, pass this is written ahead instead, however few they are. JSON is never
- * smaller than DynamoDB's own measure of an item by more than a few bytes an attribute (a number
- * or a boolean), so a margin of a quarter covers it.
+ * And at most 4 MB (DynamoDB refuses more as invalid, not transient): a create whose items pass
+ * this as JSON is written ahead, however few. JSON is at most a few bytes an attribute under
+ * DynamoDB's own measure (numbers, booleans): a quarter's margin covers it.
  */
 export const MAX_TRANSACTION_JSON_BYTES = 3 * 1024 * 1024;
 
@@ -140,9 +139,8 @@ export class DynamoGroupStore implements GroupStore {
   }
 
   /**
-   * Up to 99 payments (with their notices, 100 items, 3 MB as JSON): one transaction. More: written
-   * ahead and committed by one conditional write (group-create.ts), all or nothing even across a
-   * crash.
+   * Up to 99 payments (100 items with notices, 3 MB as JSON): one transaction. More: written ahead
+   * and committed by one conditional write (group-create.ts), all or nothing across a crash.
    */
   async createGroup(
     group: Group,

@@ -18,6 +18,7 @@ import { ABANDONED_CREATE_MS } from '#store/group-create';
 import { CREATE_LEASE_MS } from '#store/write-ahead';
 import { DynamoGroupStore, MAX_TRANSACTION_JSON_BYTES } from '#store/groups';
 import { batchGet } from '#store/items';
+import { readAll } from '#store/paging';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { storedProfile } from '#support/sales';
 
@@ -270,21 +271,13 @@ test("defect: a create of few payments with large custom attributes was one tran
   expect(transactions.filter((bytes) => bytes > MAX_TRANSACTION_JSON_BYTES)).toEqual([]);
   expect(await store.getGroup(group.paymentGroupId)).toMatchObject({ paymentCount: 30 });
   // Every payment (read page by page: 1 MB a page holds some 7 of them) and every notice.
-  let stored = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await table.db.send(
-      new QueryCommand({
-        TableName: table.tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.group(group.paymentGroupId).pk },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    stored += (page.Items ?? []).filter((item) => item.entity === 'payment').length;
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const partition = await readAll(table.db, {
+    TableName: table.tableName,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.group(group.paymentGroupId).pk },
+    ConsistentRead: true,
+  });
+  const stored = partition.filter((item) => item.entity === 'payment').length;
   expect(stored).toBe(30);
   const outbox = await batchGet(
     table.db,
