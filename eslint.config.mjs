@@ -294,7 +294,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ['jest.config.js', 'test/support/esbuild-transform.js', 'test/support/test-sequencer.js'],
+    files: [
+      'jest.config.js',
+      'test/support/esbuild-transform.js',
+      'test/support/prompt-exit-environment.js',
+      'test/support/test-sequencer.js',
+    ],
     languageOptions: {
       sourceType: 'commonjs',
       globals: { module: 'writable', require: 'readonly', __filename: 'readonly' },

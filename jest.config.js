@@ -2,7 +2,12 @@
 const transform = { '^.+\\.(t|j|mj)sx?$': '<rootDir>/test/support/esbuild-transform.js' };
 // ESM-only packages that Jest must transpile to CommonJS.
 const transformIgnorePatterns = ['/node_modules/(?!(@middy|jose|uuid)/)'];
-const base = { transform, transformIgnorePatterns, testEnvironment: 'node' };
+// Jest's Node environment, with workers that end as soon as their work is done (the module says why).
+const base = {
+  transform,
+  transformIgnorePatterns,
+  testEnvironment: '<rootDir>/test/support/prompt-exit-environment.js',
+};
 // Every tier's DynamoDB Locals (its own, the runtimes it starts) on the JVM's first tier: their
 // tables live minutes (lib/local/dynamodb-local.ts). npm start and the bench keep the JVM's defaults.
 process.env.DYNAMODB_LOCAL_JVM ??= 'first-tier';
