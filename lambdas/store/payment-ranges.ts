@@ -5,8 +5,8 @@
  * Payments are items of their group's partition, sort key `PAYMENT#<paymentId>`, and paymentIds
  * are UUIDv7 made by the service: they start with their creation time, so a group's ids crowd
  * into a thin slice of the id space, denser where a bulk create wrote thousands in a second.
- * Ranges are therefore cut at real payments' keys, every `size` items, not by dividing the id
- * space. Whatever the cuts, the ranges cover the whole prefix: the first starts before the first
+ * Ranges are therefore cut at real payments' keys, every `size` payments not deleted, not by
+ * dividing the id space. Whatever the cuts, the ranges cover the whole prefix: the first starts before the first
  * key, the last has no end, and each range starts exactly after the key the previous one ends on
  * (inclusive), so no payment is in two ranges and none in none.
  */
@@ -22,8 +22,9 @@ export const cursorAfter = (groupId: string, paymentId: string): string =>
 
 interface PaymentRangeStore {
   /**
-   * The sort keys that cut the group's payments (deleted included) into ranges of `size`: the
-   * key of every `size`-th payment, at most `cuts` of them, fewer when the group is smaller.
+   * The sort keys that cut the group's payments into ranges of `size` payments not deleted (and
+   * any deleted ones among them): the key of every `size`-th such payment, at most `cuts` of them,
+   * fewer when the group is smaller.
    */
   cutPoints(groupId: string, size: number, cuts: number): Promise<string[]>;
   /**
@@ -45,10 +46,11 @@ export class DynamoPaymentRangeStore implements PaymentRangeStore {
   ) {}
 
   /**
-   * Counts through the partition without reading items out (Select COUNT with a Limit answers
-   * the key it stopped at); a page that stops early at DynamoDB's 1 MB goes on from there.
-   * Eventually consistent: the group is processing, its payments no longer change, and any cuts
-   * are correct (only the balance of the ranges depends on them).
+   * Reads the partition's payment keys (each page as much as DynamoDB gives: 1 MB of items, their
+   * keys and flags answered) and cuts after every `size`-th payment that is not deleted: the plan's
+   * size counts those (`paymentCount`), so each range holds its share of the payments to charge
+   * wherever the deleted ones lie. Eventually consistent: the group is processing, its payments no
+   * longer change, and any cuts are correct (only the balance of the ranges depends on them).
    */
   async cutPoints(groupId: string, size: number, cuts: number): Promise<string[]> {
     const found: string[] = [];
@@ -58,18 +60,16 @@ export class DynamoPaymentRangeStore implements PaymentRangeStore {
       TableName: this.tableName,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
       ExpressionAttributeValues: { ':pk': keys.group(groupId).pk, ':p': keys.paymentPrefix },
-      Select: 'COUNT',
-      Limit: size - counted,
+      ProjectionExpression: '#sk, #entity, #deleted',
+      ExpressionAttributeNames: { '#sk': 'sk', '#entity': 'entity', '#deleted': 'deleted' },
     }));
-    // The pages end with the payments: the last range takes the rest.
+    // The last range takes the rest.
     for await (const out of pages) {
-      const stop = out.LastEvaluatedKey;
-      if (!stop) break;
-      counted += out.Count ?? 0;
-      if (counted >= size) {
-        found.push(String(stop.sk));
+      for (const item of out.Items ?? []) {
+        if (item.entity !== 'payment' || item.deleted === true || ++counted < size) continue;
+        found.push(String(item.sk));
         counted = 0;
-        if (found.length === cuts) break;
+        if (found.length === cuts) return found;
       }
     }
     return found;

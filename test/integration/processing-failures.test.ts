@@ -358,6 +358,22 @@ describe('issue 10, item 1: a group is processed over key ranges at once', () =>
     }
   }, 180_000);
 
+  test('defect: deleted payments crowded the live ones into the last key range (ranges were sized by live payments and cut by every payment); each range now holds its share of the live ones', async () => {
+    // 40 payments, the first 30 deleted: 10 live ones, batches of 4, three ranges of up to 4.
+    const { group, payments, name } = await aClaimedGroup(
+      40,
+      [],
+      Array.from({ length: 30 }, (_, i) => i),
+    );
+    const { ranges } = await runRanges(group, name, { PROCESS_FAN_OUT: '4' });
+
+    // Cut at every 4th payment, deleted included, the first two ranges held deleted payments only
+    // and the last all ten live ones, charged one batch after another: [0, 0, 10].
+    expect(ranges.map((r) => r.totals.approved)).toEqual([4, 4, 2]);
+    expect(ranges.reduce((n, r) => n + r.totals.skipped, 0)).toBe(30);
+    for (const p of payments) expect([p.paymentId, salesOf(p)]).toEqual([p.paymentId, p.deleted ? 0 : 1]);
+  }, 60_000);
+
   test('a batch that fails for good in one range gives up only that batch; the other ranges are processed in full', async () => {
     // 40 payments, batches of 4, 4 ranges of 10: the victim is in the second range's second batch.
     const { group, payments, name } = await aClaimedGroup(40);
