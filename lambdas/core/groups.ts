@@ -146,10 +146,14 @@ async function createOnce(
     );
   if (occurrenceOf)
     Object.assign(group, { seriesId: occurrenceOf.seriesId, occurrence: occurrenceOf.occurrence });
+  // A series' payment whose method the account updater closed (or a return revoked, before the
+  // series suspends it) stays in its occurrence, to be declined at the slot: refused, it would
+  // hold back the occurrence of every other payor until its slot passed.
   const profiles = await resolveProfiles(
     merchant.merchantId,
     payments.map((p) => p.profileId),
     (i) => `payments[${i}].profileId`,
+    occurrenceOf !== undefined,
   );
   const notices = await scheduledNotices(payments, group, merchant.name, profiles, now);
   // The group is announced with the payments inside it (no payment.created each).

@@ -62,11 +62,14 @@ async function unlessThrottled<T>(read: Promise<T>): Promise<T> {
 /**
  * The saved method behind each profileId, keyed by normalized profileId; 400 naming the first
  * payment whose profileId is not a saved method of this merchant. `field(i)` names payment i.
+ * `keepUnusable`: a method closed, to be checked with the cardholder or revoked is taken (a series'
+ * occurrence: its payment is declined R2 at the slot, as every pending payment on such a method is).
  */
 export async function resolveProfiles(
   merchantId: string,
   profileIds: string[],
   field: (index: number) => string = () => 'profileId',
+  keepUnusable = false,
 ): Promise<Map<string, ProfileDetails>> {
   if (profileIds.length === 0) return new Map();
   const found = await unlessThrottled(methodStore().methodsByRef(profileIds.map(parseProfileId), merchantId));
@@ -80,7 +83,7 @@ export async function resolveProfiles(
   // discussed with the cardholder) would only be declined: both are refused now.
   const refused = profileIds.findIndex((id) => {
     const m = found.get(keyOf(id))!;
-    return m.deletion !== undefined || isUnusable(m);
+    return m.deletion !== undefined || (!keepUnusable && isUnusable(m));
   });
   if (refused >= 0) {
     const m = found.get(keyOf(profileIds[refused]!))!;

@@ -9,7 +9,7 @@
  * run finish the work); the series' events are written with their changes, listed, and delivered
  * to an endpoint on loopback that verifies each request with the `standardwebhooks` package.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import type { CreateSeriesInput } from '#contract/schemas/series';
 import type { TickResult } from '#core/scheduled-starts';
@@ -446,5 +446,37 @@ describe("a series' events", () => {
       ['series.updated', 2],
     ]);
     expect(events[1]!.data).toMatchObject({ status: 'paused' });
+  });
+});
+
+describe('a payment whose saved method was closed since', () => {
+  test('defect: a closed method of one payor held back the whole occurrence (group create refused it, the run read again until the slot passed and the occurrence was skipped): the occurrence is created with every payment, the closed one to be declined at its slot', async () => {
+    const payors = new DynamoPayorStore(table.db, table.tableName);
+    const { payor, method } = makePayor(MID);
+    await payors.create(payor, method);
+    const closed = `${payor.payorId}/${method.savedPaymentMethodId}`;
+    const input = seriesInput(1);
+    input.payments.push({ profileId: closed, amount: 20 });
+    const series = await createSeries(input, MERCHANT, new Date());
+    // The account updater closes the second payor's card (a closed method is not suspended).
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.method(payor.payorId, method.savedPaymentMethodId),
+        UpdateExpression: 'SET #status = :closed',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':closed': 'closed' },
+      }),
+    );
+
+    await runJob(20);
+
+    const groupId = occurrenceGroupId(series.seriesId, 1);
+    expect((await readSeries(series.seriesId)).occurrences[0]).toMatchObject({
+      status: 'created',
+      paymentGroupId: groupId,
+    });
+    const payments = await paymentStore().listPayments(groupId);
+    expect(payments.map((p) => p.profileId).sort()).toEqual([PROFILE, closed].sort());
   });
 });
