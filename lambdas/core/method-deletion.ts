@@ -56,6 +56,25 @@ const uses = (methodId: string) => pendingUses(ddb(), config().tableName, method
 const MOVE_ADVICE = 'move them with ?replaceWith=<savedPaymentMethodId>';
 
 /**
+ * The method's uses, listed again while a listing cut short (READ_LIMITS.methodUses) found none
+ * still pending: each listing removes the settled uses it read, so the next one reads on. Past
+ * `deadline` (epoch ms) an incomplete listing is answered as it is: its caller must not delete.
+ */
+async function listedUses(methodId: string, deadline: number): Promise<PendingUses> {
+  for (;;) {
+    const found = await uses(methodId);
+    if (found.complete || found.uses.length + found.seriesUses.length > 0) return found;
+    if (clock.nowMs() > deadline) return found;
+  }
+}
+
+/** A deletion whose uses could not all be checked within its request: 409, nothing deleted. */
+const stillChecking = (what: string) =>
+  new ConflictError(`${what} has more uses than one request checks; retry the request to go on`, {
+    details: NOTHING_LISTED,
+  });
+
+/**
  * DELETE of a saved method (`replaceWith`: the method of the same payor its pending payments move
  * to). 404 for a missing method, 400 for the payor's only one or a bad replacement, 409 while
  * payments use it (without a replacement, or of groups being processed), 202 when the moves go on
@@ -138,11 +157,12 @@ async function run(
   const what = `saved payment method ${methodId}`;
   let movedCount = 0;
   for (;;) {
-    const found = await uses(methodId);
+    const found = await listedUses(methodId, deadline);
     const inUse = found.uses.length + found.seriesUses.length;
     if (record.mark.replaceWith === undefined) {
-      if (inUse > 0) {
+      if (inUse > 0 || !found.complete) {
         await undo(record);
+        if (inUse === 0) throw stillChecking(what);
         throw new MethodInUseError(
           `${what} is used by ${usesInWords(found, found.complete)}: ${whatToDo(found, MOVE_ADVICE)}`,
           found,
@@ -162,7 +182,7 @@ async function run(
         stuck,
       );
     }
-    if (inUse === 0) return finish(record, now);
+    if (inUse === 0) return found.complete ? finish(record, now) : { status: 'accepted', movedCount };
     for (const batch of moveBatches(record, found)) {
       if (clock.nowMs() > deadline) {
         logger.info('method deletion continues in the background', { methodId, movedCount });
@@ -313,14 +333,16 @@ export async function deletePayor(payorId: string, merchantId: string, now: Date
     };
     if ((await store.begin(record, methods)) !== 'ok') return undefined;
     const inUse: PendingUses = { uses: [], seriesUses: [], complete: true };
+    const deadline = clock.nowMs() + REQUEST_MOVE_BUDGET_MS;
     for (const m of methods) {
-      const found = await uses(m.savedPaymentMethodId);
+      const found = await listedUses(m.savedPaymentMethodId, deadline);
       inUse.uses.push(...found.uses);
       inUse.seriesUses.push(...found.seriesUses);
       inUse.complete &&= found.complete;
     }
-    if (inUse.uses.length + inUse.seriesUses.length > 0) {
+    if (inUse.uses.length + inUse.seriesUses.length > 0 || !inUse.complete) {
       await undo(record);
+      if (inUse.uses.length + inUse.seriesUses.length === 0) throw stillChecking(`payor ${payorId}`);
       throw new MethodInUseError(
         `payor ${payorId} has saved payment methods used by ${usesInWords(inUse, inUse.complete)}: ${whatToDo(inUse, inUse.uses.length > 0 ? 'move those payments to a method of another payor' : undefined)}`,
         inUse,

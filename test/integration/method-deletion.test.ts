@@ -10,6 +10,7 @@ import { deleteMethod, deletePayor, sweepDeletions } from '#core/method-deletion
 import { MethodInUseError } from '#core/method-in-use';
 import { newPayment, type Payment } from '#domain/groups';
 import { parseProfileId, type SavedMethod } from '#domain/payors';
+import { useClock } from '#shared/clock';
 import { reloadConfigForTests } from '#shared/config';
 import { BadRequestError, ConflictError } from '#shared/errors';
 import { newId } from '#shared/ids';
@@ -20,6 +21,7 @@ import { MethodDeletionStore, MOVE_BATCH } from '#store/method-deletions';
 import { backfillMethodUses } from '#store/method-uses-backfill';
 import { DynamoPaymentStore } from '#store/payments';
 import { DynamoPayorStore } from '#store/payors';
+import { READ_LIMITS } from '#store/read-limits';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { makeGroup, makeMethod, makePayor } from '#support/fixtures/index';
 import { markGroupDeleted } from '#support/group-changes';
@@ -171,6 +173,60 @@ describe('a method that pending payments use', () => {
     );
     for (const m of methods) expect(await methodItem(m)).not.toHaveProperty('deletion');
   });
+
+  test.each(['a plain DELETE', 'a DELETE with replaceWith', 'a payor DELETE'] as const)(
+    'defect: a method with more settled uses than one listing reads (older groups, processed since) was deleted although a newer pending payment used it: %s still finds that payment',
+    async (kind) => {
+      const { payorId, methods } = await payorWith(2);
+      const profileId = profileOf(methods[0]!);
+      const old = await pendingGroup(READ_LIMITS.methodUses + 1, profileId);
+      await setGroupStatus(old.group.paymentGroupId, 'processed');
+      const { group, payments } = await pendingGroup(1, profileId);
+      const [payment] = payments;
+      expect(group.paymentGroupId > old.group.paymentGroupId).toBe(true);
+      const methodId = methods[0]!.savedPaymentMethodId;
+
+      if (kind === 'a DELETE with replaceWith') {
+        const replacement = methods[1]!.savedPaymentMethodId;
+        const outcome = await deleteMethod(payorId, methodId, MERCHANT, replacement, new Date());
+        expect(outcome).toMatchObject({ status: 'deleted' });
+        const moved = await paymentsStore.getPayment(group.paymentGroupId, payment!.paymentId);
+        expect(parseProfileId(moved!.profileId).savedPaymentMethodId).toBe(replacement);
+        return;
+      }
+      const error = await (
+        kind === 'a plain DELETE'
+          ? deleteMethod(payorId, methodId, MERCHANT, undefined, new Date())
+          : deletePayor(payorId, MERCHANT, new Date())
+      ).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(MethodInUseError);
+      expect((error as MethodInUseError).details!.payments).toEqual([
+        expect.objectContaining({ paymentId: payment!.paymentId }),
+      ]);
+      expect(await methodItem(methods[0]!)).not.toHaveProperty('deletion');
+    },
+    60_000,
+  );
+
+  test('a plain DELETE that cannot check every use within its request answers 409 and keeps the method; the same DELETE again goes on and deletes it', async () => {
+    const { payorId, methods } = await payorWith(2);
+    const old = await pendingGroup(READ_LIMITS.methodUses + 1, profileOf(methods[0]!));
+    await setGroupStatus(old.group.paymentGroupId, 'processed');
+    const methodId = methods[0]!.savedPaymentMethodId;
+    // Each reading of the clock six seconds later: the request's budget is spent after one listing.
+    let now = Date.now();
+    useClock({ nowMs: () => (now += 6_000), sleep: async () => undefined });
+    const error = await deleteMethod(payorId, methodId, MERCHANT, undefined, new Date())
+      .catch((e: unknown) => e)
+      .finally(() => useClock(undefined));
+    expect(error).toBeInstanceOf(ConflictError);
+    expect((error as Error).message).toMatch(/more uses than one request checks; retry/);
+    expect(await methodItem(methods[0]!)).not.toHaveProperty('deletion');
+
+    expect(await deleteMethod(payorId, methodId, MERCHANT, undefined, new Date())).toMatchObject({
+      status: 'deleted',
+    });
+  }, 60_000);
 
   test('replaceWith moves them (in several transactions) and deletes the method, the replacement becoming the default', async () => {
     const { payorId, methods } = await payorWith(2);
