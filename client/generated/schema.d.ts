@@ -829,7 +829,7 @@ export interface paths {
      * List the merchant's events
      * @description The merchant's events of the last 30 days, newest first: every change the service announces (the event catalogue is in docs/integrating.md). Each is written together with its change, so an event exists exactly when its change does.
      *
-     *     Filters combine: `type`, `objectId` (one object's events) and `since`. Pages: `pageSize` (default 25) and `pageToken` (the previous page's `meta.nextPageToken`, absent on the last page). A month of a busy merchant's events is too many to count per request, so the envelope has no totals.
+     *     Filters combine: `type`, `objectId` (one object's events) and `since`. Pages: `pageSize` (default 25) and `pageToken` (the previous page's `meta.nextPageToken`, absent on the last page); with `type` or `objectId`, a page reads at most 2,000 events, so it may hold fewer than `pageSize` (even none) and still have a next one. A month of a busy merchant's events is too many to count per request, so the envelope has no totals.
      */
     get: operations['ListEvents'];
     put?: never;

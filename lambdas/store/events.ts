@@ -122,8 +122,12 @@ interface EventFilter {
 
 interface EventPage {
   events: ServiceEvent[];
-  /** The GSI1 key to continue after, absent on the last page. */
-  next?: Record<string, unknown>;
+  /**
+   * The position to continue after (an event's), absent on the last page: the page's last event,
+   * or with a filter the last event read, when READ_LIMITS.filteredRead were read before the page
+   * was full.
+   */
+  next?: EventPositionRef;
 }
 
 interface EventStore {
@@ -204,7 +208,9 @@ class DynamoEventStore implements EventStore {
       ScanIndexForward: false,
       Limit: filters.length > 0 ? READ_LIMITS.filteredPage : limit - events.length,
     });
-    // A filter can leave reads empty: read on until the page is full or the range ends.
+    // A filter can leave reads empty: read on until the page is full, the range ends, or
+    // READ_LIMITS.filteredRead events were read (the page then ends short, after the last read).
+    let read = 0;
     for await (const out of queryPages(this.db, request, start)) {
       for (const item of out.Items ?? []) {
         if (events.length === limit) break;
@@ -213,8 +219,12 @@ class DynamoEventStore implements EventStore {
       if (events.length === limit && (out.Items?.length ?? 0) > 0) {
         // Full: continue after the last event taken (not after the read, which may reach further).
         const last = events[events.length - 1]!;
-        return { events, next: lastKey(last) };
+        return { events, next: { createdAt: last.createdAt, id: last.id } };
       }
+      read += out.ScannedCount ?? 0;
+      const reached = out.LastEvaluatedKey?.gsi1sk;
+      if (read >= READ_LIMITS.filteredRead && typeof reached === 'string')
+        return { events, next: positionOf(reached) };
     }
     return { events };
   }
@@ -227,7 +237,17 @@ export const eventPosition = (merchantId: string, createdAt: string, eventId: st
   gsi1sk: `${createdAt}#${eventId}`,
 });
 
-const lastKey = (e: ServiceEvent) => eventPosition(e.merchantId, e.createdAt, e.id);
+/** Where a page ends: the event it ends after, by its creation time and id. */
+export interface EventPositionRef {
+  createdAt: string;
+  id: string;
+}
+
+/** The position a GSI1 sort key (`<createdAt>#<eventId>`) names. */
+function positionOf(gsi1sk: string): EventPositionRef {
+  const at = gsi1sk.lastIndexOf('#');
+  return { createdAt: gsi1sk.slice(0, at), id: gsi1sk.slice(at + 1) };
+}
 
 /** The container's store, on the configured table (made on first use). */
 export const eventStore: () => EventStore = /* @__PURE__ */ containerStore(DynamoEventStore);

@@ -1,3 +1,5 @@
+import { MAX_FILTERED_EVENTS_READ } from '#contract/limits';
+
 /**
  * How many items each bounded read of the table takes, and why: one place, so that what a read
  * costs is chosen here and the reads are seen side by side. A limit is a DynamoDB `Limit` (items
@@ -24,6 +26,8 @@ export const READ_LIMITS = {
    * ones read less past the page.
    */
   filteredPage: 500,
+  /** A filtered page of events: the most events one page reads (the contract's, as documented). */
+  filteredRead: MAX_FILTERED_EVENTS_READ,
   /**
    * Expiring cards (`?expiringBefore=`): index entries per request while collecting a page of
    * distinct payors (a payor may have several cards in the range).

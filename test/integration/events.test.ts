@@ -4,6 +4,7 @@
  * refused or cancelled write), and each object's events count 1, 2, 3... without a gap, also
  * under concurrent changes.
  */
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { createGroup, deleteGroup, updateGroup } from '#core/groups';
 import { addPayment, deletePayment, updatePayment } from '#core/payments';
 import { deleteMethod, deletePayor } from '#core/method-deletion';
@@ -378,6 +379,49 @@ describe('the events list', () => {
     const before = new Date(created - 1000 + 3_600_000).toISOString().replace('Z', '+01:00');
     expect((await listEvents(MID, { objectId: group.paymentGroupId, since: before })).items).toHaveLength(1);
   });
+
+  test('defect: a filtered page read on until it was full or the events ended, so one request for a rare object read every event of a busy merchant: a page reads at most 2,000 events and ends short, with a token that reads on', async () => {
+    const { listEvents } = await import('#core/events');
+    const { eventItem } = await import('#store/events');
+    const { newEvent } = await import('#domain/events');
+    const merchantId = '32350000099';
+    // The object's one event is the oldest, behind more events than one page reads (2,000).
+    const count = 2_500;
+    const items = Array.from({ length: count }, (_, i) =>
+      eventItem({
+        ...newEvent(
+          {
+            type: 'payment.approved',
+            merchantId,
+            objectId: i === count - 1 ? 'the-needle' : `payment-${i}`,
+            sequence: 1,
+            data: { i },
+          },
+          new Date(),
+        ),
+        createdAt: new Date(Date.now() - i * 1000).toISOString(),
+      }),
+    );
+    for (let i = 0; i < items.length; i += 25)
+      await ddb().send(
+        new BatchWriteCommand({
+          RequestItems: {
+            [table.tableName]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })),
+          },
+        }),
+      );
+
+    const first = await listEvents(merchantId, { objectId: 'the-needle', pageSize: '10' });
+    expect(first.items).toEqual([]);
+    expect(first.meta.nextPageToken).toBeDefined();
+    const second = await listEvents(merchantId, {
+      objectId: 'the-needle',
+      pageSize: '10',
+      pageToken: first.meta.nextPageToken!,
+    });
+    expect(second.items.map((e) => e.objectId)).toEqual(['the-needle']);
+    expect(second.meta.nextPageToken).toBeUndefined();
+  }, 120_000);
 
   test('a page token forged with a valid digest, at a position before since or without an event id, is refused (400), not sent to DynamoDB', async () => {
     const { listEvents } = await import('#core/events');
