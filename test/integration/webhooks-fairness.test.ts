@@ -20,6 +20,9 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { SLOW_LANE_MS, WEBHOOK_DELIVERY } from '#contract/webhooks';
+import { Batch } from '#core/webhook-batch';
+import { handleMessage } from '#core/webhook-delivery';
+import { useResolver } from '#core/webhook-target';
 import { createEndpoint } from '#core/webhooks';
 import { newEvent, type ServiceEvent } from '#domain/events';
 import { pendingDelivery } from '#domain/webhooks';
@@ -481,3 +484,32 @@ const eventIdOf = (m: WebhookMessage): string => {
   if (m.kind === 'delivery') return objectEvents.get(m.objectId) ?? '';
   return '';
 };
+
+test('defect: only the request was timed, so an endpoint whose host took seconds to resolve (the merchant’s DNS, resolved again at each attempt) and then answered at once was never put in the slow lane: its resolution counts too', async () => {
+  const mid = '32350000045';
+  const port = new URL(fast.url('/')).port;
+  try {
+    useResolver(async () => [{ address: '127.0.0.1', family: 4 }]);
+    const endpoint = await createEndpoint(
+      mid,
+      { url: `http://localhost:${port}/slow-dns`, enabledEvents: ['payor.*'] },
+      new Date(Date.now() - 60_000),
+    );
+    fast.secrets = [...fast.secrets, endpoint.secret];
+    // From now on the name takes 1.5 s to resolve (SLOW_ATTEMPT_MS is 1 s); the receiver answers at once.
+    useResolver(async () => {
+      await sleep(1_500);
+      return [{ address: '127.0.0.1', family: 4 }];
+    });
+    const event = await writeEvent(mid);
+    await handleMessage(eventMessage(event), new Batch());
+
+    expect(delivered(fast, '/slow-dns').map((r) => (JSON.parse(r.body) as { id: string }).id)).toEqual([
+      event.id,
+    ]);
+    const stored = await webhookEndpointStore().get(mid, endpoint.webhookEndpointId);
+    expect(stored?.slowUntil).toBeDefined();
+  } finally {
+    useResolver(undefined);
+  }
+}, 30_000);
