@@ -57,9 +57,26 @@ export function occurrenceDate(
 const EARLIER_INSTANCES_MINUTES = [30, 60, 90, 120];
 
 /**
+ * When the daylight-saving gap that holds a skipped local time ends (the clocks jump), given
+ * luxon's instant for that time: luxon moves it forward by the gap's whole length, so the end is
+ * at most that long (two hours) before it. The first minute under the later offset.
+ */
+function gapEnd(moved: DateTime): DateTime {
+  const offsetAt = (ms: number) => DateTime.fromMillis(ms, { zone: moved.zone }).offset;
+  let before = moved.toMillis() - 3 * 3_600_000;
+  let after = moved.toMillis();
+  while (after - before > 60_000) {
+    const middle = before + Math.floor((after - before) / 120_000) * 60_000;
+    if (offsetAt(middle) === moved.offset) after = middle;
+    else before = middle;
+  }
+  return DateTime.fromMillis(after, { zone: moved.zone });
+}
+
+/**
  * The instant a local date and hour begins in `zone`, under the zone's rules for that date: a
- * skipped hour gives the next existing time (luxon moves a time in a gap forward by the gap), a
- * repeated hour its first instance.
+ * skipped hour gives the next existing time (the end of the gap), a repeated hour its first
+ * instance.
  */
 function localStart(localDate: string, localHour: number, zone: string): DateTime {
   const { year, month, day } = calendarDate(localDate);
@@ -69,6 +86,7 @@ function localStart(localDate: string, localHour: number, zone: string): DateTim
     throw new RangeError(`${localDate} ${localHour}:00 in ${zone}: ${guess.invalidExplanation}`);
   const isWall = (t: DateTime) =>
     t.year === year && t.month === month && t.day === day && t.hour === localHour && t.minute === 0;
+  if (!isWall(guess)) return gapEnd(guess);
   // luxon may pick either instance of a repeated hour: take the earliest instant showing that wall time.
   let first = guess;
   for (const minutes of EARLIER_INSTANCES_MINUTES) {

@@ -63,6 +63,19 @@ describe('UTC slots across daylight-saving changes', () => {
     });
   });
 
+  it('defect: a local hour skipped by a daylight-saving change that is not one hour long ran after the gap ended (luxon moves a time in a gap forward by the gap’s whole length): it runs when the gap ends', () => {
+    // Antarctica/Troll 2030-03-31: 01:00 (+00) becomes 03:00 (+02); 02:00 was put at 04:00.
+    expect(slot('Antarctica/Troll', '2030-03-31', 2)).toMatchObject({
+      utc: '2030-03-31T01:00:00.000Z',
+      local: '2030-03-31T03:00+02:00',
+    });
+    // Pacific/Chatham 2030-09-29: 02:45 (+12:45) becomes 03:45 (+13:45); 03:00 was put at 04:45.
+    expect(slot('Pacific/Chatham', '2030-09-29', 3)).toMatchObject({
+      utc: '2030-09-28T14:00:00.000Z',
+      local: '2030-09-29T03:45+13:45',
+    });
+  });
+
   it('a repeated local hour runs at its first instance', () => {
     // New York 2030-11-03: 01:00-02:00 happens twice (EDT, then EST): the EDT one.
     expect(slot('America/New_York', '2030-11-03', 1)).toMatchObject({
