@@ -19,6 +19,7 @@ import { keys } from './keys';
 import { NoticeStore } from './notices';
 import { returnCountItems } from './return-rates';
 import { refundFinished } from './transaction-items';
+import { saleUseItem } from './card-history';
 import { returnPut, returnRow } from './returns';
 
 /** What a bank notice changes, as the core decided it on what it read. */
@@ -110,9 +111,14 @@ class BankNoticeStore {
     if (change.payment) items.push(...this.paymentItems(change.payment));
     const [work, ...also] = change.followUps;
     if (work) items.push(this.notices.followUpPut(change.notice.noticeId, work, now, also));
-    // The merchant's returns list: the row of a sale returned now.
-    if (next.status === 'Returned' && previous.status !== 'Returned')
+    // The merchant's returns list: the row of a sale returned now; and in the account's history
+    // (the retry limits') the debit is a declined attempt from now on, so that the next debit of
+    // the account counts as its reinitiation.
+    if (next.status === 'Returned' && previous.status !== 'Returned') {
       items.push(returnPut(this.tableName, next.merchantId, returnRow(next)));
+      const use = saleUseItem(next);
+      if (use) items.push({ Put: { TableName: this.tableName, Item: use } });
+    }
     // A return counts against its debit's day in the merchant's return rates, by its category.
     if (next.return && previous.status !== 'Returned')
       items.push(...returnCountItems(this.tableName, next, next.return.category, now));

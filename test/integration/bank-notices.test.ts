@@ -19,6 +19,7 @@ import { addMethod } from '#core/payors';
 import { createDueOccurrences, createSeries } from '#core/series';
 import { applyNotice, receiveNotices, retryHeldNotices } from '#core/notices';
 import type { ServiceEvent } from '#domain/events';
+import { reattemptsWithin } from '#domain/retries';
 import { attemptOf, type Payment } from '#domain/groups';
 import { emptyTotals, summaryView, type AuthResponse } from '#domain/processing';
 import type { Transaction } from '#domain/transactions';
@@ -27,6 +28,7 @@ import type { ProcessorNotice } from '#processor/processor';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { attemptTransactionId, newId } from '#shared/ids';
+import { cardHistory } from '#store/card-history';
 import { claimStore } from '#store/claims';
 import { eventStore } from '#store/events';
 import { groupItem } from '#store/groups';
@@ -210,6 +212,29 @@ test('a return is applied once, however often it arrives: one change, one event'
     status: 'Returned',
     cleared: false,
   });
+});
+
+test('defect: a returned debit stayed an approved charge in its account’s history, so a debit of the account after the return was not counted a reinitiation (Nacha: at most 2 in 180 days): the return makes it a declined one', async () => {
+  const { profileId } = await checkingPayor();
+  // An API sale on the saved account, with the key its history is kept under (core/sale.ts).
+  const cardKey = `method:${profileId.split('/')[1]}`;
+  const sale = await new DynamoTransactionStore(table.db, table.tableName).recordSale({
+    ...debit(profileId, newId()),
+    cardKey,
+  });
+  const ever = new Date(0).toISOString();
+  expect(await cardHistory().since(MID, cardKey, ever)).toEqual([
+    expect.objectContaining({ outcome: 'approved' }),
+  ]);
+
+  expect((await applyNotice(returned(sale, 'R01'), later(70))).outcome).toBe('applied');
+
+  const history = await cardHistory().since(MID, cardKey, ever);
+  expect(history).toEqual([expect.objectContaining({ outcome: 'declined', retry: false })]);
+  // The account's next debit, a day later, is a reinitiation of the returned one.
+  const nextAt = Date.parse(history[0]!.at) + 86_400_000;
+  const next = { at: new Date(nextAt).toISOString(), outcome: 'approved' as const, retry: false };
+  expect(reattemptsWithin([...history, next], new Date(nextAt + 1000), 180 * 24)).toBe(1);
 });
 
 test('a returned bank debit counts in its merchant’s return rates by its category, once however often its notice is applied', async () => {
