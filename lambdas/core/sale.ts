@@ -205,10 +205,13 @@ export async function runSale(request: SaleRequest, now: Date): Promise<Transact
     maskedAccountNumber: method.maskedAccountNumber,
     cardKey: cardKeyOf(method),
   };
-  if (!existing && isUnusable(method)) {
-    // The account updater found the account closed (or to be checked with the cardholder): a
-    // definite decline, recorded without asking the processor (DESIGN section 5). A Pending sale
-    // (existing) may have reached the processor before: it is settled with its key as usual.
+  if (isUnusable(method)) {
+    // The account updater found the account closed (or to be checked with the cardholder), or a
+    // return or dispute revoked it: a definite decline, recorded without asking the processor
+    // (DESIGN section 5). A Pending sale (existing) may have reached the processor before: it is
+    // given up, whatever was charged reversed, and never sent again (a new debit of it).
+    if (existing)
+      return (await giveUpSale(request, `the payment method is ${method.status}`, now)).transaction;
     return transactions.recordSale(
       declined({ ...pendingSale(request, now), ...card }, 'R2', {
         responseMessage: `${declineOf('R2').message}: ${unusableBecause(method.status)}`,

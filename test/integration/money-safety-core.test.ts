@@ -3,7 +3,7 @@
  * against DynamoDB Local with the sandbox processor (its ledger counts every call per key).
  * Each test is named after the defect it proves fixed.
  */
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { voidOrRefundGroup } from '#core/void-or-refund';
 import { refundSale, voidSale } from '#core/reversals';
 import { giveUpSale, runSale, type SaleRequest } from '#core/sale';
@@ -120,6 +120,32 @@ describe('defect 1: a charge without a record', () => {
       responseCode: '96',
     });
     expect(await sandbox.ledger('SALE', request.processorKey)).toMatchObject({ reversed: true });
+  });
+
+  test('defect: a Pending sale resumed after its saved method was revoked (an unauthorized return) was sent to the processor: a debit of an account never to be debited again; it is given up instead (Declined 96), anything charged before reversed', async () => {
+    const profile = await aProfile();
+    const request = sale(profile, 7250, { onNoAnswer: 'throw' });
+    processor.failNext(request.processorKey, 'unavailable-before');
+    await expect(runSale(request, base)).rejects.toThrow(ProcessorUnavailableError);
+    expect((await stored(request.transactionId)).transaction).toMatchObject({ status: 'Pending' });
+    const [payorId, methodId] = profile.split('/') as [string, string];
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.method(payorId, methodId),
+        UpdateExpression: 'SET #status = :revoked',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':revoked': 'revoked' },
+      }),
+    );
+
+    await sweep(later(base, 60), STALE);
+
+    expect((await stored(request.transactionId)).transaction).toMatchObject({
+      status: 'Declined',
+      responseCode: '96',
+    });
+    expect(await ledgerCalls('SALE', request.processorKey)).toBe(0);
   });
 
   test('a processor still unreachable leaves the sale Pending, reported unsettled', async () => {
