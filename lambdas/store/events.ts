@@ -238,7 +238,7 @@ export const eventPosition = (merchantId: string, createdAt: string, eventId: st
 });
 
 /** Where a page ends: the event it ends after, by its creation time and id. */
-export interface EventPositionRef {
+interface EventPositionRef {
   createdAt: string;
   id: string;
 }
