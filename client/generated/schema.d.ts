@@ -1727,7 +1727,7 @@ export interface components {
          */
         nextAttemptAt?: string;
         /**
-         * @description exhausted and not_retried: category_1 (the decline is permanent), advice_code (Mastercard merchant advice code 03 or 21), network_limit (a card network or Nacha rule; `detail` names it), policy_exhausted (maxRetries reached), payment_deleted, group_deleted, method_unusable (the saved method was deleted or is closed).
+         * @description exhausted and not_retried: category_1 (the decline is permanent), advice_code (Mastercard merchant advice code 03 or 21), network_limit (a card network or Nacha rule; `detail` names it), policy_exhausted (maxRetries reached), payment_deleted, group_deleted, method_unusable (the saved method was deleted or is closed), payment_reversed (the merchant voided or refunded the payment, or asked to, before its debit came back returned).
          * @enum {string}
          */
         reason?:
@@ -1737,7 +1737,8 @@ export interface components {
           | 'policy_exhausted'
           | 'payment_deleted'
           | 'group_deleted'
-          | 'method_unusable';
+          | 'method_unusable'
+          | 'payment_reversed';
         /** @description The rule behind the reason, in words (for network_limit: which network rule, and its count). */
         detail?: string;
       };

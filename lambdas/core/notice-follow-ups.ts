@@ -32,6 +32,7 @@ import { toCents } from '#domain/money';
 import { disputeSummaryDelta, returnSummaryDelta, type SummaryDelta } from '#domain/summary-deltas';
 import { nextSequence } from '#domain/events';
 import { attemptsOf, paymentEvent, type Payment } from '#domain/groups';
+import { reversedByMerchant } from '#domain/retries';
 import { seriesEvent } from '#domain/series-view';
 import type { NoticeFollowUp } from '#domain/notices';
 import { accountUpdateOutboxId, debitReturnedOutboxId } from '#domain/notifications';
@@ -136,13 +137,16 @@ async function retryAfterReturn(work: RetryWork, now: Date): Promise<string> {
         return 'a later attempt answered';
       // A round charging now: its end is read again by the next pass.
       if (group.retryBound !== undefined) throw new Error('a retry round of the group is running');
-      const txn = (await transactionStore().find(work.transactionId))?.transaction;
-      const retry = await retryDecision(
-        payment,
-        { auth: nsfAsDecline(auth, auth.return.returnedAt), ...(txn && { txn }) },
-        attempts.length,
-        { merchantId: work.merchantId, retryPolicy: await groupRetryPolicy(group) },
-      );
+      const found = await transactionStore().find(work.transactionId);
+      const txn = found?.transaction;
+      const retry =
+        reversedByMerchant(payment, found?.refunds) ??
+        (await retryDecision(
+          payment,
+          { auth: nsfAsDecline(auth, auth.return.returnedAt), ...(txn && { txn }) },
+          attempts.length,
+          { merchantId: work.merchantId, retryPolicy: await groupRetryPolicy(group) },
+        ));
       if (!retry || isDeepStrictEqual(retry, payment.retry)) return 'decided before';
       const next: Payment = {
         ...payment,

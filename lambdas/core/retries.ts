@@ -21,7 +21,14 @@
 import { attemptsOf, type Payment } from '#domain/groups';
 import { parseProfileId } from '#domain/payors';
 import type { BatchState, RetryRun } from '#domain/processing';
-import { admitRetry, historyHours, retryCancelled, slotAt, type PaymentRetry } from '#domain/retries';
+import {
+  admitRetry,
+  historyHours,
+  retryCancelled,
+  reversedByMerchant,
+  slotAt,
+  type PaymentRetry,
+} from '#domain/retries';
 import type { SavedMethod } from '#domain/payors';
 import { attemptTransactionId } from '#shared/ids';
 import { logger } from '#shared/logger';
@@ -181,6 +188,19 @@ export async function retryPayment(
     return cancel(payment, retryCancelled('payment_deleted', 'the payment was deleted before its retry'));
   if (run.groupDeleted)
     return cancel(payment, retryCancelled('group_deleted', 'the group was deleted before the retry'));
+  const reversed = reversedByMerchant(payment);
+  if (reversed) return cancel(payment, reversed);
+  // The policy as it is now (the group's own, else the merchant's, read when the round began): a
+  // merchant who lowered maxRetries or turned retries off stops the retries already scheduled.
+  const allowed = state.retryPolicy?.maxRetries;
+  if (allowed !== undefined && attempt - 1 > allowed)
+    return cancel(
+      payment,
+      retryCancelled(
+        'policy_exhausted',
+        `the retry policy now allows ${allowed} retr${allowed === 1 ? 'y' : 'ies'}`,
+      ),
+    );
   const { payorId, savedPaymentMethodId } = parseProfileId(payment.profileId);
   const method = await methodStore().findMethod(payorId, savedPaymentMethodId, state.merchantId);
   if (!method || !methodUsable(method as SavedMethod & { status?: string }))

@@ -248,6 +248,19 @@ export function admitRetry(
   return limit ? stoppedBy(limit) : undefined;
 }
 
+/**
+ * A payment the merchant reversed, or asked to (a void or a refund of its sale, held, pending,
+ * completed or cancelled by the debit's return since), is not charged again: its money went, or was
+ * to go, back to the payor.
+ */
+export const reversedByMerchant = (
+  payment: { voidOrRefundResponses?: readonly unknown[] },
+  refundsOfSale: readonly unknown[] = [],
+): PaymentRetry | undefined =>
+  (payment.voidOrRefundResponses?.length ?? 0) > 0 || refundsOfSale.length > 0
+    ? retryCancelled('payment_reversed', 'the merchant voided or refunded the payment before its retry')
+    : undefined;
+
 /** A scheduled retry that will not run, and why (nothing is charged). */
 export const retryCancelled = (reason: RetryReason, detail: string): PaymentRetry => ({
   status: 'not_retried',

@@ -335,3 +335,21 @@ test("the processor's rate taken until the deadline: the batch is given back unf
   expect(done.totals).toMatchObject({ approved: 4, failed: 0 });
   expect(await Promise.all(payments.map(saleCalls))).toEqual([1, 1, 1, 1]);
 });
+
+test('defect: a retry scheduled under maxRetries 2 was still charged in its round after the policy became maxRetries 0 (the merchant turned retries off): it is not retried (policy_exhausted), nothing charged', async () => {
+  const { group, payments } = await aGroup(['51']);
+  const payment = payments[0]!;
+  await runAll({ ...initialState(group), retryPolicy: { maxRetries: 2, intervalHours: 24 } });
+  const scheduled = (await stored(payment))!;
+  expect(scheduled.retry).toMatchObject({ status: 'scheduled' });
+  const at = scheduled.retry!.nextAttemptAt!;
+
+  await runAll({
+    ...initialState(group),
+    retryPolicy: { maxRetries: 0, intervalHours: 24 },
+    retry: { round: 1, bound: at.slice(0, 13), groupDeleted: false, startedAt: at },
+  });
+
+  expect((await stored(payment))!.retry).toMatchObject({ status: 'not_retried', reason: 'policy_exhausted' });
+  expect(processor.calls.filter((c) => c.key === `payment:${payment.paymentId}:2`)).toEqual([]);
+});

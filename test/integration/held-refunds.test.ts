@@ -14,8 +14,8 @@ import { refundSale, voidSale } from '#core/reversals';
 import { listReturns } from '#core/returns';
 import { runSale } from '#core/sale';
 import { voidOrRefundGroup } from '#core/void-or-refund';
-import type { Payment } from '#domain/groups';
-import { saleAuthResponse } from '#domain/processing';
+import type { Group, Payment } from '#domain/groups';
+import { emptyTotals, saleAuthResponse } from '#domain/processing';
 import type { ServiceEvent } from '#domain/events';
 import { processorKeys } from '#domain/processor-keys';
 import { transactionView } from '#domain/transactions';
@@ -92,11 +92,15 @@ async function approvedDebit(merchantId: string, profile: string): Promise<strin
 }
 
 /** A processed group of one $40 payment charged (as processing does) to a CHECKING account. */
-async function paidDebitPayment(merchantId: string, profile: string): Promise<Payment> {
+async function paidDebitPayment(
+  merchantId: string,
+  profile: string,
+  groupFields: Partial<Group> = {},
+): Promise<Payment> {
   const profileId = await checkingProfile(merchantId, profile);
   const { group, payments } = makeGroup(1, { merchantId, scheduleDate: '2031-05-01', amountOf: () => 40 });
   const payment = { ...payments[0]!, profileId };
-  await groupStore().createGroup({ ...group, status: 'processed' }, [payment]);
+  await groupStore().createGroup({ ...group, status: 'processed', ...groupFields }, [payment]);
   const txn = await runSale(
     {
       ...saleRequest(merchantId, profileId, 4000),
@@ -425,4 +429,23 @@ test('a return of a debit with many held refunds is applied all the same: the re
   const after = await found(transactionId);
   expect(after.transaction).toMatchObject({ status: 'Returned', refundedCents: 0, refundCount: 0 });
   expect(after.refunds.map((r) => r.status)).toEqual(refundIds.map(() => 'Failed'));
+});
+
+test('defect: a payment the merchant refunded (the refund held until its debit cleared) whose debit was then returned R01 had its retry scheduled, and a round would have debited the payor again: it is not retried (payment_reversed)', async () => {
+  const mid = await newMerchant();
+  const payment = await paidDebitPayment(mid, 'nR01', {
+    retryPolicy: { maxRetries: 2, intervalHours: 24 },
+    processingSummary: { ...emptyTotals(), approved: 1, processedAt: new Date().toISOString() },
+  });
+  useProcessor(sandboxWith({ voidsBankDebits: false }));
+  const { outcomes } = await voidOrRefundGroup(payment.paymentGroupId, mid, undefined, new Date());
+  expect(outcomes[0]).toMatchObject({ outcome: 'refund_scheduled', response: { heldUntilCleared: true } });
+
+  await sandbox.noticesNow({ merchantId: mid });
+  await backstop();
+  await runDueFollowUps(new Date(Date.now() + 1000), 10);
+
+  const after = (await paymentStore().getPayment(payment.paymentGroupId, payment.paymentId))!;
+  expect(after.authResponse).toMatchObject({ status: 'Returned', return: { code: 'R01' } });
+  expect(after.retry).toMatchObject({ status: 'not_retried', reason: 'payment_reversed' });
 });
