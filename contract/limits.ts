@@ -36,11 +36,11 @@ export const MAX_PAGE_NUMBER = 1_000_000;
 export const DEFAULT_PAGE_SIZE = 25;
 
 /**
- * A filtered page of events (`type`, `objectId`) reads at most this many events, then ends short
- * with a token to read on: a rare object's events among a busy merchant's would otherwise be read
- * in one request past API Gateway's 29 s.
+ * A filtered page of events (`type`, `objectId`) or of an endpoint's deliveries (`status`) reads
+ * at most this many items, then ends short with a token to read on: a rare object's events among a
+ * busy merchant's would otherwise be read in one request past API Gateway's 29 s.
  */
-export const MAX_FILTERED_EVENTS_READ = 2_000;
+export const MAX_FILTERED_PAGE_READ = 2_000;
 
 /** A group's payments come as one array up to this many (deleted included); above, only paged. */
 export const MAX_UNPAGED_PAYMENTS = 2_000;

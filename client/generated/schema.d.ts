@@ -945,7 +945,7 @@ export interface paths {
     };
     /**
      * List a webhook endpoint's deliveries
-     * @description One entry per event sent (or being sent) to this endpoint, newest event first, for 30 days: its status, attempts, last HTTP status and the next attempt's time. Optional `status` filter. Pages: `pageSize` (default 25) and `pageToken` (the previous page's `meta.nextPageToken`, absent on the last page).
+     * @description One entry per event sent (or being sent) to this endpoint, newest event first, for 30 days: its status, attempts, last HTTP status and the next attempt's time. Optional `status` filter. Pages: `pageSize` (default 25) and `pageToken` (the previous page's `meta.nextPageToken`, absent on the last page); with `status`, a page reads at most 2,000 deliveries, so it may hold fewer than `pageSize` (even none) and still have a next one.
      */
     get: operations['ListWebhookDeliveries'];
     put?: never;

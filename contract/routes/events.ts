@@ -1,6 +1,6 @@
 /** Events: what changed, for a merchant, newest first (docs/decisions.md "Events and webhooks"). */
 import { EVENT_RETENTION_DAYS } from '../events';
-import { MAX_FILTERED_EVENTS_READ } from '../limits';
+import { MAX_FILTERED_PAGE_READ } from '../limits';
 import { eventPageSchema, eventSchema, listEventsQueryDocs, listEventsQuerySchema } from '../schemas/events';
 import { V1 } from './payors';
 import { route } from './types';
@@ -17,7 +17,7 @@ export const eventRoutes = {
     summary: "List the merchant's events",
     description: `The merchant's events of the last ${EVENT_RETENTION_DAYS} days, newest first: every change the service announces (the event catalogue is in docs/integrating.md). Each is written together with its change, so an event exists exactly when its change does.
 
-Filters combine: \`type\`, \`objectId\` (one object's events) and \`since\`. Pages: \`pageSize\` (default 25) and \`pageToken\` (the previous page's \`meta.nextPageToken\`, absent on the last page); with \`type\` or \`objectId\`, a page reads at most ${MAX_FILTERED_EVENTS_READ.toLocaleString('en-US')} events, so it may hold fewer than \`pageSize\` (even none) and still have a next one. A month of a busy merchant's events is too many to count per request, so the envelope has no totals.`,
+Filters combine: \`type\`, \`objectId\` (one object's events) and \`since\`. Pages: \`pageSize\` (default 25) and \`pageToken\` (the previous page's \`meta.nextPageToken\`, absent on the last page); with \`type\` or \`objectId\`, a page reads at most ${MAX_FILTERED_PAGE_READ.toLocaleString('en-US')} events, so it may hold fewer than \`pageSize\` (even none) and still have a next one. A month of a busy merchant's events is too many to count per request, so the envelope has no totals.`,
     query: { schema: listEventsQuerySchema, parameters: listEventsQueryDocs },
     response: { schema: eventPageSchema, description: 'A page of events, newest first.' },
   }),

@@ -1,6 +1,7 @@
 /** Webhook endpoints, their deliveries and replays (docs/decisions.md "Webhooks"). */
 import { MAX_WEBHOOK_ENDPOINTS, RETRY_DELAYS_SECONDS, ROTATION_OVERLAP_HOURS } from '../webhooks';
 import { EVENT_RETENTION_DAYS } from '../events';
+import { MAX_FILTERED_PAGE_READ } from '../limits';
 import {
   createdWebhookEndpointSchema,
   createWebhookEndpointSchema,
@@ -102,7 +103,7 @@ ${DELIVERY}`,
     handler: 'webhooks/list-deliveries',
     status: 200,
     summary: "List a webhook endpoint's deliveries",
-    description: `One entry per event sent (or being sent) to this endpoint, newest event first, for ${EVENT_RETENTION_DAYS} days: its status, attempts, last HTTP status and the next attempt's time. Optional \`status\` filter. Pages: \`pageSize\` (default 25) and \`pageToken\` (the previous page's \`meta.nextPageToken\`, absent on the last page).`,
+    description: `One entry per event sent (or being sent) to this endpoint, newest event first, for ${EVENT_RETENTION_DAYS} days: its status, attempts, last HTTP status and the next attempt's time. Optional \`status\` filter. Pages: \`pageSize\` (default 25) and \`pageToken\` (the previous page's \`meta.nextPageToken\`, absent on the last page); with \`status\`, a page reads at most ${MAX_FILTERED_PAGE_READ.toLocaleString('en-US')} deliveries, so it may hold fewer than \`pageSize\` (even none) and still have a next one.`,
     query: { schema: listDeliveriesQuerySchema, parameters: listDeliveriesQueryDocs },
     response: { schema: webhookDeliveryPageSchema, description: 'A page of deliveries, newest first.' },
   }),

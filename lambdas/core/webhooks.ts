@@ -29,7 +29,7 @@ import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { secretBox } from '#shared/secret-box';
 import { webhookQueue } from '#shared/webhook-queue';
 import { decodePageToken, encodePageToken } from '#store/paging';
-import { pagePosition, webhookDeliveryList } from '#store/webhook-delivery-list';
+import { positionOf, webhookDeliveryList } from '#store/webhook-delivery-list';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
 import { checkTarget } from './webhook-target';
 
@@ -188,6 +188,15 @@ export async function rotateSecret(
   });
 }
 
+/** JSON's value, or undefined for text that is not JSON. */
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 const deliveriesScope = (merchantId: string, endpointId: string, status: string | undefined) =>
   `webhook-deliveries\n${merchantId}\n${endpointId}\n${status ?? ''}`;
 
@@ -204,22 +213,17 @@ export async function listDeliveries(
   let start: Record<string, unknown> | undefined;
   if (q.pageToken !== undefined) {
     const cursor = decodePageToken(q.pageToken, scope);
-    if (!cursor) throw new BadRequestError('pageToken is not a token of this list (filters included)');
-    start = JSON.parse(cursor.after) as Record<string, unknown>;
+    start = cursor && positionOf(endpointId, parsedOrUndefined(cursor.after));
+    if (!start) throw new BadRequestError('pageToken is not a token of this list (filters included)');
   }
   const status = q.status as DeliveryStatus | undefined;
   const { deliveries, next } = await webhookDeliveryList().page(endpointId, status, pageSize, start);
-  const last = deliveries[deliveries.length - 1];
   return {
     meta: {
       pageSize,
-      ...(next &&
-        last && {
-          nextPageToken: encodePageToken(
-            { after: JSON.stringify(pagePosition(last)), offset: 0, total: 0, pageSize },
-            scope,
-          ),
-        }),
+      ...(next && {
+        nextPageToken: encodePageToken({ after: JSON.stringify(next), offset: 0, total: 0, pageSize }, scope),
+      }),
     },
     items: deliveries.map(deliveryView),
   };

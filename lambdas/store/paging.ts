@@ -202,7 +202,16 @@ export function decodePageToken(token: string, scope: string): PageCursor | unde
   if (!Array.isArray(value) || value.length !== 4) return undefined;
   const [after, offset, total, pageSize] = value as unknown[];
   const whole = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
-  if (typeof after !== 'string' || !whole(offset) || !whole(total) || !whole(pageSize) || pageSize < 1) {
+  // No list makes a token without a position: an empty one is a forged token (it would reach
+  // DynamoDB as an empty key, which it refuses).
+  if (
+    typeof after !== 'string' ||
+    after === '' ||
+    !whole(offset) ||
+    !whole(total) ||
+    !whole(pageSize) ||
+    pageSize < 1
+  ) {
     return undefined;
   }
   return { after, offset, total, pageSize };

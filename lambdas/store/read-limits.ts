@@ -1,4 +1,4 @@
-import { MAX_FILTERED_EVENTS_READ } from '#contract/limits';
+import { MAX_FILTERED_PAGE_READ } from '#contract/limits';
 
 /**
  * How many items each bounded read of the table takes, and why: one place, so that what a read
@@ -26,8 +26,8 @@ export const READ_LIMITS = {
    * ones read less past the page.
    */
   filteredPage: 500,
-  /** A filtered page of events: the most events one page reads (the contract's, as documented). */
-  filteredRead: MAX_FILTERED_EVENTS_READ,
+  /** A filtered page of events or deliveries: the most items one page reads (the contract's, documented). */
+  filteredRead: MAX_FILTERED_PAGE_READ,
   /**
    * Expiring cards (`?expiringBefore=`): index entries per request while collecting a page of
    * distinct payors (a payor may have several cards in the range).

@@ -23,10 +23,29 @@ export const listedAt = (d: Pick<WebhookDelivery, 'webhookEndpointId' | 'created
 });
 
 /** The GSI1 position of a delivery (a page token continues after it). */
-export const pagePosition = (d: WebhookDelivery): Record<string, unknown> => ({
+const pagePosition = (d: WebhookDelivery): Record<string, unknown> => ({
   ...keys.webhookDelivery(d.webhookEndpointId, d.objectId, d.sequence),
   ...listedAt(d),
 });
+
+/**
+ * The position a page token names, if it is one of this endpoint's list (a token's digest is not
+ * a signature: its position is checked before DynamoDB reads from it).
+ */
+export function positionOf(endpointId: string, value: unknown): Record<string, unknown> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const { pk, sk, gsi1pk, gsi1sk, ...rest } = value as Record<string, unknown>;
+  const ok =
+    Object.keys(rest).length === 0 &&
+    gsi1pk === keys.endpointDeliveries(endpointId) &&
+    typeof pk === 'string' &&
+    pk.startsWith(`WHLANE#${endpointId}#`) &&
+    typeof sk === 'string' &&
+    /^SEQ#\d{10}$/.test(sk) &&
+    typeof gsi1sk === 'string' &&
+    gsi1sk.length > 0;
+  return ok ? { pk, sk, gsi1pk, gsi1sk } : undefined;
+}
 
 class DynamoWebhookDeliveryList {
   constructor(
@@ -57,6 +76,9 @@ class DynamoWebhookDeliveryList {
       ScanIndexForward: false,
       Limit: status === undefined ? limit - deliveries.length : READ_LIMITS.filteredPage,
     });
+    // With a filter: read on until the page is full, the list ends, or READ_LIMITS.filteredRead
+    // were read (the page then ends short, after the last read).
+    let read = 0;
     for await (const out of queryPages(this.db, request, start)) {
       for (const item of out.Items ?? []) {
         if (deliveries.length === limit) break;
@@ -66,6 +88,9 @@ class DynamoWebhookDeliveryList {
         const last = deliveries[deliveries.length - 1]!;
         return { deliveries, next: pagePosition(last) };
       }
+      read += out.ScannedCount ?? 0;
+      if (read >= READ_LIMITS.filteredRead && out.LastEvaluatedKey)
+        return { deliveries, next: out.LastEvaluatedKey };
     }
     return { deliveries };
   }

@@ -5,6 +5,7 @@
  * the dispute's record and list row, the sale's `dispute`, its events, a refund and a void refused
  * while it is open, the card's method revoked for fraud (core/disputes.ts, store/disputes.ts).
  */
+import { createHash } from 'node:crypto';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getDispute, listDisputes } from '#core/dispute-list';
 import { runDueFollowUps } from '#core/notice-follow-ups';
@@ -23,6 +24,7 @@ import { useProcessor } from '#processor/index';
 import type { ProcessorNotice } from '#processor/processor';
 import { SandboxProcessor } from '#processor/sandbox';
 import { reloadConfigForTests } from '#shared/config';
+import { BadRequestError } from '#shared/errors';
 import { ddb } from '#shared/ddb';
 import { attemptTransactionId, newId } from '#shared/ids';
 import { claimStore } from '#store/claims';
@@ -500,3 +502,17 @@ it('a sale on a method revoked by a fraud dispute is declined R2 saying the auth
   expect(sale.responseMessage).toContain('revoked');
   expect(sale.responseMessage).not.toContain('contact the cardholder');
 });
+
+test.each(['returns', 'disputes'] as const)(
+  'defect: a %s page token forged with a valid digest and an empty position reached DynamoDB as an empty start key (a 500): 400',
+  async (list) => {
+    const { listReturns } = await import('#core/returns');
+    const MID = '32350000001';
+    const scope = list === 'returns' ? `returns\n${MID}` : `disputes\n${MID}\n`;
+    const payload = Buffer.from(JSON.stringify(['', 0, 0, 10])).toString('base64url');
+    const digest = createHash('sha256').update(`${scope}\n${payload}`).digest('base64url').slice(0, 22);
+    const pageToken = `${payload}.${digest}`;
+    const listed = list === 'returns' ? listReturns(MID, { pageToken }) : listDisputes(MID, { pageToken });
+    await expect(listed).rejects.toThrow(new BadRequestError('pageToken is not a token of this list'));
+  },
+);

@@ -8,8 +8,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { newEvent, type ServiceEvent } from '#domain/events';
 import { eventItem } from '#store/events';
 import { reloadConfigForTests } from '#shared/config';
@@ -21,7 +21,9 @@ import { Batch, lostAfterMs } from '#core/webhook-batch';
 import { handleMessage } from '#core/webhook-delivery';
 import { recoverDeliveries } from '#core/webhook-recovery';
 import { checkTarget, useResolver } from '#core/webhook-target';
-import { createEndpoint, listEndpoints, updateEndpoint } from '#core/webhooks';
+import { createEndpoint, listDeliveries, listEndpoints, updateEndpoint } from '#core/webhooks';
+import { pendingDelivery } from '#domain/webhooks';
+import { keys } from '#store/keys';
 import { BadRequestError } from '#shared/errors';
 import { webhookDeliveryStore } from '#store/webhook-deliveries';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
@@ -458,4 +460,77 @@ describe('the breaker', () => {
     expect(hooks.received.filter((r) => r.id === event.id)).toEqual([]);
     await endpoints.recordSuccess(BREAKER_MID, endpointId);
   });
+});
+
+describe("an endpoint's deliveries list", () => {
+  /** A page token as any client can make one: the digest is not a signature (store/paging.ts). */
+  const forged = (after: string, scope: string): string => {
+    const payload = Buffer.from(JSON.stringify([after, 0, 0, 10])).toString('base64url');
+    const digest = createHash('sha256').update(`${scope}\n${payload}`).digest('base64url').slice(0, 22);
+    return `${payload}.${digest}`;
+  };
+
+  test.each([
+    ['a position that is not JSON', 'not-json'],
+    ['a key of another list', JSON.stringify({ pk: 'X', sk: 'Y', gsi1pk: 'OTHER', gsi1sk: 'Z' })],
+    ['an empty position', ''],
+  ])(
+    'defect: a page token forged with a valid digest (%s) answered 500 (JSON.parse, or a start key DynamoDB refuses): 400',
+    async (_what, after) => {
+      const { webhookEndpointId } = await createEndpoint(MID, { url: hooks.url('/forged') }, new Date());
+      const scope = `webhook-deliveries\n${MID}\n${webhookEndpointId}\n`;
+      await expect(
+        listDeliveries(MID, webhookEndpointId, { pageToken: forged(after, scope) }),
+      ).rejects.toThrow(new BadRequestError('pageToken is not a token of this list (filters included)'));
+    },
+  );
+
+  test('defect: a page filtered by status read on until it was full or the deliveries ended: a page reads at most 2,000 and ends short, with a token that reads on', async () => {
+    const { webhookEndpointId } = await createEndpoint(MID, { url: hooks.url('/many') }, new Date());
+    // 2,500 deliveries, newest first; the one failed is the oldest.
+    const count = 2_500;
+    const items = Array.from({ length: count }, (_, i) => {
+      const createdAt = new Date(Date.now() - i * 1000).toISOString();
+      const d = pendingDelivery(
+        webhookEndpointId,
+        MID,
+        {
+          id: `evt_${randomUUID().replaceAll('-', '')}`,
+          type: 'payor.updated',
+          objectId: `o-${i}`,
+          sequence: 1,
+          createdAt,
+        },
+        new Date(),
+        createdAt,
+      );
+      return {
+        ...keys.webhookDelivery(webhookEndpointId, d.objectId, d.sequence),
+        entity: 'webhook-delivery',
+        gsi1pk: keys.endpointDeliveries(webhookEndpointId),
+        gsi1sk: `${createdAt}#${d.eventId}`,
+        ...d,
+        status: i === count - 1 ? 'failed' : 'delivered',
+      };
+    });
+    for (let i = 0; i < items.length; i += 25)
+      await table.db.send(
+        new BatchWriteCommand({
+          RequestItems: {
+            [table.tableName]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })),
+          },
+        }),
+      );
+
+    const first = await listDeliveries(MID, webhookEndpointId, { status: 'failed', pageSize: '10' });
+    expect(first.items).toEqual([]);
+    expect(first.meta.nextPageToken).toBeDefined();
+    const second = await listDeliveries(MID, webhookEndpointId, {
+      status: 'failed',
+      pageSize: '10',
+      pageToken: first.meta.nextPageToken!,
+    });
+    expect(second.items.map((d) => d.objectId)).toEqual([`o-${count - 1}`]);
+    expect(second.meta.nextPageToken).toBeUndefined();
+  }, 120_000);
 });
