@@ -17,6 +17,7 @@ import { config } from '#shared/config';
 import { logger } from '#shared/logger';
 import { emailSender, isThrottle } from '#shared/mailer';
 import { groupStore } from '#store/groups';
+import { paymentStore } from '#store/payments';
 import { outboxStore } from '#store/outbox';
 import { Pacer } from '#shared/pacer';
 import { MAX_DELAY_SECONDS, type OutboxMessage } from '#shared/outbox-queue';
@@ -70,7 +71,9 @@ export async function deliver(message: OutboxMessage): Promise<Outcome> {
   logger.appendKeys({ outboxId, kind: item.kind, paymentGroupId: item.paymentGroupId });
 
   // A payment's e-mail waits for its group's commit; a method's was written with its change.
-  if (item.paymentGroupId !== undefined && !(await groupStore().getGroup(item.paymentGroupId))) {
+  const group =
+    item.paymentGroupId === undefined ? undefined : await groupStore().getGroup(item.paymentGroupId);
+  if (item.paymentGroupId !== undefined && !group) {
     if (now.getTime() - Date.parse(item.createdAt) >= COMMIT_GRACE_MS) {
       await store.markFailed(outboxId, 'the group was never committed; nothing to notify');
       return DONE;
@@ -82,6 +85,22 @@ export async function deliver(message: OutboxMessage): Promise<Outcome> {
     }
     await store.release(outboxId, 'group not committed yet', 'not-ready');
     return outcome;
+  }
+
+  // A payment-scheduled notice still waiting when its group or payment was deleted: the payment
+  // will not be charged, so the payor is not told it will be.
+  if (item.kind === 'payment-scheduled' && group) {
+    const gone =
+      group.status === 'deleted'
+        ? 'its group was deleted'
+        : (await paymentStore().getPayment(group.paymentGroupId, item.data.paymentId))?.deleted
+          ? 'its payment was deleted'
+          : undefined;
+    if (gone) {
+      logger.info('payment-scheduled notice not sent', { reason: gone });
+      await store.markFailed(outboxId, `${gone} before the notice went out; nothing to notify`);
+      return DONE;
+    }
   }
 
   let messageId: string;

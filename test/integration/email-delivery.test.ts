@@ -9,14 +9,18 @@ import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { newGroup } from '#domain/groups';
-import type { OutboxItem } from '#domain/notifications';
+import { deleteGroup } from '#core/groups';
+import { newGroup, newPayment } from '#domain/groups';
+import { noticeOutboxId, type OutboxItem } from '#domain/notifications';
 import { reloadConfigForTests } from '#shared/config';
 import { newId } from '#shared/ids';
 import { keys } from '#store/keys';
 import { MESSAGE_ID_HEADER, useMailer } from '#shared/mailer';
 import { DynamoGroupStore } from '#store/groups';
 import { listOutbox, OutboxStore, requeue } from '#store/outbox';
+import { paymentStore } from '#store/payments';
+import { DynamoPayorStore } from '#store/payors';
+import { makePayor } from '#support/fixtures/index';
 import { useOutboxQueue, type QueuedMessage } from '#shared/outbox-queue';
 import { createTestTable, type TestTable } from '#support/ddb';
 
@@ -189,4 +193,57 @@ describe('issue 10, item 6: e-mails SES kept throttling are found and sent again
     expect(stored).not.toHaveProperty('throttles');
     expect(stored).not.toHaveProperty('lastError');
   }, 30_000);
+});
+
+describe('a payment-scheduled notice whose payment will not be charged', () => {
+  test.each(['its group', 'its payment'] as const)(
+    'defect: the notice still waiting when %s was deleted (a backlog at the SES rate, throttling) was sent: it is not, and its item says why',
+    async (deleted) => {
+      const now = new Date();
+      const group = newGroup(
+        { servicePayId: MERCHANT, scheduleDate: '2031-10-01', scheduleHour: 9, locationId: 1 },
+        MERCHANT,
+        newId(),
+        now,
+      );
+      const { payor, method } = makePayor(MERCHANT);
+      await new DynamoPayorStore(table.db, table.tableName).create(payor, method);
+      const profileId = `${payor.payorId}/${method.savedPaymentMethodId}`;
+      const payment = newPayment({ profileId, amount: 12.5 }, group, newId(), now);
+      group.paymentCount = 1;
+      group.totalCents = payment.amountCents;
+      await new DynamoGroupStore(table.db, table.tableName).createGroup(group, [payment]);
+      const item: OutboxItem = {
+        outboxId: noticeOutboxId(payment.paymentId),
+        kind: 'payment-scheduled',
+        recipient: 'payor@example.com',
+        status: 'pending',
+        attempts: 0,
+        createdAt: now.toISOString(),
+        paymentGroupId: group.paymentGroupId,
+        data: {
+          merchantName: 'Springfield Elementary',
+          amountCents: payment.amountCents,
+          maskedAccountNumber: '************1111',
+          accountType: 'VISA',
+          scheduleDate: '2031-10-01',
+          scheduleHour: 9,
+          paymentId: payment.paymentId,
+        },
+      };
+      expect(await outbox.putOnce(item)).toBe(true);
+      if (deleted === 'its group') await deleteGroup(group.paymentGroupId, MERCHANT, new Date());
+      else expect(await paymentStore().softDeletePayment(payment, new Date())).toBe('ok');
+      ses.reset();
+      ses.on(SendEmailCommand).resolves({ MessageId: 'ses-never' });
+
+      await notify(item.outboxId);
+
+      expect(ses.commandCalls(SendEmailCommand)).toHaveLength(0);
+      expect(await outbox.get(item.outboxId)).toMatchObject({
+        status: 'failed',
+        lastError: expect.stringMatching(/deleted before the notice went out/),
+      });
+    },
+  );
 });
