@@ -18,7 +18,7 @@
  * group out of the due index, as before.
  */
 import { RECEIPTS_CONCURRENCY } from '#contract/processing';
-import type { Payment } from '#domain/groups';
+import { attemptsOf, type Payment } from '#domain/groups';
 import type { ProcessingState, ReceiptRange } from '#domain/processing';
 import { parseProfileId } from '#domain/payors';
 import { mapLimit } from '#shared/concurrency';
@@ -39,6 +39,18 @@ export type ReceiptInput = ReceiptRange | ReceiptState;
 
 const isRange = (input: ReceiptInput): input is ReceiptRange =>
   typeof (input as Partial<ReceiptRange>).receiptRange === 'number';
+
+/**
+ * A receipt's outbox id: one per payment (`receipt:<paymentId>`), so that a run queued again sends
+ * none twice. A payment charged again after its debit was returned (its first receipt may have
+ * gone out, and no longer stands) has one per approved attempt (`receipt:<paymentId>:<attempt>`).
+ */
+function receiptOutboxId(payment: Payment): string {
+  const attempts = attemptsOf(payment);
+  return attempts.slice(0, -1).some((a) => a.status === 'Returned')
+    ? `receipt:${payment.paymentId}:${attempts.length}`
+    : `receipt:${payment.paymentId}`;
+}
 
 /** Queues the receipts due among `payments`, RECEIPTS_CONCURRENCY at once; how many were new. */
 async function queueReceipts(merchantId: string, payments: Payment[]): Promise<number> {
@@ -61,7 +73,7 @@ async function queueReceipts(merchantId: string, payments: Payment[]): Promise<n
     if (!found || found.transaction.status !== 'Approved') return false; // voided before settlement: no receipt
     const txn = found.transaction;
     return queueReceipt({
-      outboxId: `receipt:${payment.paymentId}`,
+      outboxId: receiptOutboxId(payment),
       kind: 'receipt',
       recipient: email,
       status: 'pending',

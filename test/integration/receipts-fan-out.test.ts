@@ -178,3 +178,80 @@ test('defect 8: receipts for a large group are queued over its key ranges at onc
   // Each page is a bounded task: no task was given more than one page of payments.
   expect(seen.length).toBeGreaterThanOrEqual(Math.ceil(COUNT / PAGE));
 }, 120_000);
+
+test('defect: a payment whose debit was returned (its receipt sent) and then recovered by its retry got no receipt for the charge that stands: the retry round found the first receipt’s id taken; it gets one of its own', async () => {
+  const { queueReceiptsPage } = await import('#core/receipts');
+  const { attemptTransactionId } = await import('#shared/ids');
+  const { attemptOf } = await import('#domain/groups');
+  const { payor, method } = makePayor(MERCHANT, { email: 'parent@example.com' });
+  await new DynamoPayorStore(table.db, table.tableName).create(payor, method);
+  const profileId = `${payor.payorId}/${method.savedPaymentMethodId}`;
+  const { group, payments } = makeGroup(1, { merchantId: MERCHANT, scheduleDate: '2031-06-01' });
+  const p = payments[0]!;
+  const outbox = new OutboxStore(table.db, table.tableName);
+  const sale = (attempt: number) =>
+    new DynamoTransactionStore(table.db, table.tableName).recordSale(
+      transaction({
+        transactionId:
+          attempt === 1 ? transactionIdOf(p.paymentId) : attemptTransactionId(p.paymentId, attempt),
+        merchantId: MERCHANT,
+        paymentId: p.paymentId,
+        ...(attempt > 1 && { attempt }),
+        profileId,
+        payorId: payor.payorId,
+        savedPaymentMethodId: method.savedPaymentMethodId,
+        amountCents: p.amountCents,
+        approvedCents: p.amountCents,
+        settlesAt: new Date(Date.now() - 60_000).toISOString(),
+      }),
+    );
+  const authOf = async (attempt: number) =>
+    saleAuthResponse(transactionView(await sale(attempt), [], new Date(Date.now() - 120_000)));
+  // The first charge: approved, its receipt sent, then returned (nsf); the retry approved.
+  const first = { ...(await authOf(1)), status: 'Returned' as const };
+  const second = await authOf(2);
+  const recovered: Payment = {
+    ...p,
+    profileId,
+    sendEmailReceipt: true,
+    authResponse: second,
+    attempts: [attemptOf(1, first), attemptOf(2, second, 1)],
+    retry: { status: 'succeeded' },
+  };
+  await new DynamoGroupStore(table.db, table.tableName).createGroup(group, [recovered]);
+  await outbox.putOnce({
+    outboxId: `receipt:${p.paymentId}`,
+    kind: 'receipt',
+    recipient: 'parent@example.com',
+    status: 'sent',
+    attempts: 1,
+    createdAt: new Date().toISOString(),
+    paymentGroupId: group.paymentGroupId,
+    data: {
+      merchantName: 'Springfield Elementary',
+      amountCents: p.amountCents,
+      approvedCents: p.amountCents,
+      maskedAccountNumber: '********6789',
+      accountType: 'CHECKING',
+      transactionId: transactionIdOf(p.paymentId),
+      date: '2031-06-01',
+      paymentId: p.paymentId,
+    },
+  });
+
+  // The retry round's receipts.
+  const state = {
+    paymentGroupId: group.paymentGroupId,
+    merchantId: MERCHANT,
+    receiptRange: 0,
+    receiptCursor: null,
+    upTo: null,
+    receiptsDone: false,
+    receiptsQueued: 0,
+  };
+  expect(await queueReceiptsPage(state)).toMatchObject({ receiptsQueued: 1 });
+  const receipt = await outbox.get(`receipt:${p.paymentId}:2`);
+  expect(receipt).toMatchObject({ kind: 'receipt', data: { transactionId: second.transactionId } });
+  // Queued again (a re-run), nothing new.
+  expect(await queueReceiptsPage(state)).toMatchObject({ receiptsQueued: 0 });
+});
