@@ -6,7 +6,16 @@ import { config } from '#shared/config';
 import { useMailer } from '#shared/mailer';
 import { useOutboxQueue, type QueuedMessage } from '#shared/outbox-queue';
 import { handler } from '#lambdas/notifications/send-notifications';
-import { awsError, ddbMock, group, GROUP_ID, lambdaContext } from '#support/handlers/invoke';
+import {
+  awsError,
+  ddbMock,
+  group,
+  GROUP_ID,
+  lambdaContext,
+  payment,
+  PAYMENT_ID,
+  storedPayment,
+} from '#support/handlers/invoke';
 
 const MAX_SEND_ATTEMPTS = config().maxSendAttempts;
 const MAX_NOT_READY_RETRIES = config().maxNotReadyRetries;
@@ -105,10 +114,12 @@ function claimable(claimed: OutboxItem | 'refused' | Error) {
   });
 }
 
+/** The group (and the notice's payment, not deleted) as stored, or not committed yet. */
 function groupExists(exists: boolean) {
   ddbMock
     .on(GetCommand, { Key: groupKey })
     .resolves(exists ? { Item: { ...groupKey, entity: 'group', ...group() } } : {});
+  storedPayment(payment());
 }
 
 interface UpdateInput {
@@ -144,7 +155,7 @@ describe('the notifier (SQS queue → SES)', () => {
     expect(ddbMock.calls()).toHaveLength(0);
   });
 
-  it('claims the item, checks the group, sends once and marks it sent', async () => {
+  it('claims the item, checks the group and the payment (two reads), sends once and marks it sent', async () => {
     const claimed = item({ attempts: 2 });
     claimable(claimed);
     const result = await notify([record()]);
@@ -158,7 +169,10 @@ describe('the notifier (SQS queue → SES)', () => {
       ConditionExpression: '#status = :pending OR (#status = :sending AND leaseUntil < :now)',
       ReturnValues: 'ALL_NEW',
     });
-    expect(ddbMock.commandCalls(GetCommand).map((c) => c.args[0].input.Key)).toEqual([groupKey]);
+    expect(ddbMock.commandCalls(GetCommand).map((c) => c.args[0].input.Key)).toEqual([
+      groupKey,
+      { pk: `GROUP#${GROUP_ID}`, sk: `PAYMENT#${PAYMENT_ID}` },
+    ]);
     expect(sent).toEqual([{ to: 'payor@example.com', email: renderEmail(claimed) }]);
     expect(updates()).toHaveLength(2);
     expect(done).toMatchObject({
