@@ -81,6 +81,31 @@ const queueRecord = (outboxId: string): SQSRecord => ({
   awsRegion: 'us-east-1',
 });
 
+/** A payment-scheduled notice of a payment of the group, waiting in the outbox. */
+const scheduledNotice = (
+  paymentGroupId: string,
+  paymentId: string,
+  amountCents: number,
+  now: Date,
+): OutboxItem => ({
+  outboxId: noticeOutboxId(paymentId),
+  kind: 'payment-scheduled',
+  recipient: 'payor@example.com',
+  status: 'pending',
+  attempts: 0,
+  createdAt: now.toISOString(),
+  paymentGroupId,
+  data: {
+    merchantName: 'Springfield Elementary',
+    amountCents,
+    maskedAccountNumber: '************1111',
+    accountType: 'VISA',
+    scheduleDate: '2031-10-01',
+    scheduleHour: 9,
+    paymentId,
+  },
+});
+
 const headersOfSends = () =>
   ses.commandCalls(SendEmailCommand).map((call) => call.args[0].input.Content?.Simple?.Headers);
 
@@ -95,24 +120,7 @@ describe('issue 13, defect 10: the e-mail delivery promise', () => {
     );
     await new DynamoGroupStore(table.db, table.tableName).createGroup(group, []);
     const paymentId = newId();
-    const item: OutboxItem = {
-      outboxId: `notice:${paymentId}`,
-      kind: 'payment-scheduled',
-      recipient: 'payor@example.com',
-      status: 'pending',
-      attempts: 0,
-      createdAt: now.toISOString(),
-      paymentGroupId: group.paymentGroupId,
-      data: {
-        merchantName: 'Springfield Elementary',
-        amountCents: 1250,
-        maskedAccountNumber: '************1111',
-        accountType: 'VISA',
-        scheduleDate: '2031-10-01',
-        scheduleHour: 9,
-        paymentId,
-      },
-    };
+    const item = scheduledNotice(group.paymentGroupId, paymentId, 1250, now);
     expect(await outbox.putOnce(item)).toBe(true);
     ses.on(SendEmailCommand).resolvesOnce({ MessageId: 'ses-1' }).resolvesOnce({ MessageId: 'ses-2' });
 
@@ -213,24 +221,7 @@ describe('a payment-scheduled notice whose payment will not be charged', () => {
       group.paymentCount = 1;
       group.totalCents = payment.amountCents;
       await new DynamoGroupStore(table.db, table.tableName).createGroup(group, [payment]);
-      const item: OutboxItem = {
-        outboxId: noticeOutboxId(payment.paymentId),
-        kind: 'payment-scheduled',
-        recipient: 'payor@example.com',
-        status: 'pending',
-        attempts: 0,
-        createdAt: now.toISOString(),
-        paymentGroupId: group.paymentGroupId,
-        data: {
-          merchantName: 'Springfield Elementary',
-          amountCents: payment.amountCents,
-          maskedAccountNumber: '************1111',
-          accountType: 'VISA',
-          scheduleDate: '2031-10-01',
-          scheduleHour: 9,
-          paymentId: payment.paymentId,
-        },
-      };
+      const item = scheduledNotice(group.paymentGroupId, payment.paymentId, payment.amountCents, now);
       expect(await outbox.putOnce(item)).toBe(true);
       if (deleted === 'its group') await deleteGroup(group.paymentGroupId, MERCHANT, new Date());
       else expect(await paymentStore().softDeletePayment(payment, new Date())).toBe('ok');
