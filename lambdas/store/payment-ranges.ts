@@ -6,9 +6,9 @@
  * are UUIDv7 made by the service: they start with their creation time, so a group's ids crowd
  * into a thin slice of the id space, denser where a bulk create wrote thousands in a second.
  * Ranges are therefore cut at real payments' keys, every `size` payments not deleted, not by
- * dividing the id space. Whatever the cuts, the ranges cover the whole prefix: the first starts before the first
- * key, the last has no end, and each range starts exactly after the key the previous one ends on
- * (inclusive), so no payment is in two ranges and none in none.
+ * dividing the id space. Whatever the cuts, the ranges cover the whole prefix: the first starts
+ * before the first key, the last has no end, and each range starts exactly after the key the
+ * previous one ends on (inclusive), so no payment is in two ranges and none in none.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Payment } from '#domain/groups';
