@@ -3,9 +3,14 @@
  * (domain/webhook-addresses.ts), then its host resolved and every address checked; the answer
  * names the address to connect to, so that the attempt connects to what was checked. Run at
  * create and update (a refusal is a 400 naming `url`) and before every attempt (DNS can change).
- * The resolver is the system's (getaddrinfo, as a connection would use); tests inject their own.
+ * Names are resolved by a resolver of their own (c-ares, on the event loop, asking the system's
+ * servers from resolv.conf), not by getaddrinfo: getaddrinfo holds one of libuv's four pool
+ * threads for as long as the merchant's nameserver makes it wait, past the timeout below, so a few
+ * hosts whose DNS never answers held up every other resolution, file read and key derivation of
+ * the container. A resolution given up at the timeout is cancelled. `localhost` (the local
+ * runtime's) is read from the hosts file. Tests inject their own resolver or servers.
  */
-import { lookup } from 'node:dns/promises';
+import { lookup, Resolver as DnsResolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import {
   forbiddenAddress,
@@ -27,23 +32,63 @@ type Resolver = (host: string) => Promise<Resolved[]>;
 /** A name that takes longer than this to resolve is refused (a create waits for it). */
 const RESOLVE_TIMEOUT_MS = 3000;
 
-const systemResolver: Resolver = async (host) =>
-  (await lookup(host, { all: true, verbatim: true })).map((a) => ({
-    address: a.address,
-    family: a.family === 6 ? 6 : 4,
-  }));
+/** Answers that say the name has no address of a family (or none at all), not that DNS failed. */
+const NO_ADDRESS = new Set(['ENODATA', 'ENOTFOUND']);
 
-let resolver: Resolver = systemResolver;
+/** The DNS servers to ask (`ip[:port]`): undefined for the system's. */
+let dnsServers: string[] | undefined;
+
+/** A's and AAAA records, asked at once; a family that fails (not "no such record") is left out. */
+const dnsResolver: Resolver = async (host) => {
+  if (host === 'localhost')
+    return (await lookup(host, { all: true, verbatim: true })).map((a) => ({
+      address: a.address,
+      family: a.family === 6 ? 6 : 4,
+    }));
+  // One resolver a name, so that giving it up cancels its queries alone.
+  const dns = new DnsResolver({ timeout: RESOLVE_TIMEOUT_MS, tries: 1 });
+  if (dnsServers !== undefined) dns.setServers(dnsServers);
+  const families = Promise.allSettled([
+    dns.resolve4(host).then((all) => all.map((address): Resolved => ({ address, family: 4 }))),
+    dns.resolve6(host).then((all) => all.map((address): Resolved => ({ address, family: 6 }))),
+  ]);
+  // At the timeout the queries still unanswered are cancelled: they fail with ECANCELLED.
+  await withTimeout(families, RESOLVE_TIMEOUT_MS, () => {
+    dns.cancel();
+    return [];
+  });
+  const settled = await families;
+  const failed = settled.filter((f): f is PromiseRejectedResult => f.status === 'rejected');
+  const answered = settled.filter((f) => f.status === 'fulfilled').flatMap((f) => f.value);
+  if (
+    answered.length === 0 &&
+    failed.some((f) => !NO_ADDRESS.has((f.reason as { code?: string }).code ?? ''))
+  )
+    throw new Error('no answer');
+  return answered;
+};
+
+let resolver: Resolver = dnsResolver;
 
 /** Test hook: resolve names with this (undefined: the system's resolver again). */
 export const useResolver = (r: Resolver | undefined): void => {
-  resolver = r ?? systemResolver;
+  resolver = r ?? dnsResolver;
+};
+
+/** Test hook: the service's resolver asks these servers (undefined: the system's again). */
+export const useDnsServers = (servers: string[] | undefined): void => {
+  dnsServers = servers;
 };
 
 type Target = { ok: true; url: URL; address: string; family: 4 | 6 } | { ok: false; reason: string };
 
+/**
+ * Any resolver's bound. The service's gives up by itself at RESOLVE_TIMEOUT_MS and keeps what was
+ * answered by then (its cancelled queries settle a turn of the event loop later): this one comes
+ * after it.
+ */
 const resolveWithin = (host: string): Promise<Resolved[]> =>
-  withTimeout(resolver(host), RESOLVE_TIMEOUT_MS, () => {
+  withTimeout(resolver(host), RESOLVE_TIMEOUT_MS + 1000, () => {
     throw new Error('timeout');
   });
 
