@@ -53,9 +53,9 @@ const dnsResolver: Resolver = async (host) => {
     dns.resolve6(host).then((all) => all.map((address): Resolved => ({ address, family: 6 }))),
   ]);
   // At the timeout the queries still unanswered are cancelled: they fail with ECANCELLED.
-  await withTimeout(families, RESOLVE_TIMEOUT_MS, () => {
+  await withTimeout<unknown>(families, RESOLVE_TIMEOUT_MS, () => {
     dns.cancel();
-    return [];
+    return undefined;
   });
   const settled = await families;
   const failed = settled.filter((f): f is PromiseRejectedResult => f.status === 'rejected');
