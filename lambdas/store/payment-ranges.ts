@@ -28,8 +28,10 @@ interface PaymentRangeStore {
    */
   cutPoints(groupId: string, size: number, cuts: number): Promise<string[]>;
   /**
-   * Up to `limit` payments after `cursor` (a sort key; null: from the first) up to and including
-   * `upTo` (null: to the last), and the cursor to continue from (null when the range is done).
+   * Up to `limit` payments not deleted after `cursor` (a sort key; null: from the first) up to and
+   * including `upTo` (null: to the last), with the deleted ones among them (up to
+   * DELETED_READ_PER_PLACE for each of `limit`), and the cursor to continue from (null when the
+   * range is done).
    */
   paymentsIn(
     groupId: string,
@@ -38,6 +40,13 @@ interface PaymentRangeStore {
     limit: number,
   ): Promise<{ payments: Payment[]; cursor: string | null }>;
 }
+
+/**
+ * Deleted payments a batch reads past, at most, for each payment of its size: a deleted one is only
+ * counted (`skipped`), so a group many of whose payments were deleted takes about as many batches,
+ * tasks and history events as its live payments need (a batch of 250 reads at most 2,250 items).
+ */
+const DELETED_READ_PER_PLACE = 8;
 
 export class DynamoPaymentRangeStore implements PaymentRangeStore {
   constructor(
@@ -82,23 +91,42 @@ export class DynamoPaymentRangeStore implements PaymentRangeStore {
     limit: number,
   ): Promise<{ payments: Payment[]; cursor: string | null }> {
     const { pk } = keys.group(groupId);
-    const out = await queryOnce(
-      this.db,
-      {
-        TableName: this.tableName,
-        KeyConditionExpression: upTo
-          ? 'pk = :pk AND sk BETWEEN :p AND :upTo'
-          : 'pk = :pk AND begins_with(sk, :p)',
-        ExpressionAttributeValues: { ':pk': pk, ':p': keys.paymentPrefix, ...(upTo && { ':upTo': upTo }) },
-        Limit: limit,
-        ConsistentRead: true,
-      },
-      cursor ? { pk, sk: cursor } : undefined,
-    );
-    const last = out.LastEvaluatedKey?.sk as string | undefined;
-    const payments = (out.Items ?? []).filter((i) => i.entity === 'payment').map((i) => strip<Payment>(i));
-    // A page ending on the range's last key is the range's end: no empty read after it.
-    return { payments, cursor: last === undefined || last === upTo ? null : last };
+    const payments: Payment[] = [];
+    let live = 0;
+    let at = cursor;
+    // Pages of `limit` items until `limit` payments not deleted are read, the range ends, or the
+    // read budget is spent: a batch holds all the deleted payments it read past.
+    for (let read = 0; read < limit * (1 + DELETED_READ_PER_PLACE);) {
+      const out = await queryOnce(
+        this.db,
+        {
+          TableName: this.tableName,
+          KeyConditionExpression: upTo
+            ? 'pk = :pk AND sk BETWEEN :p AND :upTo'
+            : 'pk = :pk AND begins_with(sk, :p)',
+          ExpressionAttributeValues: { ':pk': pk, ':p': keys.paymentPrefix, ...(upTo && { ':upTo': upTo }) },
+          Limit: limit,
+          ConsistentRead: true,
+        },
+        at ? { pk, sk: at } : undefined,
+      );
+      const items = out.Items ?? [];
+      read += items.length;
+      at = (out.LastEvaluatedKey?.sk as string | undefined) ?? null;
+      for (const [i, item] of items.entries()) {
+        if (item.entity !== 'payment') continue;
+        const payment = strip<Payment>(item);
+        payments.push(payment);
+        if (!payment.deleted && ++live === limit) {
+          // The batch is full: the next one starts after this payment (read past it or not).
+          if (i < items.length - 1 || at !== null) at = String(item.sk);
+          break;
+        }
+      }
+      if (at === null || at === upTo || live === limit) break;
+    }
+    // A batch ending on the range's last key is the range's end: no empty read after it.
+    return { payments, cursor: at === null || at === upTo ? null : at };
   }
 }
 

@@ -298,16 +298,18 @@ describe('issue 10, item 1: a group is processed over key ranges at once', () =>
   async function runRanges(group: Group, name: string, env: Record<string, string>) {
     let inFlight = 0;
     let most = 0;
+    let batches = 0;
     let completeInput: ProcessingState | undefined;
     await withSettings(env, () =>
       runExecution(group, name, (state, input) => {
         if (state === 'CompleteGroup') completeInput = input as ProcessingState;
         if (state !== 'AuthorizeBatch' && state !== 'AuthorizeFirstBatch') return undefined;
+        batches++;
         most = Math.max(most, ++inFlight);
         return () => void inFlight--;
       }),
     );
-    return { most, ranges: completeInput?.ranges ?? [], fanOut: completeInput?.fanOut };
+    return { most, batches, ranges: completeInput?.ranges ?? [], fanOut: completeInput?.fanOut };
   }
 
   const salesOf = (p: Payment) =>
@@ -371,6 +373,26 @@ describe('issue 10, item 1: a group is processed over key ranges at once', () =>
     // and the last all ten live ones, charged one batch after another: [0, 0, 10].
     expect(ranges.map((r) => r.totals.approved)).toEqual([4, 4, 2]);
     expect(ranges.reduce((n, r) => n + r.totals.skipped, 0)).toBe(30);
+    for (const p of payments) expect([p.paymentId, salesOf(p)]).toEqual([p.paymentId, p.deleted ? 0 : 1]);
+  }, 60_000);
+
+  test("defect: deleted payments took a batch's places like payments to charge, so a group with many deleted took a batch (a task and its history events) for every PROCESS_BATCH_SIZE of them; a batch now reads past deleted ones, up to 8 for each of its places", async () => {
+    // 10 live payments among 120 deleted ones (every 13th live), batches of 4, one range.
+    const deleted = Array.from({ length: 130 }, (_, i) => i).filter((i) => i % 13 !== 0);
+    const { group, payments, name } = await aClaimedGroup(130, [], deleted);
+    const { batches, ranges } = await runRanges(group, name, {
+      PROCESS_BATCH_SIZE: '4',
+      PROCESS_FAN_OUT: '1',
+    });
+
+    // 33 batches of 4 (130 payments) before; now 3 batches' places for the 10 live ones, each
+    // reading past at most 32 deleted ones: 130 payments read in at most 5 batches.
+    expect(batches).toBeLessThanOrEqual(5);
+    expect(ranges.map((r) => [r.totals.approved, r.totals.skipped])).toEqual([[10, 120]]);
+    expect((await claims.read(group.paymentGroupId))?.processingSummary).toMatchObject({
+      approved: 10,
+      skipped: 120,
+    });
     for (const p of payments) expect([p.paymentId, salesOf(p)]).toEqual([p.paymentId, p.deleted ? 0 : 1]);
   }, 60_000);
 
