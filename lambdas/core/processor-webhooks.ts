@@ -13,6 +13,7 @@ import { needed } from '#shared/config';
 import { readSecretSetting } from '#shared/secret-setting';
 import { BadRequestError, NotFoundError } from '#shared/errors';
 import { logger } from '#shared/logger';
+import { clock } from '#shared/clock';
 import { receiveNotices, type NoticeCounts } from './notices';
 
 interface WebhookReceipt {
@@ -22,20 +23,32 @@ interface WebhookReceipt {
   ignored?: 'unknown_account' | 'not_a_notice';
 }
 
+/** How long a signing secret read stands before a refused signature may read it again. */
+const SECRET_REREAD_MS = 60_000;
+
 /**
- * The endpoint's signing secret, read once where PROCESSOR_WEBHOOK_SECRET names it; one that
- * cannot be read leaves the processor unavailable (503: the processor sends the webhook again).
+ * The endpoint's signing secret, read where PROCESSOR_WEBHOOK_SECRET names it: once, and again
+ * when asked `fresh` (a signature it refused: operators roll the secret) a minute or more after
+ * the last read, so that a flood of forged webhooks costs one read a minute. One that cannot be
+ * read leaves the processor unavailable (503: the processor sends the webhook again).
  */
 let secret: Promise<string> | undefined;
-const signingSecret = (): Promise<string> =>
-  (secret ??= readSecretSetting(needed('processorWebhookSecret'), 'PROCESSOR_WEBHOOK_SECRET').catch(
-    (error: unknown) => {
-      secret = undefined;
-      throw Object.assign(new ProcessorUnavailableError('the webhook signing secret cannot be read'), {
-        cause: error,
-      });
-    },
-  ));
+let secretReadAt = Number.NEGATIVE_INFINITY;
+const signingSecret = (fresh = false): Promise<string> => {
+  if (fresh && clock.nowMs() - secretReadAt >= SECRET_REREAD_MS) secret = undefined;
+  if (secret === undefined) {
+    secretReadAt = clock.nowMs();
+    secret = readSecretSetting(needed('processorWebhookSecret'), 'PROCESSOR_WEBHOOK_SECRET').catch(
+      (error: unknown) => {
+        secret = undefined;
+        throw Object.assign(new ProcessorUnavailableError('the webhook signing secret cannot be read'), {
+          cause: error,
+        });
+      },
+    );
+  }
+  return secret;
+};
 
 export async function receiveProcessorWebhook(
   request: Omit<WebhookRequest, 'signingSecret'>,

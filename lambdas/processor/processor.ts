@@ -278,12 +278,13 @@ export interface NoticePage {
 
 /**
  * A processor's webhook as its inbound route received it: the raw body, the headers (lower-case
- * names), and the endpoint's signing secret (read by the route's function alone, on first use).
+ * names), and the endpoint's signing secret (read by the route's function alone, on first use;
+ * `fresh`: read again, for a signature the secret in memory refused, since operators roll it).
  */
 export interface WebhookRequest {
   body: string;
   headers: Readonly<Record<string, string | undefined>>;
-  signingSecret: () => Promise<string>;
+  signingSecret: (fresh?: boolean) => Promise<string>;
 }
 
 /**

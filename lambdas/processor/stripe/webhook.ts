@@ -7,7 +7,7 @@
  * error or a log.
  */
 import Stripe from 'stripe';
-import type { WebhookReading, WebhookRequest } from '#processor/processor';
+import { ProcessorUnavailableError, type WebhookReading, type WebhookRequest } from '#processor/processor';
 import { intentReader, noticeOfEvent } from './notices';
 
 /** How old a signature may be (Stripe's own default). */
@@ -29,10 +29,8 @@ export async function readStripeWebhook(
   const signature = request.headers['stripe-signature'];
   if (signature === undefined || signature === '')
     return { verified: false, why: 'the Stripe-Signature header is missing' };
-  const secret = await request.signingSecret();
-  let event: Stripe.Event;
-  try {
-    event = deps.stripe.webhooks.constructEvent(
+  const verify = (secret: string): Stripe.Event =>
+    deps.stripe.webhooks.constructEvent(
       request.body,
       signature,
       secret,
@@ -40,7 +38,20 @@ export async function readStripeWebhook(
       undefined,
       deps.now(),
     );
+  let event: Stripe.Event;
+  try {
+    const secret = await request.signingSecret();
+    try {
+      event = verify(secret);
+    } catch (error) {
+      // Refused: the secret may have been rolled since it was read. Verified again with the
+      // secret read anew, when it differs (the route reads it again at most once a minute).
+      const again = await request.signingSecret(true);
+      if (again === secret) throw error;
+      event = verify(again);
+    }
   } catch (error) {
+    if (error instanceof ProcessorUnavailableError) throw error;
     // The verifier's own words (no secret in them): a bad signature, an old timestamp, not JSON.
     const why =
       error instanceof Stripe.errors.StripeSignatureVerificationError ? error.message : 'unreadable';
