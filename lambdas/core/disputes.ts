@@ -24,6 +24,7 @@ import { disputeStore, type DisputeChange } from '#store/disputes';
 import { paymentStore } from '#store/payments';
 import { transactionStore } from '#store/transactions';
 import { applyBankNotice } from './bank-notices';
+import { paymentProcessor } from './processor';
 
 type DisputeNotice = Extract<
   ProcessorNotice,
@@ -66,7 +67,7 @@ export async function applyDisputeNotice(notice: DisputeNotice, now: Date): Prom
       if (sale && sale.merchantId !== notice.merchantId)
         return outcome('skipped', 'its sale is of another merchant');
       const previous = await store.get(disputeIdOf(notice.merchantId, notice.disputeId));
-      const decision = disputeDecision(notice, sale, previous);
+      const decision = disputeDecision(notice, sale, previous, paymentProcessor().voidIsRefund === true);
       if (decision.outcome === 'return') return applyBankNotice(asReturn(notice), now);
       if (decision.outcome !== 'apply') return outcome(decision.outcome, decision.reason);
       const types = disputeEventTypes(previous, notice.status);
@@ -80,6 +81,7 @@ export async function applyDisputeNotice(notice: DisputeNotice, now: Date): Prom
         notice,
         dispute: { ...(previous && { previous }), next },
         events: disputeEvents(types, next, now),
+        saleStatus: sale!.status,
         ...(showsAsLatest(sale!.dispute, next) && { sale: sale! }),
         ...(shownOnPayment && { payment: shownOnPayment }),
         followUps: disputeFollowUps(sale!, previous, next, shownOnPayment),

@@ -4,7 +4,9 @@
  * disputes (and the scheduled payment that sale charged), and which further effect it leaves.
  *
  * - A notice applies only to a final sale: none yet, or still Pending, is `held`. A sale that
- *   moved no money (declined, voided) has nothing to dispute (`skipped`).
+ *   moved no money (declined; voided, where the processor's void is one: the sandbox's) has
+ *   nothing to dispute (`skipped`). A sale voided where a void is a refund of a charge that moved
+ *   money (Stripe's) can be disputed as a refunded one can.
  * - A dispute of a bank debit (how a processor reports some late returns) is an unauthorized
  *   return: `R10` on the return path (core/bank-notices.ts), once, by its opening notice.
  * - Per dispute, notices apply in the processor's order: one not past the last applied is
@@ -87,11 +89,17 @@ type DisputeDecision =
 
 const not = (outcome: 'held' | 'stale' | 'skipped', reason: string): DisputeDecision => ({ outcome, reason });
 
+/** A card sale whose charge moved money: Approved, or Voided where a void is a refund. */
+const isDisputable = (sale: Pick<Transaction, 'status'>, voidIsRefund: boolean): boolean =>
+  sale.status === 'Approved' || (voidIsRefund && sale.status === 'Voided');
+
 /** Whether the notice applies to its sale and its dispute as read, and why not. */
 export function disputeDecision(
   notice: Pick<DisputeNoticeFacts, 'kind' | 'sequence'>,
   sale: Transaction | undefined,
   dispute: Dispute | undefined,
+  /** The processor's void is a refund (PaymentProcessor.voidIsRefund). */
+  voidIsRefund = false,
 ): DisputeDecision {
   if (!sale) return not('held', 'no sale is recorded for it yet');
   if (sale.status === 'Pending') return not('held', 'its sale is still Pending');
@@ -104,7 +112,8 @@ export function disputeDecision(
     return not('stale', 'older than the last notice applied to its dispute');
   if (dispute && !isOpenDispute(dispute.status))
     return not('stale', `its dispute is closed already (${dispute.status})`);
-  if (sale.status !== 'Approved') return not('skipped', `its sale is ${sale.status}: no charge to dispute`);
+  if (!isDisputable(sale, voidIsRefund))
+    return not('skipped', `its sale is ${sale.status}: no charge to dispute`);
   return { outcome: 'apply' };
 }
 

@@ -307,6 +307,12 @@ export interface PaymentProcessor {
    * (docs/product.md "Reversals of bank debits").
    */
   readonly voidsBankDebits: boolean;
+  /**
+   * Whether a card sale's void is a refund by another name: the charge moved money and the void
+   * gave it back (Stripe: every reversal is a refund), so the cardholder can still dispute it. The
+   * sandbox's void takes the sale out of its batch (no money moved: nothing to dispute).
+   */
+  readonly voidIsRefund?: boolean;
   /** Reverses an unsettled sale in full. */
   void(request: ReversalRequest): Promise<ReversalResult>;
   /** Returns money of a settled sale, in full or in part. */

@@ -23,6 +23,8 @@ export interface DisputeChange {
   /** The dispute as read (absent: a new one) and as it is after. */
   dispute: { previous?: Dispute; next: Dispute };
   events: ServiceEvent[];
+  /** The sale's status as read (Approved, or Voided where a void is a refund): it must stand. */
+  saleStatus: Transaction['status'];
   /** The sale as read, when it shows the dispute after as its latest. */
   sale?: Transaction;
   /** The payment the sale charged as read, when it shows it too. */
@@ -87,7 +89,9 @@ class DisputeStore {
       },
       ...change.events.map((event) => eventPut(this.tableName, event)),
     ];
-    items.push(change.sale ? this.saleItem(change.sale, view) : this.saleApproved(next.transactionId));
+    items.push(
+      change.sale ? this.saleItem(change.sale, view) : this.saleAsRead(next.transactionId, change.saleStatus),
+    );
     if (change.payment) items.push(this.paymentItem(change.payment, view, now));
     const [work, ...also] = change.followUps;
     if (work) items.push(this.notices.followUpPut(change.notice.noticeId, work, now, also));
@@ -101,9 +105,9 @@ class DisputeStore {
   }
 
   /**
-   * The sale's `dispute`, if its disputes are as read and it is still Approved: the core decided on
-   * an Approved sale (domain/disputes.ts disputeDecision), and one voided (or returned) since has
-   * no charge to dispute, so the notice is read again and skipped.
+   * The sale's `dispute`, if its disputes and its status are as read: the core decided on the sale
+   * as read (domain/disputes.ts disputeDecision), and one voided since may have no charge left to
+   * dispute, so the notice is read again.
    */
   private saleItem(sale: Transaction, view: DisputeView) {
     return {
@@ -113,12 +117,12 @@ class DisputeStore {
         UpdateExpression: 'SET dispute = :d, disputeRev = :rev',
         ConditionExpression: `${
           sale.disputeRev === undefined ? 'attribute_not_exists(disputeRev)' : 'disputeRev = :seen'
-        } AND #status = :approved`,
+        } AND #status = :status`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':d': view,
           ':rev': (sale.disputeRev ?? 0) + 1,
-          ':approved': 'Approved',
+          ':status': sale.status,
           ...(sale.disputeRev !== undefined && { ':seen': sale.disputeRev }),
         },
       },
@@ -126,14 +130,14 @@ class DisputeStore {
   }
 
   /** The same condition on a sale that shows a newer dispute than this one (nothing written on it). */
-  private saleApproved(transactionId: string) {
+  private saleAsRead(transactionId: string, status: Transaction['status']) {
     return {
       ConditionCheck: {
         TableName: this.tableName,
         Key: keys.transaction(transactionId),
-        ConditionExpression: '#status = :approved',
+        ConditionExpression: '#status = :status',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':approved': 'Approved' },
+        ExpressionAttributeValues: { ':status': status },
       },
     };
   }

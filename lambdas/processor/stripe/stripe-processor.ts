@@ -75,6 +75,8 @@ interface StripeProcessorOptions {
 export class StripeProcessor implements PaymentProcessor {
   /** A submitted ACH debit cannot be cancelled at Stripe: only refunded once it succeeded. */
   readonly voidsBankDebits = false;
+  /** The service's void is a Stripe refund of a captured charge: a cardholder can still dispute it. */
+  readonly voidIsRefund = true;
   private readonly stripe: Stripe;
   private readonly accounts: ConnectedAccounts;
   private readonly schedule: SettlementSchedule;
