@@ -1,6 +1,7 @@
 import '#support/handlers/env';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Payment } from '#domain/groups';
+import { reloadConfigForTests } from '#shared/config';
 import { emptyTotals, type ReceiptRange } from '#domain/processing';
 import type { Transaction } from '#domain/transactions';
 import { paymentItem } from '#store/payments';
@@ -215,39 +216,50 @@ describe('EmitReceipts', () => {
     expect(out).toEqual({ ...state(), receiptCursor: null, receiptsDone: true, receiptsQueued: 5 });
   });
 
-  it('pages with its own cursor and counts the receipts over the pages', async () => {
-    pages = [
-      { payments: [processed(1, 'Approved')], last: `PAYMENT#${id(1)}` },
-      { payments: [processed(2, 'Approved')] },
-    ];
-    transactions.set(txnId(1), transaction(1));
-    transactions.set(txnId(2), transaction(2));
+  describe('with pages of one payment', () => {
+    afterEach(() => {
+      delete process.env.RECEIPTS_PAGE_SIZE;
+      reloadConfigForTests();
+    });
 
-    const first = await emit(state({ cursor: null }));
-    expect(first).toMatchObject({
-      receiptCursor: `PAYMENT#${id(1)}`,
-      receiptsDone: false,
-      receiptsQueued: 1,
-      cursor: null,
-    });
-    const second = await emit(first);
-    expect(second).toMatchObject({ receiptCursor: null, receiptsDone: true, receiptsQueued: 2 });
+    it('pages with its own cursor and counts the receipts over the pages', async () => {
+      // Pages of one payment (a page reads on past deleted payments, and past a DynamoDB page cut
+      // short, until it holds RECEIPTS_PAGE_SIZE payments).
+      process.env.RECEIPTS_PAGE_SIZE = '1';
+      reloadConfigForTests();
+      pages = [
+        { payments: [processed(1, 'Approved')], last: `PAYMENT#${id(1)}` },
+        { payments: [processed(2, 'Approved')] },
+      ];
+      transactions.set(txnId(1), transaction(1));
+      transactions.set(txnId(2), transaction(2));
 
-    const queries = ddbMock
-      .commandCalls(QueryCommand)
-      .map((c) => c.args[0].input)
-      .filter((q) => q.ExpressionAttributeValues![':pk'] === `GROUP#${GROUP_ID}`);
-    expect(queries[0]).toMatchObject({
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-      ExpressionAttributeValues: { ':p': 'PAYMENT#' },
-      ConsistentRead: true,
+      const first = await emit(state({ cursor: null }));
+      expect(first).toMatchObject({
+        receiptCursor: `PAYMENT#${id(1)}`,
+        receiptsDone: false,
+        receiptsQueued: 1,
+        cursor: null,
+      });
+      const second = await emit(first);
+      expect(second).toMatchObject({ receiptCursor: null, receiptsDone: true, receiptsQueued: 2 });
+
+      const queries = ddbMock
+        .commandCalls(QueryCommand)
+        .map((c) => c.args[0].input)
+        .filter((q) => q.ExpressionAttributeValues![':pk'] === `GROUP#${GROUP_ID}`);
+      expect(queries[0]).toMatchObject({
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':p': 'PAYMENT#' },
+        ConsistentRead: true,
+      });
+      expect(queries[0]).not.toHaveProperty('ExclusiveStartKey');
+      expect(queries[1]).toMatchObject({
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExclusiveStartKey: { pk: `GROUP#${GROUP_ID}`, sk: `PAYMENT#${id(1)}` },
+      });
+      expect(puts().map((p) => p.Item.outboxId)).toEqual([`receipt:${id(1)}`, `receipt:${id(2)}`]);
     });
-    expect(queries[0]).not.toHaveProperty('ExclusiveStartKey');
-    expect(queries[1]).toMatchObject({
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-      ExclusiveStartKey: { pk: `GROUP#${GROUP_ID}`, sk: `PAYMENT#${id(1)}` },
-    });
-    expect(puts().map((p) => p.Item.outboxId)).toEqual([`receipt:${id(1)}`, `receipt:${id(2)}`]);
   });
 
   it('a receipt range (issue 25) pages between its bounds and leaves the due index to ReceiptsQueued', async () => {
