@@ -37,6 +37,8 @@ const NO_ADDRESS = new Set(['ENODATA', 'ENOTFOUND']);
 
 /** The DNS servers to ask (`ip[:port]`): undefined for the system's. */
 let dnsServers: string[] | undefined;
+/** When the service's resolver gives a name up (tests shorten it). */
+let giveUpMs = RESOLVE_TIMEOUT_MS;
 
 /** A's and AAAA records, asked at once; a family that fails (not "no such record") is left out. */
 const dnsResolver: Resolver = async (host) => {
@@ -46,14 +48,14 @@ const dnsResolver: Resolver = async (host) => {
       family: a.family === 6 ? 6 : 4,
     }));
   // One resolver a name, so that giving it up cancels its queries alone.
-  const dns = new DnsResolver({ timeout: RESOLVE_TIMEOUT_MS, tries: 1 });
+  const dns = new DnsResolver({ timeout: giveUpMs, tries: 1 });
   if (dnsServers !== undefined) dns.setServers(dnsServers);
   const families = Promise.allSettled([
     dns.resolve4(host).then((all) => all.map((address): Resolved => ({ address, family: 4 }))),
     dns.resolve6(host).then((all) => all.map((address): Resolved => ({ address, family: 6 }))),
   ]);
   // At the timeout the queries still unanswered are cancelled: they fail with ECANCELLED.
-  await withTimeout<unknown>(families, RESOLVE_TIMEOUT_MS, () => {
+  await withTimeout<unknown>(families, giveUpMs, () => {
     dns.cancel();
     return undefined;
   });
@@ -75,9 +77,13 @@ export const useResolver = (r: Resolver | undefined): void => {
   resolver = r ?? dnsResolver;
 };
 
-/** Test hook: the service's resolver asks these servers (undefined: the system's again). */
-export const useDnsServers = (servers: string[] | undefined): void => {
+/**
+ * Test hook: the service's resolver asks these servers (undefined: the system's again) and gives a
+ * name up after `ms` (RESOLVE_TIMEOUT_MS by default).
+ */
+export const useDnsServers = (servers: string[] | undefined, ms = RESOLVE_TIMEOUT_MS): void => {
   dnsServers = servers;
+  giveUpMs = ms;
 };
 
 type Target = { ok: true; url: URL; address: string; family: 4 | 6 } | { ok: false; reason: string };
