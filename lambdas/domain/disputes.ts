@@ -224,11 +224,13 @@ export function disputeFollowUps(
 
 /** The message of a refund or void refused by the sale's dispute (disputedNow). */
 export function disputedRefusal(
-  t: Pick<Transaction, 'transactionId' | 'dispute'>,
+  t: Pick<Transaction, 'transactionId' | 'dispute' | 'disputeLost'>,
   what: 'refunded' | 'voided',
 ): string {
-  const d = t.dispute!;
-  return d.status === 'lost'
-    ? `transaction ${t.transactionId} was disputed and the dispute lost (dispute ${d.disputeId}, ${d.reason}): the cardholder has the money back; it cannot be ${what}`
-    : `transaction ${t.transactionId} is disputed (dispute ${d.disputeId}, ${d.status}, ${d.reason}): it cannot be ${what} while the dispute is open`;
+  const d = t.dispute;
+  if (d?.status === 'lost')
+    return `transaction ${t.transactionId} was disputed and the dispute lost (dispute ${d.disputeId}, ${d.reason}): the cardholder has the money back; it cannot be ${what}`;
+  if (d === undefined || !isOpenDispute(d.status))
+    return `transaction ${t.transactionId} was disputed and a dispute lost (dispute ${t.disputeLost}): the cardholder has the money back; it cannot be ${what}`;
+  return `transaction ${t.transactionId} is disputed (dispute ${d.disputeId}, ${d.status}, ${d.reason}): it cannot be ${what} while the dispute is open`;
 }

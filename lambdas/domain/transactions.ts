@@ -107,6 +107,11 @@ export interface Transaction {
   dispute?: DisputeView;
   /** Changes of `dispute` so far: a dispute's write holds only if it is still the number read. */
   disputeRev?: number;
+  /**
+   * The id of a dispute of this sale that was lost, kept whatever dispute the sale shows later
+   * (a second dispute of the charge, won): the cardholder has that money back for good.
+   */
+  disputeLost?: string;
 }
 
 /** A Pending sale's response code and message (docs/product.md#transaction-responses). */
@@ -165,11 +170,12 @@ export interface Refund {
 const REFUND_BLOCKING_DISPUTES: readonly string[] = ['inquiry', 'needs_response', 'under_review', 'lost'];
 
 /**
- * Whether the sale's latest dispute keeps it from being refunded or voided: while it is open, and
- * after it was lost (the cardholder has the money back through it: a refund would pay twice).
+ * Whether a dispute keeps the sale from being refunded or voided: its latest while it is open, and
+ * any once lost (the cardholder has the money back through it: a refund would pay twice).
  */
-export const disputedNow = (t: Pick<Transaction, 'dispute'>): boolean =>
-  t.dispute !== undefined && REFUND_BLOCKING_DISPUTES.includes(t.dispute.status);
+export const disputedNow = (t: Pick<Transaction, 'dispute' | 'disputeLost'>): boolean =>
+  t.disputeLost !== undefined ||
+  (t.dispute !== undefined && REFUND_BLOCKING_DISPUTES.includes(t.dispute.status));
 
 export const isSettled = (t: Transaction, now: Date): boolean =>
   t.status === 'Approved' && t.settlesAt !== undefined && now.toISOString() >= t.settlesAt;

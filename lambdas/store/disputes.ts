@@ -90,7 +90,9 @@ class DisputeStore {
       ...change.events.map((event) => eventPut(this.tableName, event)),
     ];
     items.push(
-      change.sale ? this.saleItem(change.sale, view) : this.saleAsRead(next.transactionId, change.saleStatus),
+      change.sale
+        ? this.saleItem(change.sale, view, next)
+        : this.saleAsRead(next.transactionId, change.saleStatus, next),
     );
     if (change.payment) items.push(this.paymentItem(change.payment, view, now));
     const [work, ...also] = change.followUps;
@@ -105,16 +107,17 @@ class DisputeStore {
   }
 
   /**
-   * The sale's `dispute`, if its disputes and its status are as read: the core decided on the sale
-   * as read (domain/disputes.ts disputeDecision), and one voided since may have no charge left to
-   * dispute, so the notice is read again.
+   * The sale's `dispute` (and `disputeLost` when it is lost), if its disputes and its status are as
+   * read: the core decided on the sale as read (domain/disputes.ts disputeDecision), and one voided
+   * since may have no charge left to dispute, so the notice is read again.
    */
-  private saleItem(sale: Transaction, view: DisputeView) {
+  private saleItem(sale: Transaction, view: DisputeView, dispute: Dispute) {
+    const lost = dispute.status === 'lost';
     return {
       Update: {
         TableName: this.tableName,
         Key: keys.transaction(sale.transactionId),
-        UpdateExpression: 'SET dispute = :d, disputeRev = :rev',
+        UpdateExpression: `SET dispute = :d, disputeRev = :rev${lost ? ', disputeLost = :lost' : ''}`,
         ConditionExpression: `${
           sale.disputeRev === undefined ? 'attribute_not_exists(disputeRev)' : 'disputeRev = :seen'
         } AND #status = :status`,
@@ -124,22 +127,32 @@ class DisputeStore {
           ':rev': (sale.disputeRev ?? 0) + 1,
           ':status': sale.status,
           ...(sale.disputeRev !== undefined && { ':seen': sale.disputeRev }),
+          ...(lost && { ':lost': dispute.disputeId }),
         },
       },
     };
   }
 
-  /** The same condition on a sale that shows a newer dispute than this one (nothing written on it). */
-  private saleAsRead(transactionId: string, status: Transaction['status']) {
-    return {
-      ConditionCheck: {
-        TableName: this.tableName,
-        Key: keys.transaction(transactionId),
-        ConditionExpression: '#status = :status',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':status': status },
-      },
+  /**
+   * The same condition on a sale that shows a newer dispute than this one: nothing written on it,
+   * unless this one is lost (kept as `disputeLost`: no refund after it, whatever the sale shows).
+   */
+  private saleAsRead(transactionId: string, status: Transaction['status'], dispute: Dispute) {
+    const check = {
+      TableName: this.tableName,
+      Key: keys.transaction(transactionId),
+      ConditionExpression: '#status = :status',
+      ExpressionAttributeNames: { '#status': 'status' },
     };
+    return dispute.status === 'lost'
+      ? {
+          Update: {
+            ...check,
+            UpdateExpression: 'SET disputeLost = :lost',
+            ExpressionAttributeValues: { ':status': status, ':lost': dispute.disputeId },
+          },
+        }
+      : { ConditionCheck: { ...check, ExpressionAttributeValues: { ':status': status } } };
   }
 
   /** The payment's `dispute`, if it is as read. */

@@ -26,12 +26,13 @@ export const refundFinished = (tableName: string, finished: Refund) => ({
 });
 
 /**
- * The condition that no dispute of the sale is open or lost (domain/transactions.ts disputedNow), for
+ * The condition that no dispute of the sale is open or was ever lost (domain/transactions.ts disputedNow), for
  * a void's or a refund's reservation: a dispute applied between their read and their write
  * refuses them.
  */
 export const NO_OPEN_DISPUTE = {
-  condition: 'NOT (dispute.#status IN (:inquiry, :needsResponse, :underReview, :lost))',
+  condition:
+    'NOT (dispute.#status IN (:inquiry, :needsResponse, :underReview, :lost)) AND attribute_not_exists(disputeLost)',
   values: {
     ':inquiry': 'inquiry',
     ':needsResponse': 'needs_response',

@@ -247,6 +247,39 @@ it('a late dispute notice never moves a dispute back, and none applies after it 
   ]);
 });
 
+it('Defect: a sale whose first dispute was lost could be refunded once a later dispute of it was won (the sale shows its latest dispute only): the cardholder was paid twice', async () => {
+  const mid = await newMerchant();
+  const { transactionId } = await approvedCardSale(mid, 'ok');
+  const at = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+  const first = { disputeId: `dp_a_${transactionId}`, objectId: `dp_a_${transactionId}` };
+  const second = { disputeId: `dp_b_${transactionId}`, objectId: `dp_b_${transactionId}` };
+  for (const notice of [
+    { ...first, occurredAt: at(0) },
+    { ...first, kind: 'dispute_closed', sequence: 2, status: 'lost', occurredAt: at(1) },
+    { ...second, occurredAt: at(2) },
+    { ...second, kind: 'dispute_closed', sequence: 2, status: 'won', occurredAt: at(3) },
+  ])
+    expect(await applyNotice(await disputeNotice(transactionId, notice), new Date())).toEqual({
+      outcome: 'applied',
+    });
+  const { transaction: read, refunds } = await saleOf(transactionId);
+  // The sale shows the later dispute, won; the lost one still stands.
+  expect(read.dispute).toMatchObject({ status: 'won' });
+  expect(transactionView(read, refunds, later()).availableRefundAmount).toBe(0);
+  const refund = {
+    refundId: crypto.randomUUID(),
+    transactionId,
+    amountCents: 500,
+    status: 'Pending' as const,
+    date: new Date().toISOString(),
+  };
+  expect(await transactionStore().reserveRefund(read, refund)).toBe(false);
+  expect(await transactionStore().reserveVoid(transactionId, new Date().toISOString())).toBe(false);
+  await expect(refundSale(mid, transactionId, 500, crypto.randomUUID(), later())).rejects.toThrow(
+    BadRequestError,
+  );
+});
+
 it('a refund reserved on a sale read before its dispute opened is refused by the reservation', async () => {
   const mid = await newMerchant();
   const { transactionId } = await approvedCardSale(mid, 'ok');
