@@ -37,7 +37,11 @@ function documentedInstall(): string {
 
 /** The TypeScript sample of an operation on the runtime's docs page (its document names the runtime). */
 async function docsPageSample(operationId: string): Promise<string> {
-  const doc = (await (await fetch(`${baseUrl()}/docs/openapi.json`)).json()) as {
+  const res = await fetch(`${baseUrl()}/docs/openapi.json`);
+  const text = await res.text();
+  // What the runtime answered, if not the document (one CI run saw an object without paths here).
+  if (res.status !== 200) throw new Error(`GET /docs/openapi.json answered ${res.status}: ${text.slice(0, 300)}`);
+  const doc = JSON.parse(text) as {
     paths: Record<
       string,
       Record<string, { operationId: string; 'x-codeSamples': { label: string; source: string }[] }>
