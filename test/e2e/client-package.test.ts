@@ -40,7 +40,8 @@ async function docsPageSample(operationId: string): Promise<string> {
   const res = await fetch(`${baseUrl()}/docs/openapi.json`);
   const text = await res.text();
   // What the runtime answered, if not the document (one CI run saw an object without paths here).
-  if (res.status !== 200) throw new Error(`GET /docs/openapi.json answered ${res.status}: ${text.slice(0, 300)}`);
+  if (res.status !== 200)
+    throw new Error(`GET /docs/openapi.json answered ${res.status}: ${text.slice(0, 300)}`);
   const doc = JSON.parse(text) as {
     paths: Record<
       string,
