@@ -12,7 +12,8 @@ import { PROCESSOR_TIMING, parseProcessor, type ProcessorName } from '#contract/
 import { config, type FunctionConfig } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { nextCutoff } from './cut-offs';
-import type { PaymentProcessor } from './processor';
+import { clock } from '#shared/clock';
+import { ProcessorUnavailableError, type PaymentProcessor } from './processor';
 import type { ConnectedAccounts } from './stripe/accounts';
 import { SandboxProcessor } from './sandbox';
 import { withProcessorTimeout } from './timeout';
@@ -31,8 +32,18 @@ interface Adapter {
 }
 
 /**
+ * How long a loaded adapter is kept, at least, when the processor refuses its credentials: the
+ * next call after a refusal loads it again (its secret read anew), at most once a minute per
+ * instance, so that a key that stays refused costs one read of the secret a minute, not one a call.
+ */
+export const RELOAD_AFTER_REFUSAL_MS = 60_000;
+
+/**
  * A processor whose module is loaded on its first call (its package is large: Stripe's), and
- * loaded again on the next call when loading failed (a secret that could not be read yet).
+ * loaded again on the next call when loading failed (a secret that could not be read yet) or when
+ * the processor refused the credentials it was loaded with (a key an operator rolled: every warm
+ * instance takes the new one within a minute, without a deploy). The refused call itself stays
+ * "processor unavailable" (the processor did nothing): its caller retries it with the same key.
  */
 function loadedOnUse(
   load: () => Promise<PaymentProcessor>,
@@ -41,35 +52,54 @@ function loadedOnUse(
   voidsBankDebits: boolean,
 ): PaymentProcessor {
   let loading: Promise<PaymentProcessor> | undefined;
-  const ready = (): Promise<PaymentProcessor> =>
-    (loading ??= load().catch((error: unknown) => {
-      loading = undefined;
+  let loadedAt = Number.NEGATIVE_INFINITY;
+  let refused = false;
+  const ready = (): Promise<PaymentProcessor> => {
+    if (loading && !(refused && clock.nowMs() - loadedAt >= RELOAD_AFTER_REFUSAL_MS)) return loading;
+    refused = false;
+    loadedAt = clock.nowMs();
+    const started = load().catch((error: unknown) => {
+      if (loading === started) loading = undefined;
       throw error;
-    }));
+    });
+    loading = started;
+    return started;
+  };
+  /** `call` on the loaded processor; a refusal of its credentials has it loaded again. */
+  const use = async <T>(call: (processor: PaymentProcessor) => Promise<T>): Promise<T> => {
+    const used = ready();
+    try {
+      return await call(await used);
+    } catch (error) {
+      if (error instanceof ProcessorUnavailableError && error.credentialsRefused && loading === used)
+        refused = true;
+      throw error;
+    }
+  };
   return {
     voidsBankDebits,
-    tokenize: async (r) => (await ready()).tokenize(r),
-    sale: async (r) => (await ready()).sale(r),
-    void: async (r) => (await ready()).void(r),
-    refund: async (r) => (await ready()).refund(r),
-    reverseUnanswered: async (r) => (await ready()).reverseUnanswered(r),
+    tokenize: (r) => use((p) => p.tokenize(r)),
+    sale: (r) => use((p) => p.sale(r)),
+    void: (r) => use((p) => p.void(r)),
+    refund: (r) => use((p) => p.refund(r)),
+    reverseUnanswered: (r) => use((p) => p.reverseUnanswered(r)),
     settlementTime,
-    listActivity: async (since, until) => (await ready()).listActivity(since, until),
-    accountUpdates: async (since, until) => (await ready()).accountUpdates(since, until),
-    readWebhook: async (r) => {
-      const processor = await ready();
-      if (!processor.readWebhook) return { verified: false, why: 'the processor sends no webhooks' };
-      return processor.readWebhook(r);
-    },
+    listActivity: (since, until) => use((p) => p.listActivity(since, until)),
+    accountUpdates: (since, until) => use((p) => p.accountUpdates(since, until)),
+    readWebhook: (r) =>
+      use(async (p) => {
+        if (!p.readWebhook) return { verified: false, why: 'the processor sends no webhooks' };
+        return p.readWebhook(r);
+      }),
     // Every adapter loaded on use lists its notices (Stripe's events); none brings them forward.
-    listNotices: async (r) => {
-      const processor = await ready();
-      if (!processor.listNotices) throw new Error('the processor lists no notices');
-      return processor.listNotices(r);
-    },
+    listNotices: (r) =>
+      use(async (p) => {
+        if (!p.listNotices) throw new Error('the processor lists no notices');
+        return p.listNotices(r);
+      }),
     ...(hasTestClock && {
-      settleNow: async (r: Parameters<NonNullable<PaymentProcessor['settleNow']>>[0]) =>
-        (await ready()).settleNow!(r),
+      settleNow: (r: Parameters<NonNullable<PaymentProcessor['settleNow']>>[0]) =>
+        use((p) => p.settleNow!(r)),
     }),
   };
 }

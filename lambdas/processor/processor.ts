@@ -366,4 +366,15 @@ export interface PaymentProcessor {
 /** Thrown when the processor could not be reached or gave no definite answer: retry with the same key. */
 export class ProcessorUnavailableError extends Error {
   override readonly name = 'ProcessorUnavailableError';
+  /**
+   * The processor refused the adapter's credentials (Stripe: HTTP 401), so it did nothing. An
+   * adapter loaded on use is then loaded again, its secret read anew: an operator may have rolled
+   * it (processor/index.ts).
+   */
+  readonly credentialsRefused: boolean;
+
+  constructor(message: string, options: { credentialsRefused?: boolean } = {}) {
+    super(message);
+    this.credentialsRefused = options.credentialsRefused === true;
+  }
 }

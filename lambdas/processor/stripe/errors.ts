@@ -22,8 +22,9 @@ export class StripeUnavailableError extends ProcessorUnavailableError {
     message: string,
     /** False when asking again with the same key would only replay the same failure. */
     readonly retryable = true,
+    credentialsRefused = false,
   ) {
-    super(message);
+    super(message, { credentialsRefused });
   }
 }
 
@@ -91,7 +92,13 @@ export function failureOf(error: unknown, what: string): StripeFailure {
     error instanceof Stripe.errors.StripePermissionError
   ) {
     const retryable = !(status !== undefined && status >= 500 && shouldRetry(error) === 'false');
-    throw new StripeUnavailableError(`Stripe ${what} unavailable (${describe(error)})`, retryable);
+    // The key refused (not one without a permission, 403): read again, it may have been rolled.
+    const keyRefused = status === 401 || error instanceof Stripe.errors.StripeAuthenticationError;
+    throw new StripeUnavailableError(
+      `Stripe ${what} unavailable (${describe(error)})`,
+      retryable,
+      keyRefused,
+    );
   }
   return { kind: 'refused', status, code: safeCode(error.code) };
 }

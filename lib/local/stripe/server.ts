@@ -63,6 +63,8 @@ export interface StripeStandIn {
   readonly deliveries: readonly Delivery[];
   /** Settles the bank debits due by the clock and waits for the webhooks on their way. */
   tick(): Promise<void>;
+  /** Rolls the secret key as Stripe's Dashboard does with no grace: `key` only, from now on. */
+  rollKey(key: string): void;
   close(): Promise<void>;
 }
 
@@ -110,6 +112,7 @@ export async function startStripeStandIn(options: StripeStandInOptions): Promise
   const webhooks = options.webhook ? new WebhookSender(options.webhook, state.clock) : undefined;
   if (webhooks) state.onEvent((event) => webhooks.send(event));
   const hanging = new Set<ServerResponse>();
+  let secretKey = options.secretKey;
 
   const send = (res: ServerResponse, status: number, body: string, extra: Record<string, string> = {}) => {
     res.writeHead(status, {
@@ -181,7 +184,7 @@ export async function startStripeStandIn(options: StripeStandInOptions): Promise
     const path = url.pathname;
     const account = header(req, 'stripe-account');
     const idempotencyKey = header(req, 'idempotency-key');
-    if (header(req, 'authorization') !== `Bearer ${options.secretKey}`) {
+    if (header(req, 'authorization') !== `Bearer ${secretKey}`) {
       const given = (header(req, 'authorization') ?? '').replace(/^Bearer /, '');
       return send(
         res,
@@ -300,6 +303,9 @@ export async function startStripeStandIn(options: StripeStandInOptions): Promise
     async tick() {
       settleDebits(state);
       await webhooks?.settled();
+    },
+    rollKey(key) {
+      secretKey = key;
     },
     async close() {
       for (const res of hanging) res.destroy();
