@@ -43,8 +43,10 @@ export const SANDBOX_CARDS: Record<string, string> = {
 
 /**
  * The sandbox's fingerprint key: a fingerprint is a keyed hash of the number (HMAC-SHA256), as
- * an acquirer's is, so it names a card without letting anyone who reads it recover the number
- * by hashing candidates. A real adapter returns its acquirer's fingerprint instead.
+ * an acquirer's is. This key is in the source, so whoever reads both it and a stored fingerprint
+ * can find the number by hashing candidates: the sandbox is for test cards only, and a stage that
+ * charges real cards runs a real adapter, which returns its acquirer's fingerprint instead
+ * (docs/operating.md, "Known limitations").
  */
 const FINGERPRINT_KEY = 'scheduled-payments-sandbox-fingerprint-v1';
 
