@@ -268,7 +268,7 @@ export type ProcessorNotice = NoticeBase &
 
 /** A page of the processor's notices since a cursor (the backstop's listing). */
 export interface NoticePage {
-  /** Oldest first. */
+  /** Oldest first per object (a processor that lists account by account: within each account). */
   notices: ProcessorNotice[];
   /** Where the next listing starts (opaque to the service; kept as the processor gave it). */
   cursor: string;

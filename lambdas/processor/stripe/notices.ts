@@ -1,6 +1,6 @@
 /**
  * Stripe's events as the processor port's notices (docs/integrating.md "Stripe's events"): what
- * the backstop lists (`listNotices`) and what Stripe's webhooks will carry, read by one mapping.
+ * the backstop lists (notice-listing.ts) and what Stripe's webhooks will carry, read by one mapping.
  *
  * - `payment_intent.succeeded` of a bank debit: it cleared;
  * - `payment_intent.payment_failed` of a bank debit (it was `processing`): it was returned, its
@@ -16,11 +16,9 @@
 import { logger } from '#shared/logger';
 import { lookup } from './lookup';
 import type Stripe from 'stripe';
-import type { AccountUpdate, NoticeCharge, NoticePage, ProcessorNotice } from '#processor/processor';
+import type { AccountUpdate, NoticeCharge, ProcessorNotice } from '#processor/processor';
 import { isoOf, KEY_FIELD, must } from './calls';
 import { vaultToken } from './vault-token';
-
-type Accounts = readonly { merchantId: string; account: string }[];
 
 /**
  * Stripe's ACH failure codes (its `failure_code` of a failed debit) and the Nacha return codes
@@ -263,135 +261,4 @@ async function readNotice(
     default:
       return undefined;
   }
-}
-
-/** The event types that can be notices: what the listing asks Stripe for. */
-const NOTICE_EVENT_TYPES = [
-  'payment_intent.succeeded',
-  'payment_intent.payment_failed',
-  'charge.dispute.created',
-  'charge.dispute.updated',
-  'charge.dispute.closed',
-  'payment_method.automatically_updated',
-] as const;
-
-/**
- * How far back a listing from a `t:` cursor reaches: an event Stripe records a little late is
- * listed by the next run; the marks make a relisted notice change nothing.
- */
-const RELIST_SECONDS = 300;
-/** The longest stretch of time one run lists (a backstop that fell behind catches up by stretches). */
-const WINDOW_SECONDS = 3600;
-/** The most events one run reads of one account (bounded work); a busier stretch is narrowed. */
-const MAX_EVENTS_PER_ACCOUNT = 2000;
-
-/**
- * The cursor:
- * - `t:<unix seconds>`: the listing was complete up to then (list from five minutes before it);
- * - `from:<unix seconds>`: a stretch was cut short: list on from that second exactly;
- * - `after:<unix seconds>:<event id>`: a run stopped at its limit: list on after that event.
- * None (or another processor's): from the start of the last stretch before now.
- */
-function parseCursor(
-  cursor: string | undefined,
-  now: number,
-): { since: number; after?: { created: number; id: string } } {
-  const at = /^t:(\d+)$/.exec(cursor ?? '');
-  if (at) return { since: Number(at[1]) - RELIST_SECONDS };
-  const from = /^from:(\d+)$/.exec(cursor ?? '');
-  if (from) return { since: Number(from[1]) };
-  const after = /^after:(\d+):(evt_\w+)$/.exec(cursor ?? '');
-  if (after) return { since: Number(after[1]), after: { created: Number(after[1]), id: after[2]! } };
-  return { since: now - WINDOW_SECONDS };
-}
-
-/** A listed event; `age` is its place in its account's listing (Stripe's, newest first). */
-type Listed = { event: Stripe.Event; merchantId: string; account: string; age: number };
-/**
- * Oldest first: by second, within a second by account, and within an account in Stripe's own
- * order. Ages of two accounts are not compared: each counts from its own account's newest event,
- * which moves between runs, and a run resumes after the event it stopped at in this same order.
- */
-const order = (a: Listed, b: Listed): number =>
-  a.event.created - b.event.created ||
-  (a.account === b.account ? b.age - a.age : a.account < b.account ? -1 : 1);
-
-/**
- * The account's notice events from `since` to `until` (seconds, inclusive), or undefined when
- * there are more than MAX_EVENTS_PER_ACCOUNT of them (Stripe lists newest first: a listing cut
- * short misses the oldest, which must come first).
- */
-async function eventsOf(
-  stripe: Stripe,
-  account: string,
-  since: number,
-  until: number,
-): Promise<Stripe.Event[] | undefined> {
-  return must('notice listing', async () => {
-    const events: Stripe.Event[] = [];
-    const list = stripe.events.list(
-      { types: [...NOTICE_EVENT_TYPES], created: { gte: since, lte: until }, limit: 100 },
-      { stripeAccount: account },
-    );
-    for await (const event of list) {
-      if (events.length === MAX_EVENTS_PER_ACCOUNT) return undefined;
-      events.push(event);
-    }
-    return events;
-  });
-}
-
-/** Where a listing resumes: after the event a run stopped at (should it be gone, after its second). */
-function resumeIndex(sorted: readonly Listed[], after: { created: number; id: string } | undefined): number {
-  if (after === undefined) return 0;
-  const at = sorted.findIndex(({ event }) => event.id === after.id);
-  if (at >= 0) return at + 1;
-  const later = sorted.findIndex(({ event }) => event.created > after.created);
-  return later >= 0 ? later : sorted.length;
-}
-
-/**
- * The notices of every connected account since the cursor, oldest first, at most `limit`: the
- * backstop's listing (bounded: one stretch of at most an hour, at most MAX_EVENTS_PER_ACCOUNT
- * events of each account). Events that are not notices are passed over (the cursor moves past
- * them). `more` says a run should list again at once.
- */
-export async function listStripeNotices(
-  stripe: Stripe,
-  accounts: Accounts,
-  request: { cursor?: string; limit: number; now: string },
-): Promise<NoticePage> {
-  const now = Math.floor(Date.parse(request.now) / 1000);
-  const { since, after } = parseCursor(request.cursor, now);
-  // A stretch from `since`, narrowed when an account has too many events in it.
-  let until = Math.min(now, since + WINDOW_SECONDS);
-  const listed: Listed[] = [];
-  for (const { merchantId, account } of accounts) {
-    let events = await eventsOf(stripe, account, since, until);
-    // Too many: half the stretch, until it fits (the accounts listed before keep what falls in it).
-    while (events === undefined) {
-      if (until === since)
-        throw new Error(`more than ${MAX_EVENTS_PER_ACCOUNT} notice events of ${account} in one second`);
-      until = since + Math.floor((until - since) / 2);
-      events = await eventsOf(stripe, account, since, until);
-    }
-    events.forEach((event, age) => listed.push({ event, merchantId, account, age }));
-  }
-  const sorted = listed.filter(({ event }) => event.created <= until).sort(order);
-  const pending = sorted.slice(resumeIndex(sorted, after));
-  const readIntent = intentReader(stripe);
-  const notices: ProcessorNotice[] = [];
-  let stoppedAfter: Stripe.Event | undefined;
-  for (const [index, { event, merchantId, account }] of pending.entries()) {
-    if (notices.length >= Math.max(1, request.limit)) {
-      stoppedAfter = pending[index - 1]!.event;
-      break;
-    }
-    const notice = await noticeOfEvent(event, merchantId, account, readIntent);
-    if (notice) notices.push(notice);
-  }
-  if (stoppedAfter)
-    return { notices, cursor: `after:${stoppedAfter.created}:${stoppedAfter.id}`, more: true };
-  if (until < now) return { notices, cursor: `from:${until + 1}`, more: true };
-  return { notices, cursor: `t:${now}`, more: false };
 }

@@ -29,7 +29,7 @@ import {
 import { BadRequestError } from '#shared/errors';
 import type { ConnectedAccounts } from './accounts';
 import { accountUpdatesOf, activityOf } from './activity';
-import { listStripeNotices } from './notices';
+import { listStripeNotices } from './notice-listing';
 import { readStripeWebhook } from './webhook';
 import { declined, declinedCharge, refused, reversalAnswer, saleAnswer } from './answers';
 import {
@@ -329,7 +329,7 @@ export class StripeProcessor implements PaymentProcessor {
     );
   }
 
-  /** Stripe's events of every connected account since the cursor, as notices (notices.ts). */
+  /** A page of the backstop's pass over the connected accounts' events, as notices (notice-listing.ts). */
   async listNotices(request: { cursor?: string; limit: number; now?: string }): Promise<NoticePage> {
     return listStripeNotices(this.stripe, await this.accounts.all(), {
       ...request,
