@@ -20,6 +20,7 @@ import { logger } from '#shared/logger';
 import type { WebhookAnswer } from '#shared/webhook-http';
 import { webhookDeliveryStore, type DeliveryChange, type Settled } from '#store/webhook-deliveries';
 import { webhookEndpointStore } from '#store/webhook-endpoints';
+import { LEASE_MS } from './webhook-attempt';
 import { Batch, checkAtFor, deliveryMessage, iso, schedule } from './webhook-batch';
 
 /** A delivery's key in `Batch.unwritten`. */
@@ -76,9 +77,10 @@ export async function skipTurn(d: WebhookDelivery, endpoint: WebhookEndpoint, ba
   const now = batch.now();
   const reason = 'not tried: the endpoint failed its last attempts';
   if (spanOver(d, now)) return giveUp({ ...d }, `${reason}; ${SPAN_SPENT}`, batch);
-  const step = retryDelaySeconds(Math.max(1, d.attempts), config().webhookRetryScale) ?? 0;
+  const scale = config().webhookRetryScale;
+  const step = retryDelaySeconds(Math.max(1, d.attempts), scale) ?? 0;
   const open = Date.parse(endpoint.retryAfter ?? now.toISOString());
-  const due = Math.max(open, now.getTime() + step * 1000);
+  const due = Math.max(Math.min(open, probeLook(open, now.getTime(), scale)), now.getTime() + step * 1000);
   const settled = await settleTurn(
     d,
     {
@@ -95,6 +97,16 @@ export async function skipTurn(d: WebhookDelivery, endpoint: WebhookEndpoint, ba
   );
   if (settled) schedule(batch, d, due);
 }
+
+/**
+ * When a turn skipped while the breaker may be held by a probe (open no longer than the probe's
+ * hold, the attempt's lease) looks again: the lease scaled like the schedule, at least a second.
+ * The hold is the attempt's real timeout, not scaled: under a shortened schedule a skipped turn
+ * would otherwise wait out 30 s for an answer that came in milliseconds. In the cloud (scale 1)
+ * this is the breaker's own time.
+ */
+const probeLook = (open: number, now: number, scale: number): number =>
+  open - now <= LEASE_MS ? now + Math.max(1000, LEASE_MS * scale) : open;
 
 /** Whether the schedule's span has passed since the delivery began. */
 const spanOver = (d: WebhookDelivery, now: Date): boolean =>

@@ -460,6 +460,47 @@ describe('the breaker', () => {
     expect(hooks.received.filter((r) => r.id === event.id)).toEqual([]);
     await endpoints.recordSuccess(BREAKER_MID, endpointId);
   });
+
+  test("defect: a delivery whose turn came while the breaker's probe was in flight waited out the probe's 30 s hold, which is not scaled: under a shortened schedule (WEBHOOK_RETRY_SCALE) it came 30 s late, and e2e/webhooks-group-life took up to 110 s", async () => {
+    // The breaker open after 5 failures, its wait just over: the first event's turn is the probe.
+    const endpoints = webhookEndpointStore();
+    for (let i = 0; i < 5; i++) await endpoints.recordFailure(BREAKER_MID, endpointId);
+    const opened = await endpoints.get(BREAKER_MID, endpointId);
+    await endpoints.holdUntil(BREAKER_MID, endpointId, opened?.retryAfter, new Date(clock - 1).toISOString());
+    const [probed, skipped] = [await breakerEvent(), await breakerEvent()];
+    let answer!: (status: number) => void;
+    const answered = new Promise<number>((resolve) => (answer = resolve));
+    hooks.answer = (r) => (r.id === probed!.id ? answered : 204);
+    try {
+      const fanOut = new Batch(() => new Date(clock), false);
+      await handleMessage(eventMessage(probed!), fanOut);
+      await handleMessage(eventMessage(skipped!), fanOut);
+      const [first, second] = fanOut.messages;
+      const probing = handleMessage(first!.message, new Batch(() => new Date(clock)));
+      while (!hooks.received.some((r) => r.id === probed!.id)) await new Promise((r) => setTimeout(r, 10));
+      // The other event's turn while the probe waits for its answer: skipped, and due again within
+      // the lease as scaled (0.001: at least a second), not at the end of the probe's 30 s hold.
+      const skipping = new Batch(() => new Date(clock));
+      await handleMessage(second!.message, skipping);
+      const key = { webhookEndpointId: endpointId, objectId: skipped!.objectId, sequence: 1 };
+      const d = await webhookDeliveryStore().get(key);
+      expect({ status: d?.status, attempts: d?.attempts, lastError: d?.lastError }).toEqual({
+        status: 'pending',
+        attempts: 0,
+        lastError: expect.stringMatching(/^not tried/),
+      });
+      expect(Date.parse(d!.nextAttemptAt!) - clock).toBeLessThanOrEqual(1000);
+      answer(204);
+      await probing;
+      // The probe's 204 closed the breaker: the skipped turn's message, when due, delivers it.
+      for (const m of skipping.messages)
+        queue.push({ message: m.message, at: clock + m.delaySeconds * 1000 });
+      await pump();
+      expect((await webhookDeliveryStore().get(key))?.status).toBe('delivered');
+    } finally {
+      hooks.answer = () => 204;
+    }
+  });
 });
 
 describe("an endpoint's deliveries list", () => {
