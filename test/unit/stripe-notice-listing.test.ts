@@ -4,7 +4,8 @@
  * stopped at, in an order that does not change between runs, so that no event of the same second
  * is passed over.
  */
-import type Stripe from 'stripe';
+import Stripe from 'stripe';
+import { logger } from '#shared/logger';
 import { listStripeNotices } from '#processor/stripe/notice-listing';
 import { noticeOfEvent } from '#processor/stripe/notices';
 
@@ -154,4 +155,26 @@ test("defect: one signed event whose object lacks payment_method_types threw a T
   // The webhook's reading of it alone: no notice, no error.
   const readIntent = async () => undefined;
   await expect(noticeOfEvent(malformed, '32350000001', 'acct_x', readIntent)).resolves.toBeUndefined();
+});
+
+test("an event rendered in another API version than the adapter's is still read, and named in the log once per version (the operator sets the endpoint's version)", async () => {
+  const warned = jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
+  try {
+    const old = (id: string) => ({ ...cleared(id, START), api_version: '2020-08-27' }) as Stripe.Event;
+    const current = { ...cleared('evt_x3', START), api_version: Stripe.API_VERSION } as Stripe.Event;
+    const readIntent = async () => undefined;
+    for (const event of [old('evt_x1'), old('evt_x2'), current])
+      expect(await noticeOfEvent(event, '32350000001', 'acct_x', readIntent)).toMatchObject({
+        kind: 'cleared',
+      });
+    const versions = warned.mock.calls.filter(([message]) => /another API version/.test(String(message)));
+    expect(versions).toEqual([
+      [
+        'a Stripe event of another API version than the adapter reads',
+        { eventId: 'evt_x1', apiVersion: '2020-08-27', adapterApiVersion: Stripe.API_VERSION },
+      ],
+    ]);
+  } finally {
+    warned.mockRestore();
+  }
 });

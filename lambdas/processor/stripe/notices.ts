@@ -15,9 +15,10 @@
  */
 import { logger } from '#shared/logger';
 import { lookup } from './lookup';
-import type Stripe from 'stripe';
+import Stripe from 'stripe';
 import type { AccountUpdate, NoticeCharge, ProcessorNotice } from '#processor/processor';
 import { isoOf, KEY_FIELD, must } from './calls';
+import { safeCode } from './errors';
 import { vaultToken } from './vault-token';
 
 /**
@@ -183,6 +184,7 @@ export async function noticeOfEvent(
   account: string,
   readIntent: IntentReader,
 ): Promise<ProcessorNotice | undefined> {
+  warnOfVersion(event);
   try {
     return await readNotice(event, merchantId, account, readIntent);
   } catch (error) {
@@ -194,6 +196,27 @@ export async function noticeOfEvent(
     });
     return undefined;
   }
+}
+
+/** The other API versions this function instance has named in its log (once each). */
+const versionsWarned = new Set<string>();
+
+/**
+ * Stripe renders an event's object in one API version for good: its webhook endpoint's, or (listed)
+ * the account's at the event's creation. This adapter reads objects as the `stripe` package's
+ * version shapes them (Stripe.API_VERSION); an event of another version may name its fields
+ * otherwise, so it is named in the log, once per version and instance, for the operator to set
+ * the endpoint's and the account's version (docs/operating.md, Stripe's webhooks).
+ */
+function warnOfVersion(event: Stripe.Event): void {
+  const version = event.api_version;
+  if (typeof version !== 'string' || version === Stripe.API_VERSION || versionsWarned.has(version)) return;
+  versionsWarned.add(version);
+  logger.warn('a Stripe event of another API version than the adapter reads', {
+    eventId: String(event.id),
+    apiVersion: safeCode(version),
+    adapterApiVersion: Stripe.API_VERSION,
+  });
 }
 
 async function readNotice(
