@@ -100,6 +100,22 @@ test('a pass resumed after the event it stopped at passes over no event of the s
   expect(seen.sort()).toEqual(['evt_x1', 'evt_x2', 'evt_x3', 'evt_y1']);
 });
 
+test('a page stopped inside an account resumes in that account only: an account mapped meanwhile, sorting before it, is listed whole', async () => {
+  const events: Record<string, Stripe.Event[]> = {
+    acct_b: [cleared('evt_b1', START), cleared('evt_b2', START + 1)],
+  };
+  const stripe = stripeWith(events);
+  const now = iso(START + 60);
+  const accounts = [{ merchantId: '32350000002', account: 'acct_b' }];
+  const first = await listStripeNotices(stripe, accounts, { cursor: `from:${START}`, limit: 1, now });
+  expect(first.notices.map((n) => n.noticeId)).toEqual(['evt_b1']);
+  // acct_a is mapped before the next page, with an event of the second the page stopped in.
+  events.acct_a = [cleared('evt_a1', START)];
+  accounts.unshift({ merchantId: '32350000001', account: 'acct_a' });
+  const next = await listStripeNotices(stripe, accounts, { cursor: first.cursor, limit: 10, now });
+  expect(next.notices.map((n) => n.noticeId)).toEqual(['evt_a1', 'evt_b2']);
+});
+
 test('defect: the backstop listed every connected account on every page, so with a few hundred merchants one page outlasted its function and the backstop never moved; a page lists at most 20 accounts', async () => {
   const accounts = Array.from({ length: 250 }, (_, i) => ({
     merchantId: String(32350000000 + i),

@@ -40,19 +40,21 @@ const ACCOUNTS_PER_PAGE = 20;
  * A pass: every connected account's events from `since` to `until` (seconds, inclusive), the
  * accounts in the order of their ids. `began` is when the pass began (the next pass reaches
  * RELIST_SECONDS behind it); `done` the last account fully listed; `after` the last event taken of
- * the account after it, when a page stopped inside that account.
+ * an account a page stopped inside (it applies to that account only: another may have come
+ * between, or that one gone, by the next page).
  */
 interface Pass {
   since: number;
   until: number;
   began: number;
   done?: string;
-  after?: { created: number; id: string };
+  after?: { account: string; created: number; id: string };
 }
 
 /**
  * The cursor:
- * - `pass:<since>:<until>:<began>:<account done or ->[:<created>:<event id>]`: a pass is under way;
+ * - `pass:<since>:<until>:<began>:<account done or ->[:<account>:<created>:<event id>]`: a pass is
+ *   under way (with the event a page stopped at, of the account it stopped inside);
  * - `next:<since>`: the last pass ended; the next lists from that second.
  * Cursors of earlier versions (`t:`, `from:`, `after:`) start a pass where they said the listing
  * stood. None (or another processor's): a pass from an hour before now.
@@ -64,15 +66,15 @@ function parseCursor(cursor: string | undefined, now: number): Pass {
     began: now,
   });
   const c = cursor ?? '';
-  const pass = /^pass:(\d+):(\d+):(\d+):(acct_\w+|-)(?::(\d+):(evt_\w+))?$/.exec(c);
+  const pass = /^pass:(\d+):(\d+):(\d+):(acct_\w+|-)(?::(acct_\w+):(\d+):(evt_\w+))?$/.exec(c);
   if (pass) {
-    const [, since, until, began, done, created, id] = pass;
+    const [, since, until, began, done, account, created, id] = pass;
     return {
       since: Number(since),
       until: Number(until),
       began: Number(began),
       ...(done !== '-' && { done }),
-      ...(id !== undefined && { after: { created: Number(created), id } }),
+      ...(account !== undefined && id !== undefined && { after: { account, created: Number(created), id } }),
     };
   }
   const next = /^(?:next|from):(\d+)$/.exec(c) ?? /^after:(\d+):evt_\w+$/.exec(c);
@@ -82,9 +84,13 @@ function parseCursor(cursor: string | undefined, now: number): Pass {
   return fresh(now - WINDOW_SECONDS);
 }
 
-function cursorOf(pass: Pass, done: string | undefined, after?: Stripe.Event): string {
+function cursorOf(
+  pass: Pass,
+  done: string | undefined,
+  after?: { account: string; event: Stripe.Event },
+): string {
   const head = `pass:${pass.since}:${pass.until}:${pass.began}:${done ?? '-'}`;
-  return after ? `${head}:${after.created}:${after.id}` : head;
+  return after ? `${head}:${after.account}:${after.event.created}:${after.event.id}` : head;
 }
 
 /**
@@ -153,7 +159,6 @@ export async function listStripeNotices(
   const readIntent = intentReader(stripe);
   const notices: ProcessorNotice[] = [];
   let done = pass.done;
-  let after = pass.after;
   const full = () => notices.length >= Math.max(1, request.limit);
   for (const { merchantId, account } of pending.slice(0, ACCOUNTS_PER_PAGE)) {
     if (full()) return { notices, cursor: cursorOf(pass, done), more: true };
@@ -165,11 +170,13 @@ export async function listStripeNotices(
       pass.until = pass.since + Math.floor((pass.until - pass.since) / 2);
       events = await eventsOf(stripe, account, pass.since, pass.until);
     }
-    const left = events.slice(resumeIndex(events, after));
-    after = undefined;
+    const left = events.slice(resumeIndex(events, pass.after?.account === account ? pass.after : undefined));
     for (const [index, event] of left.entries()) {
       // Full after the event before (the check above saw this account's first one free).
-      if (full()) return { notices, cursor: cursorOf(pass, done, left[index - 1]), more: true };
+      if (full()) {
+        const last = left[index - 1];
+        return { notices, cursor: cursorOf(pass, done, last && { account, event: last }), more: true };
+      }
       const notice = await noticeOfEvent(event, merchantId, account, readIntent);
       if (notice) notices.push(notice);
     }
