@@ -39,6 +39,7 @@ export async function runNoticeBackstop(now: Date, deadlineMs: number): Promise<
         ...(read !== undefined && { cursor: read }),
         limit: pageSize,
         now: now.toISOString(),
+        deadlineMs,
       });
       report.pages++;
       add(report.listed, await receiveNotices(page.notices, 'backstop', now));

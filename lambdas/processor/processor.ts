@@ -267,6 +267,22 @@ export type ProcessorNotice = NoticeBase &
   );
 
 /** A page of the processor's notices since a cursor (the backstop's listing). */
+/** What a backstop's page asks for. */
+export interface NoticeListing {
+  /** Where the last page ended (absent: from the processor's earliest it still keeps). */
+  cursor?: string;
+  /** At most this many notices. */
+  limit: number;
+  /** The time the listing counts from (the run's; default: the processor's clock). */
+  now?: string;
+  /**
+   * Epoch ms after which the page ends early, at an account's or an event's boundary, saying
+   * there is more: so that a page of a processor whose listing takes many calls stays within the
+   * run's time.
+   */
+  deadlineMs?: number;
+}
+
 export interface NoticePage {
   /** Oldest first per object (a processor that lists account by account: within each account). */
   notices: ProcessorNotice[];
@@ -350,7 +366,7 @@ export interface PaymentProcessor {
    * Listing again from an earlier cursor returns the same notices with the same ids. A processor
    * that never answers later (card-only, no disputes) leaves it out.
    */
-  listNotices?(request: { cursor?: string; limit: number; now?: string }): Promise<NoticePage>;
+  listNotices?(request: NoticeListing): Promise<NoticePage>;
   /**
    * Test clock (non-production): brings the merchant's notices due at the next settlement cut-off
    * forward to now (they are then listed, and delivered, at once); answers how many.

@@ -36,6 +36,7 @@ import type {
   SaleResult,
   TokenizeRequest,
   UnansweredRequest,
+  NoticeListing,
   NoticePage,
   Vaulted,
 } from './processor';
@@ -317,7 +318,7 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 
   /** The notices due since the cursor (sandbox-notices.ts): the backstop's listing. */
-  listNotices(request: { cursor?: string; limit: number; now?: string }): Promise<NoticePage> {
+  listNotices(request: NoticeListing): Promise<NoticePage> {
     return listSandboxNotices(this.db, this.tableName, {
       ...request,
       now: request.now ?? clock.now().toISOString(),

@@ -5,6 +5,7 @@
  * is passed over.
  */
 import Stripe from 'stripe';
+import { useClock } from '#shared/clock';
 import { logger } from '#shared/logger';
 import { listStripeNotices } from '#processor/stripe/notice-listing';
 import { noticeOfEvent } from '#processor/stripe/notices';
@@ -137,6 +138,47 @@ test('defect: the backstop listed every connected account on every page, so with
     ({ cursor, more } = listed);
   }
   expect(seen.sort()).toEqual(accounts.map(({ account }) => `evt_${account}`));
+});
+
+test("a page ends at the run's deadline, at an account's boundary, and the next goes on from there", async () => {
+  const accounts = Array.from({ length: 12 }, (_, i) => ({
+    merchantId: String(32350000000 + i),
+    account: `acct_${String(i).padStart(2, '0')}`,
+  }));
+  const events = Object.fromEntries(
+    accounts.map(({ account }) => [account, [cleared(`evt_${account}`, START)]]),
+  );
+  // Each listing takes a second of the clock.
+  let nowMs = 1_000_000;
+  useClock({ nowMs: () => nowMs, sleep: async () => undefined });
+  const wall = { now: Infinity, calls: 0 };
+  const listing = stripeWith(events, wall);
+  const list = listing.events.list.bind(listing.events);
+  (listing.events as { list: unknown }).list = (...args: Parameters<typeof list>) => {
+    nowMs += 1000;
+    return list(...args);
+  };
+  try {
+    const seen: string[] = [];
+    const pages: number[] = [];
+    let cursor = `from:${START}`;
+    for (let more = true; more;) {
+      wall.calls = 0;
+      const page = await listStripeNotices(listing, accounts, {
+        cursor,
+        limit: 100,
+        now: iso(START + 60),
+        deadlineMs: nowMs + 3500,
+      });
+      pages.push(wall.calls);
+      seen.push(...page.notices.map((n) => n.noticeId));
+      ({ cursor, more } = page);
+    }
+    expect(pages).toEqual([4, 4, 4]);
+    expect(seen).toEqual(accounts.map(({ account }) => `evt_${account}`));
+  } finally {
+    useClock(undefined);
+  }
 });
 
 test('defect: an event Stripe recorded late was lost when a pass spanned runs: the next listing reached five minutes behind the run that finished it, not behind the one that listed its second', async () => {

@@ -4,7 +4,8 @@
  * notices by notices.ts.
  */
 import type Stripe from 'stripe';
-import type { NoticePage, ProcessorNotice } from '#processor/processor';
+import type { NoticeListing, NoticePage, ProcessorNotice } from '#processor/processor';
+import { clock } from '#shared/clock';
 import { must } from './calls';
 import { intentReader, noticeOfEvent } from './notices';
 
@@ -143,13 +144,13 @@ function resumeIndex(
 /**
  * The notices of the connected accounts, a page of the backstop's pass over them (bounded: at
  * most ACCOUNTS_PER_PAGE accounts, at most MAX_EVENTS_PER_ACCOUNT events of each, at most `limit`
- * notices), each account's oldest first. Events that are not notices are passed over (the cursor
+ * notices, and ended early at the run's deadline), each account's oldest first. Events that are not notices are passed over (the cursor
  * moves past them). `more` says a run should list again at once.
  */
 export async function listStripeNotices(
   stripe: Stripe,
   accounts: Accounts,
-  request: { cursor?: string; limit: number; now: string },
+  request: NoticeListing & { now: string },
 ): Promise<NoticePage> {
   const now = Math.floor(Date.parse(request.now) / 1000);
   const pass = parseCursor(request.cursor, now);
@@ -160,8 +161,12 @@ export async function listStripeNotices(
   const notices: ProcessorNotice[] = [];
   let done = pass.done;
   const full = () => notices.length >= Math.max(1, request.limit);
+  // Past the run's deadline: the page ends at the next boundary, once it took something (every
+  // page moves on) and not before the first event of an account it listed (its listing is paid).
+  const late = () => request.deadlineMs !== undefined && clock.nowMs() >= request.deadlineMs;
   for (const { merchantId, account } of pending.slice(0, ACCOUNTS_PER_PAGE)) {
-    if (full()) return { notices, cursor: cursorOf(pass, done), more: true };
+    if (full() || (done !== pass.done && late()))
+      return { notices, cursor: cursorOf(pass, done), more: true };
     let events = await eventsOf(stripe, account, pass.since, pass.until);
     // Too many: half the stretch, until it fits (the accounts listed before keep what they read).
     while (events === undefined) {
@@ -172,8 +177,8 @@ export async function listStripeNotices(
     }
     const left = events.slice(resumeIndex(events, pass.after?.account === account ? pass.after : undefined));
     for (const [index, event] of left.entries()) {
-      // Full after the event before (the check above saw this account's first one free).
-      if (full()) {
+      // Full, or late, after the event before (the check above saw this account's first one free).
+      if (full() || (index > 0 && late())) {
         const last = left[index - 1];
         return { notices, cursor: cursorOf(pass, done, last && { account, event: last }), more: true };
       }

@@ -13,6 +13,7 @@ import { nextCutoff, type SettlementSchedule } from '#processor/cut-offs';
 import {
   ProcessorUnavailableError,
   type AccountUpdate,
+  type NoticeListing,
   type NoticePage,
   type PaymentProcessor,
   type ProcessorActivity,
@@ -330,7 +331,7 @@ export class StripeProcessor implements PaymentProcessor {
   }
 
   /** A page of the backstop's pass over the connected accounts' events, as notices (notice-listing.ts). */
-  async listNotices(request: { cursor?: string; limit: number; now?: string }): Promise<NoticePage> {
+  async listNotices(request: NoticeListing): Promise<NoticePage> {
     return listStripeNotices(this.stripe, await this.accounts.all(), {
       ...request,
       now: request.now ?? new Date(this.now()).toISOString(),
