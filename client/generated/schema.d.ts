@@ -441,7 +441,7 @@ export interface paths {
      * Process a merchant's pending groups of a slot now (non-production, test MIDs)
      * @description **Non-production only**: in production this operation answers 403.
      *
-     *     Non-production only (403 in production). The path MID must be an 11-digit test MID within 32350000000-32350099999 (the 8-digit form, or any other MID, is 403). Processes the merchant's pending groups now, one entry per group. Optional body: `{scheduleDate, scheduleHour}` selects the pending groups of that UTC slot; scheduleDate alone, every pending group of that date; scheduleHour alone, pending groups at that hour on any date; no body, every pending group of the merchant. No matching group: 200 with `triggeredGroups: []`.
+     *     Non-production only (403 in production). The path MID must be an 11-digit test MID within 32350000000-32350099999 (the 8-digit form, or any other MID, is 403). Processes the merchant's pending groups now, one entry per group. Optional body: `{scheduleDate, scheduleHour}` selects the pending groups of that UTC slot; scheduleDate alone, every pending group of that date; scheduleHour without scheduleDate is 400 (an hour alone is no slot); no body, every pending group of the merchant. No matching group: 200 with `triggeredGroups: []`.
      */
     post: operations['ProcessMerchant'];
     delete?: never;

@@ -7,6 +7,7 @@
 import '#support/handlers/env';
 import packageJson from '../../package.json';
 import { DECLINE_CODES } from '#contract/declines';
+import { ProcessMerchant } from '#generated/validators';
 import { HEALTH } from '#contract/health';
 import { MAX_PAGE_SIZE } from '#contract/limits';
 import { pathParamNames as pathParameterNames } from '#contract/params';
@@ -237,6 +238,18 @@ describe('request bodies', () => {
     )) {
       expect(operationOf(doc, route).requestBody).toBeUndefined();
     }
+  });
+
+  it("defect: the merchant trigger's description said scheduleHour alone selected that hour on any date, which its body's schema refuses (400): it says it is refused", () => {
+    const description = operationOf(
+      doc,
+      routes.find((r) => r.id === 'ProcessMerchant')!,
+    ).description;
+    expect(description).toContain('scheduleHour without scheduleDate is 400');
+    expect(description).not.toMatch(/scheduleHour alone/);
+    const validate = ProcessMerchant.body!.validate!;
+    expect(validate({ scheduleHour: 5 })).toBe(false);
+    expect(validate({ scheduleDate: '2031-01-01', scheduleHour: 5 })).toBe(true);
   });
 
   it('marks the optional bodies of void-or-refund and the merchant trigger as optional', () => {
