@@ -17,7 +17,7 @@ export interface paths {
      *
      *     Filters combine (all must match). Groups come in schedule order (scheduleDate, scheduleHour), then creation order.
      *
-     *     Response shape: without pageNumber and pageSize, a JSON **array** of every matching group. With pageNumber, pageSize or both, the **paged envelope** `{meta, items}`; a missing one takes its default (pageNumber 1, pageSize 25). pageSize is at most 500 (above: 400). A page past the end answers 200 with `items: []` and the true totals in meta.
+     *     Response shape: without pageNumber and pageSize, a JSON **array** of every matching group, up to 5,000 of them (more, or an array past Lambda's 6 MB answer, is 400: page instead). With pageNumber, pageSize or both, the **paged envelope** `{meta, items}`; a missing one takes its default (pageNumber 1, pageSize 25). pageSize is at most 500 (above: 400). A page past the end answers 200 with `items: []` and the true totals in meta.
      */
     get: operations['ListPendingGroups'];
     put?: never;
@@ -41,7 +41,7 @@ export interface paths {
      *
      *     Filters combine (all must match). Groups come in schedule order (scheduleDate, scheduleHour), then creation order.
      *
-     *     Response shape: without pageNumber and pageSize, a JSON **array** of every matching group. With pageNumber, pageSize or both, the **paged envelope** `{meta, items}`; a missing one takes its default (pageNumber 1, pageSize 25). pageSize is at most 500 (above: 400). A page past the end answers 200 with `items: []` and the true totals in meta.
+     *     Response shape: without pageNumber and pageSize, a JSON **array** of every matching group, up to 5,000 of them (more, or an array past Lambda's 6 MB answer, is 400: page instead). With pageNumber, pageSize or both, the **paged envelope** `{meta, items}`; a missing one takes its default (pageNumber 1, pageSize 25). pageSize is at most 500 (above: 400). A page past the end answers 200 with `items: []` and the true totals in meta.
      */
     get: operations['ListGroups'];
     put?: never;
@@ -292,7 +292,7 @@ export interface paths {
      * List the series of a merchant
      * @description Every series of the merchant, oldest first, in every status (optional `status` filter). List items leave out `occurrences` (GET one series for them).
      *
-     *     Response shape: without pageNumber and pageSize, a JSON **array** of every matching series. With pageNumber, pageSize or both, the **paged envelope** `{meta, items}`; a missing one takes its default (pageNumber 1, pageSize 25). pageSize is at most 500 (above: 400). A page past the end answers 200 with `items: []`.
+     *     Response shape: without pageNumber and pageSize, a JSON **array** of every matching series, up to 5,000 of them (more, or an array past Lambda's 6 MB answer, is 400: page instead). With pageNumber, pageSize or both, the **paged envelope** `{meta, items}`; a missing one takes its default (pageNumber 1, pageSize 25). pageSize is at most 500 (above: 400). A page past the end answers 200 with `items: []`.
      */
     get: operations['ListSeries'];
     put?: never;

@@ -2,6 +2,7 @@
 import {
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
+  MAX_UNPAGED_GROUPS,
   MAX_PAYMENTS_PER_CREATE,
   REPORT_MESSAGE_CHARS,
   REPORT_PAGE_BYTES,
@@ -34,7 +35,7 @@ export const PROFILE_RULE =
 
 const LIST_BEHAVIOUR = `Filters combine (all must match). Groups come in schedule order (scheduleDate, scheduleHour), then creation order.
 
-Response shape: without pageNumber and pageSize, a JSON **array** of every matching group. With pageNumber, pageSize or both, the **paged envelope** \`{meta, items}\`; a missing one takes its default (pageNumber 1, pageSize ${DEFAULT_PAGE_SIZE}). pageSize is at most ${MAX_PAGE_SIZE} (above: 400). A page past the end answers 200 with \`items: []\` and the true totals in meta.`;
+Response shape: without pageNumber and pageSize, a JSON **array** of every matching group, up to ${MAX_UNPAGED_GROUPS.toLocaleString('en-US')} of them (more, or an array past Lambda's 6 MB answer, is 400: page instead). With pageNumber, pageSize or both, the **paged envelope** \`{meta, items}\`; a missing one takes its default (pageNumber 1, pageSize ${DEFAULT_PAGE_SIZE}). pageSize is at most ${MAX_PAGE_SIZE} (above: 400). A page past the end answers 200 with \`items: []\` and the true totals in meta.`;
 
 /** The report files' header row, as the description shows it. */
 const REPORT_COLUMN_LIST = `\`${REPORT_COLUMNS.join(',')}\``;

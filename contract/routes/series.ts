@@ -1,5 +1,5 @@
 /** Series of a merchant: recurring groups in the merchant's own time zone (docs/decisions.md "Series"). */
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_PAYMENTS_PER_CREATE } from '../limits';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_PAYMENTS_PER_CREATE, MAX_UNPAGED_GROUPS } from '../limits';
 import {
   DEFAULT_NOTICE_DAYS,
   MAX_NOTICE_DAYS,
@@ -43,7 +43,7 @@ export const seriesRoutes = {
     summary: 'List the series of a merchant',
     description: `Every series of the merchant, oldest first, in every status (optional \`status\` filter). List items leave out \`occurrences\` (GET one series for them).
 
-Response shape: without pageNumber and pageSize, a JSON **array** of every matching series. With pageNumber, pageSize or both, the **paged envelope** \`{meta, items}\`; a missing one takes its default (pageNumber 1, pageSize ${DEFAULT_PAGE_SIZE}). pageSize is at most ${MAX_PAGE_SIZE} (above: 400). A page past the end answers 200 with \`items: []\`.`,
+Response shape: without pageNumber and pageSize, a JSON **array** of every matching series, up to ${MAX_UNPAGED_GROUPS.toLocaleString('en-US')} of them (more, or an array past Lambda's 6 MB answer, is 400: page instead). With pageNumber, pageSize or both, the **paged envelope** \`{meta, items}\`; a missing one takes its default (pageNumber 1, pageSize ${DEFAULT_PAGE_SIZE}). pageSize is at most ${MAX_PAGE_SIZE} (above: 400). A page past the end answers 200 with \`items: []\`.`,
     query: { schema: listSeriesQuerySchema, parameters: listSeriesQueryDocs },
     response: {
       schema: seriesListingSchema,

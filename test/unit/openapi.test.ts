@@ -9,7 +9,9 @@ import packageJson from '../../package.json';
 import { DECLINE_CODES } from '#contract/declines';
 import { ProcessMerchant } from '#generated/validators';
 import { HEALTH } from '#contract/health';
-import { MAX_PAGE_SIZE } from '#contract/limits';
+import { MAX_PAGE_SIZE, MAX_UNPAGED_GROUPS } from '#contract/limits';
+import { unpaged } from '#core/lists';
+import { BadRequestError } from '#shared/errors';
 import { pathParamNames as pathParameterNames } from '#contract/params';
 import { routeList as routes, type Route } from '#contract/routes/index';
 import { listGroupsQuerySchema } from '#contract/schemas/groups';
@@ -250,6 +252,20 @@ describe('request bodies', () => {
     const validate = ProcessMerchant.body!.validate!;
     expect(validate({ scheduleHour: 5 })).toBe(false);
     expect(validate({ scheduleDate: '2031-01-01', scheduleHour: 5 })).toBe(true);
+  });
+
+  it("defect: the group and series lists' descriptions promised an array of every matching item without paging, but past MAX_UNPAGED_GROUPS (or Lambda's 6 MB) the answer is a 400 asking to page: they say so", () => {
+    const cap = `up to ${MAX_UNPAGED_GROUPS.toLocaleString('en-US')} of them`;
+    for (const id of ['ListGroups', 'ListPendingGroups', 'ListSeries'])
+      expect(
+        operationOf(
+          doc,
+          routes.find((r) => r.id === id)!,
+        ).description,
+      ).toContain(cap);
+    const items = Array.from({ length: MAX_UNPAGED_GROUPS + 1 }, (_, i) => ({ i }));
+    expect(() => unpaged(items, 'groups')).toThrow(BadRequestError);
+    expect(unpaged(items.slice(1), 'groups')).toHaveLength(MAX_UNPAGED_GROUPS);
   });
 
   it('marks the optional bodies of void-or-refund and the merchant trigger as optional', () => {
