@@ -551,7 +551,7 @@ export interface paths {
      * Create a payor with its first saved payment method
      * @description Creates a payor with its first saved payment method (`paymentMethod`), which becomes the default. All payor fields are optional; customerAccountId, when given, must not belong to another payor of this merchant (400).
      *
-     *     A card method is `{accountType: VISA|MASTERCARD|AMEX|DISCOVER, cardNumber, expiryMonth, expiryYear, billingAddress}`: the number must be 12-19 digits, pass the Luhn check and be of the brand given; the expiry must not be past. A bank method is `{accountType: CHECKING, routingNumber, accountNumber, billingAddress}` with a valid ABA routing number and a 4-17 digit account number. Otherwise 400 (messages never echo the number). Full account numbers are never stored, logged or returned: only the masked form (all but the last four digits masked).
+     *     A card method is `{accountType: VISA|MASTERCARD|AMEX|DISCOVER, cardNumber, expiryMonth, expiryYear, billingAddress}`: the number must be 12-19 digits, pass the Luhn check and be of the brand given; the expiry must not be past. A bank method is `{accountType: CHECKING|SAVINGS, routingNumber, accountNumber, billingAddress, mandate?}` with a valid ABA routing number and a 4-17 digit account number. Otherwise 400 (messages never echo the number). On a stage whose processor is Stripe, a method may give `processorToken` (a PaymentMethod `pm_…` made by Stripe's own browser fields) instead of its numbers, and a bank account needs the payor's `mandate` (`{acceptedAt, method: online|paper|phone, ipAddress?, userAgent?}`, an online one with both; without it, 400); the sandbox refuses a processorToken (400). Full account numbers are never stored, logged or returned: only the masked form (all but the last four digits masked).
      */
     post: operations['CreatePayor'];
     delete?: never;
@@ -623,7 +623,7 @@ export interface paths {
     put?: never;
     /**
      * Add a saved payment method
-     * @description Adds a saved method (a card or a CHECKING account, as in CreatePayor). The payor's default does not change unless `setAsDefault` is true. A payor has at most 20 methods (400 beyond).
+     * @description Adds a saved method (a card, or a CHECKING or SAVINGS account, as in CreatePayor). The payor's default does not change unless `setAsDefault` is true. A payor has at most 20 methods (400 beyond).
      */
     post: operations['AddMethod'];
     delete?: never;

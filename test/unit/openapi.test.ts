@@ -7,6 +7,7 @@
 import '#support/handlers/env';
 import packageJson from '../../package.json';
 import { DECLINE_CODES } from '#contract/declines';
+import { BANK_ACCOUNT_TYPES } from '#contract/schemas/common';
 import { ProcessMerchant } from '#generated/validators';
 import { HEALTH } from '#contract/health';
 import { MAX_PAGE_SIZE, MAX_UNPAGED_GROUPS } from '#contract/limits';
@@ -266,6 +267,25 @@ describe('request bodies', () => {
     const items = Array.from({ length: MAX_UNPAGED_GROUPS + 1 }, (_, i) => ({ i }));
     expect(() => unpaged(items, 'groups')).toThrow(BadRequestError);
     expect(unpaged(items.slice(1), 'groups')).toHaveLength(MAX_UNPAGED_GROUPS);
+  });
+
+  it('the method descriptions name every bank account type the schemas take, the mandate and the processor token (SAVINGS, accepted since NOCs, was missing)', () => {
+    const create =
+      operationOf(
+        doc,
+        routes.find((r) => r.id === 'CreatePayor')!,
+      ).description ?? '';
+    const add =
+      operationOf(
+        doc,
+        routes.find((r) => r.id === 'AddMethod')!,
+      ).description ?? '';
+    for (const type of BANK_ACCOUNT_TYPES) {
+      expect(create).toContain(type);
+      expect(add).toContain(type);
+    }
+    expect(create).toMatch(/mandate/);
+    expect(create).toMatch(/processorToken/);
   });
 
   it('marks the optional bodies of void-or-refund and the merchant trigger as optional', () => {
