@@ -646,7 +646,7 @@ export interface paths {
     get: operations['GetMethod'];
     /**
      * Update expiry, billing address, default
-     * @description Changes the fields present: expiryMonth/expiryYear (cards only: 400 on a CHECKING method; not in the past), billingAddress and customerData (each replaced as a whole). `setAsDefault: true` makes this method the default and clears the flag on the previous one (`false` is not accepted: make another method the default instead). Account numbers cannot change: add a new method.
+     * @description Changes the fields present: expiryMonth/expiryYear (cards only: 400 on a bank account, CHECKING or SAVINGS; not in the past), billingAddress and customerData (each replaced as a whole). `setAsDefault: true` makes this method the default and clears the flag on the previous one (`false` is not accepted: make another method the default instead). Account numbers cannot change: add a new method.
      */
     put: operations['UpdateMethod'];
     post?: never;
