@@ -266,7 +266,6 @@ export type ProcessorNotice = NoticeBase &
     | { kind: 'account_update'; update: AccountUpdate }
   );
 
-/** A page of the processor's notices since a cursor (the backstop's listing). */
 /** What a backstop's page asks for. */
 export interface NoticeListing {
   /** Where the last page ended (absent: from the processor's earliest it still keeps). */
@@ -283,6 +282,7 @@ export interface NoticeListing {
   deadlineMs?: number;
 }
 
+/** A page of the processor's notices since a cursor (the backstop's listing). */
 export interface NoticePage {
   /** Oldest first per object (a processor that lists account by account: within each account). */
   notices: ProcessorNotice[];

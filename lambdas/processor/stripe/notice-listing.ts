@@ -144,8 +144,9 @@ function resumeIndex(
 /**
  * The notices of the connected accounts, a page of the backstop's pass over them (bounded: at
  * most ACCOUNTS_PER_PAGE accounts, at most MAX_EVENTS_PER_ACCOUNT events of each, at most `limit`
- * notices, and ended early at the run's deadline), each account's oldest first. Events that are not notices are passed over (the cursor
- * moves past them). `more` says a run should list again at once.
+ * notices, and ended early at the run's deadline), each account's oldest first. Events that are
+ * not notices are passed over (the cursor moves past them). `more` says a run should list again
+ * at once.
  */
 export async function listStripeNotices(
   stripe: Stripe,

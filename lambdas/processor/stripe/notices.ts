@@ -206,7 +206,7 @@ const versionsWarned = new Set<string>();
  * the account's at the event's creation. This adapter reads objects as the `stripe` package's
  * version shapes them (Stripe.API_VERSION); an event of another version may name its fields
  * otherwise, so it is named in the log, once per version and instance, for the operator to set
- * the endpoint's and the account's version (docs/operating.md, Stripe's webhooks).
+ * the endpoint's and the account's version (docs/operating.md, "Going live with Stripe").
  */
 function warnOfVersion(event: Stripe.Event): void {
   const version = event.api_version;
