@@ -60,6 +60,18 @@ const ACCOUNTS = [
   { merchantId: '32350000002', account: 'acct_y' },
 ];
 
+/** `count` connected accounts (ids in the order of their numbers), each with one clearing at START. */
+function accountsWithAnEvent(count: number) {
+  const accounts = Array.from({ length: count }, (_, i) => ({
+    merchantId: String(32350000000 + i),
+    account: `acct_${String(i).padStart(4, '0')}`,
+  }));
+  const events = Object.fromEntries(
+    accounts.map(({ account }) => [account, [cleared(`evt_${account}`, START)]]),
+  );
+  return { accounts, events };
+}
+
 /** The ids of the notices of `runs` pages listed from `cursor` on (the backstop's pages). */
 async function pages(
   stripe: Stripe,
@@ -118,13 +130,7 @@ test('a page stopped inside an account resumes in that account only: an account 
 });
 
 test('defect: the backstop listed every connected account on every page, so with a few hundred merchants one page outlasted its function and the backstop never moved; a page lists at most 20 accounts', async () => {
-  const accounts = Array.from({ length: 250 }, (_, i) => ({
-    merchantId: String(32350000000 + i),
-    account: `acct_${String(i).padStart(4, '0')}`,
-  }));
-  const events = Object.fromEntries(
-    accounts.map(({ account }) => [account, [cleared(`evt_${account}`, START)]]),
-  );
+  const { accounts, events } = accountsWithAnEvent(250);
   const wall = { now: Infinity, calls: 0 };
   const stripe = stripeWith(events, wall);
   const seen: string[] = [];
@@ -141,13 +147,7 @@ test('defect: the backstop listed every connected account on every page, so with
 });
 
 test("a page ends at the run's deadline, at an account's boundary, and the next goes on from there", async () => {
-  const accounts = Array.from({ length: 12 }, (_, i) => ({
-    merchantId: String(32350000000 + i),
-    account: `acct_${String(i).padStart(2, '0')}`,
-  }));
-  const events = Object.fromEntries(
-    accounts.map(({ account }) => [account, [cleared(`evt_${account}`, START)]]),
-  );
+  const { accounts, events } = accountsWithAnEvent(12);
   // Each listing takes a second of the clock.
   let nowMs = 1_000_000;
   useClock({ nowMs: () => nowMs, sleep: async () => undefined });
