@@ -42,7 +42,7 @@ import { giveUp, passTurn, record, skipTurn, unwrittenKey } from './webhook-turn
  * goes (the earlier event predates the cursor: written before webhooks were deployed).
  */
 const GAP_GRACE_MS = 10 * 60_000;
-/** How often a delivery held back by such a gap looks again. */
+/** How often a delivery held back by such a gap (or by an earlier one it could not mark) looks again. */
 const GAP_WAIT_SECONDS = 2;
 /**
  * @param receives how many times the queue has handed this message out (SQS's
@@ -156,9 +156,20 @@ async function heldByOrder(d: WebhookDelivery, batch: Batch): Promise<boolean> {
   const store = webhookDeliveryStore();
   const now = batch.now();
   let earlier = await store.earlierPending(d);
-  // The earlier one is marked, so that its end releases this one; it ended meanwhile: look again.
-  for (let looks = 1; earlier && !(await store.markWaitedFor(earlier)) && looks < 3; looks++)
+  // The earlier one is marked, so that its end releases this one; it changed meanwhile: look again.
+  let marked = false;
+  for (let looks = 1; earlier && looks <= 3; looks++) {
+    if ((marked = await store.markWaitedFor(earlier))) break;
     earlier = await store.earlierPending(d);
+  }
+  if (earlier && !marked) {
+    // Still there but never marked (it changed at each look): no release will come, so this one
+    // looks again soon rather than at the earlier one's check time (its lease and the time a
+    // message counts as lost: five and a half minutes in the cloud).
+    const due = now.getTime() + GAP_WAIT_SECONDS * 1000;
+    if (await store.defer(d, now, iso(due), checkAtFor(due, now.getTime()))) schedule(batch, d, due);
+    return true;
+  }
   if (earlier) {
     // Released when the earlier one is delivered or fails; the recovery looks again no sooner than
     // the earlier one's own next look.

@@ -17,7 +17,8 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { handler } from '#lambdas/notifications/deliver-webhooks';
 import { ddb } from '#shared/ddb';
 import { useWebhookQueue, type QueuedWebhookMessage, type WebhookMessage } from '#shared/webhook-queue';
-import { Batch, lostAfterMs } from '#core/webhook-batch';
+import { Batch, iso, lostAfterMs } from '#core/webhook-batch';
+import { LEASE_MS } from '#core/webhook-attempt';
 import { handleMessage } from '#core/webhook-delivery';
 import { recoverDeliveries } from '#core/webhook-recovery';
 import { checkTarget, useResolver } from '#core/webhook-target';
@@ -275,6 +276,39 @@ describe('delivery, message by message', () => {
     } finally {
       hooks.answer = () => 204;
     }
+  });
+
+  test("defect: a delivery that could not mark the earlier event it waits for (the earlier one changed at each of its looks) waited for a release that never comes, until the earlier one's check time (its lease and the lost-message time: 5.5 min in the cloud, 31 s under a short schedule); it looks again in 2 s", async () => {
+    const objectId = randomUUID();
+    const [first, second] = [await writeEvent(objectId, 1), await writeEvent(objectId, 2)];
+    queue.push({ message: eventMessage(first), at: clock }, { message: eventMessage(second), at: clock });
+    await pump(1, false); // The fan-out only: both deliveries written, their messages queued.
+    queue.length = 0;
+    const store = webhookDeliveryStore();
+    const [endpoint] = (await listEndpoints(MID)).filter((e) => e.url === hooks.url('/it'));
+    const key = { webhookEndpointId: endpoint!.webhookEndpointId, objectId };
+    const earlier = (await store.get({ ...key, sequence: 1 }))!;
+    // The first is in flight (claimed for its lease), and every mark of it fails.
+    const leaseUntil = clock + LEASE_MS;
+    expect(
+      await store.claim(earlier, new Date(clock), iso(leaseUntil), iso(leaseUntil + lostAfterMs())),
+    ).toBe(true);
+    const marks = jest.spyOn(Object.getPrototypeOf(store), 'markWaitedFor').mockResolvedValue(false);
+    try {
+      const batch = new Batch(() => new Date(clock), false);
+      await handleMessage({ kind: 'delivery', ...key, sequence: 2 }, batch);
+      expect(marks).toHaveBeenCalled();
+      const later = (await store.get({ ...key, sequence: 2 }))!;
+      expect(later.status).toBe('pending');
+      expect(later.nextAttemptAt).toBe(iso(clock + 2000));
+      expect(Date.parse(later.checkAt!)).toBeLessThanOrEqual(clock + 2000 + lostAfterMs());
+      expect(batch.messages).toEqual([
+        { message: { kind: 'delivery', ...key, sequence: 2 }, delaySeconds: 2 },
+      ]);
+    } finally {
+      marks.mockRestore();
+    }
+    expect(hooks.received.filter((r) => r.event.objectId === objectId)).toEqual([]);
   });
 
   test('a message handled twice at once makes one attempt', async () => {
