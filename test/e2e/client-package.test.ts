@@ -8,6 +8,7 @@
  * against the local runtime.
  */
 import { execFileSync } from 'node:child_process';
+import { get } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -35,10 +36,31 @@ function documentedInstall(): string {
   return /```bash\n([\s\S]*?)\n```/.exec(section)![1]!;
 }
 
+/**
+ * GET on a connection of its own, closed after the answer, not one of fetch's pool (which this
+ * worker's earlier files filled). A CI run got "GET /docs/openapi.json answered 408": the body the
+ * runtime gives Node's request-timeout close (lib/local/http-server.ts answerClientError), which
+ * Node writes on a connection whose request it has waited a minute or more for. No connection
+ * this request opens can be one, so it was a pooled connection, taken again as the runtime closed
+ * it; this file blocks its process for tens of seconds in execFileSync, when nothing reads the pool.
+ */
+function getOnItsOwnConnection(url: string): Promise<{ status: number; text: string }> {
+  return new Promise((ok, fail) => {
+    const req = get(url, { agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => ok({ status: res.statusCode ?? 0, text }));
+      res.on('error', fail);
+    });
+    req.on('error', fail);
+  });
+}
+
 /** The TypeScript sample of an operation on the runtime's docs page (its document names the runtime). */
 async function docsPageSample(operationId: string): Promise<string> {
-  const res = await fetch(`${baseUrl()}/docs/openapi.json`);
-  const text = await res.text();
+  const res = await getOnItsOwnConnection(`${baseUrl()}/docs/openapi.json`);
+  const text = res.text;
   // What the runtime answered, if not the document (one CI run saw an object without paths here).
   if (res.status !== 200)
     throw new Error(`GET /docs/openapi.json answered ${res.status}: ${text.slice(0, 300)}`);
