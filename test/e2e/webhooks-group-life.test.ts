@@ -27,6 +27,11 @@ const SHARED_VARIABLES = ['E2E_BASE_URL', 'E2E_DATA_DIR', 'E2E_SES_URL'];
 let healthy: Receiver;
 let flaky: Receiver;
 
+/** When the file began, and what it had done by when (printed when it ran slow: see timeline). */
+const began = Date.now();
+const marks: [string, number][] = [];
+const mark = (what: string) => marks.push([what, Date.now() - began]);
+
 beforeAll(async () => {
   runtime = await launchLocalRuntime({
     dataDirPrefix: 'sps-e2e-webhooks-life',
@@ -50,6 +55,7 @@ beforeAll(async () => {
     E2E_DATA_DIR: runtime.dataDir,
     E2E_SES_URL: runtime.sesUrl,
   });
+  mark('runtime ready');
   healthy = await startReceiver(() => 200);
   // Every event: 500, 500, then 204.
   flaky = await startReceiver((_r, attempt) => (attempt <= 2 ? 500 : 204));
@@ -88,6 +94,26 @@ async function endpointFor(r: Receiver, path: string): Promise<string> {
 async function eventsOf(objectId: string): Promise<Json[]> {
   const page = await get(`${V1}/events?objectId=${objectId}&pageSize=100`);
   return (page.items as Json[]).reverse();
+}
+
+/**
+ * The file's steps and every request each receiver got, in seconds from the file's start, printed
+ * when the file took more than 40 s (it takes 15-25 s; some CI runs took 46-110 s, cause not yet
+ * known) or WEBHOOKS_LIFE_TIMELINE=1: a diagnostic, not an assertion.
+ */
+function timeline(): void {
+  if (Date.now() - began <= 40_000 && process.env.WEBHOOKS_LIFE_TIMELINE !== '1') return;
+  const s = (ms: number) => (ms / 1000).toFixed(1);
+  const lines = marks.map(([what, ms]) => `${s(ms)} s ${what}`);
+  for (const [name, r] of [
+    ['healthy', healthy],
+    ['flaky', flaky],
+  ] as const)
+    for (const x of r.received)
+      lines.push(
+        `${s(x.at - began)} s ${name} ${x.event.type} #${x.event.sequence} ${x.status ?? 'no answer'}`,
+      );
+  console.log(`webhooks-group-life took ${s(Date.now() - began)} s:\n${lines.join('\n')}`);
 }
 
 test("a group's whole life: every event delivered once, in order per object, showing the object as GET did", async () => {
@@ -137,7 +163,9 @@ test("a group's whole life: every event delivered once, in order per object, sho
   // Processed for real: group.processing, each payment's answer, group.processed.
   const before = await get(groupPath(groupId));
   expect((await trigger(groupId)).status).toBe(200);
+  mark('processing triggered');
   const processed = await waitForStatus(groupId, 'processed', 60_000);
+  mark('group processed');
   announce(groupId, 'group.processing', { ...before, status: 'processing' });
   const answers: Record<string, string> = {};
   for (const paymentId of [...inline, ...added]) {
@@ -208,6 +236,7 @@ test("a group's whole life: every event delivered once, in order per object, sho
   }
   const total = events.size;
   expect(total).toBe(15);
+  mark('events listed');
 
   await until(
     'every event delivered to both receivers',
@@ -232,6 +261,8 @@ test("a group's whole life: every event delivered once, in order per object, sho
     e.message += `\nthe runtime's log: ${kept}`;
     throw e;
   });
+  mark('every event delivered');
+  timeline();
   for (const [receiver, attempts] of [
     [healthy, [200]],
     [flaky, [500, 500, 204]],
