@@ -259,6 +259,8 @@ test("a group's whole life: every event delivered once, in order per object, sho
     const kept = join(tmpdir(), `webhooks-group-life-${Date.now()}.log`);
     copyFileSync(join(runtime!.dataDir, 'runtime.log'), kept);
     e.message += `\nthe runtime's log: ${kept}`;
+    mark('gave up waiting');
+    timeline();
     throw e;
   });
   mark('every event delivered');
