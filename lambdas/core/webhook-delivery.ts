@@ -267,7 +267,10 @@ async function claimedTurn(
         await webhookEndpointStore().holdUntil(d.merchantId, d.webhookEndpointId, breaker.probe, breaker.was);
       return await giveUp(d, 'the event expired before it could be delivered', batch);
     }
-    await record(d, endpoint, answer, batch, answered);
+    await record(d, endpoint, answer, batch, {
+      answered,
+      probe: breaker === 'closed' ? undefined : breaker.probe,
+    });
   } finally {
     free();
   }

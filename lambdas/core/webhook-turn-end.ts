@@ -137,14 +137,19 @@ export async function passTurn(d: WebhookDelivery, lane: 'slow' | undefined, bat
   if (settled) batch.enqueue(deliveryMessage(d, lane), delaySeconds);
 }
 
-/** The answer of an attempt on the delivery (and on the endpoint's breaker). */
+/**
+ * The answer of an attempt on the delivery (and on the endpoint's breaker). `probe`: the attempt
+ * was the breaker's probe, holding it until then: its answer ends that hold, whatever the batch's
+ * copy of the endpoint says meanwhile (another turn may have read it again, as it was before).
+ */
 export async function record(
   d: WebhookDelivery,
   endpoint: WebhookEndpoint,
   answer: WebhookAnswer,
   batch: Batch,
-  answered?: () => void,
+  turn: { answered?: () => void; probe?: string } = {},
 ) {
+  const { answered, probe } = turn;
   const endpoints = webhookEndpointStore();
   const now = batch.now();
   const status = 'status' in answer ? answer.status : undefined;
@@ -159,7 +164,7 @@ export async function record(
     answered?.();
     await releaseNext(await settleTurn(d, { status: 'delivered', ...attempted }, batch), d, batch);
     // Most successes change nothing on the endpoint (as this batch read it): no write then.
-    if ((endpoint.failures ?? 0) > 0 || endpoint.retryAfter !== undefined) {
+    if ((endpoint.failures ?? 0) > 0 || endpoint.retryAfter !== undefined || probe !== undefined) {
       await endpoints.recordSuccess(d.merchantId, d.webhookEndpointId);
       endpoint.failures = 0;
       delete endpoint.retryAfter;
@@ -185,7 +190,7 @@ export async function record(
   const retryAfter = breakerRetryAfter(failures, now, config().webhookRetryScale);
   if (
     retryAfter !== undefined &&
-    (await endpoints.holdUntil(d.merchantId, d.webhookEndpointId, endpoint.retryAfter, retryAfter))
+    (await endpoints.holdUntil(d.merchantId, d.webhookEndpointId, probe ?? endpoint.retryAfter, retryAfter))
   )
     endpoint.retryAfter = retryAfter;
   const delay = retryDelaySeconds(attempted.attempts, config().webhookRetryScale);

@@ -13,7 +13,7 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { MAX_WEBHOOK_ENDPOINTS } from '#contract/webhooks';
+import { BREAKER_THRESHOLD, MAX_WEBHOOK_ENDPOINTS } from '#contract/webhooks';
 import type { WebhookEndpoint } from '#domain/webhooks';
 import { keys } from './keys';
 import {
@@ -47,7 +47,10 @@ interface WebhookEndpointStore {
   recordFailure(merchantId: string, endpointId: string): Promise<number>;
   /** An attempt was slow: the endpoint's deliveries go by the slow lane until `until`. */
   markSlow(merchantId: string, endpointId: string, until: string): Promise<void>;
-  /** Opens (or keeps open) the breaker until `retryAfter`, if the endpoint still had `seen`. */
+  /**
+   * Opens (or keeps open) the breaker until `retryAfter`, if the endpoint still had `seen` and
+   * BREAKER_THRESHOLD failures in a row.
+   */
   holdUntil(
     merchantId: string,
     endpointId: string,
@@ -269,11 +272,17 @@ class DynamoWebhookEndpointStore implements WebhookEndpointStore {
           TableName: this.tableName,
           Key: keys.webhookEndpoint(merchantId, endpointId),
           UpdateExpression: 'SET retryAfter = :next',
-          ConditionExpression:
-            seen === undefined
-              ? 'attribute_exists(pk) AND attribute_not_exists(retryAfter)'
-              : 'attribute_exists(pk) AND retryAfter = :seen',
-          ExpressionAttributeValues: { ':next': retryAfter, ...(seen !== undefined && { ':seen': seen }) },
+          // Still BREAKER_THRESHOLD failures in a row: a count read before another attempt's
+          // success reset it opens nothing. The breaker is never open without them, so a probe's
+          // failure always counts past the threshold, and its record replaces the probe's hold.
+          ConditionExpression: `attribute_exists(pk) AND failures >= :threshold AND ${
+            seen === undefined ? 'attribute_not_exists(retryAfter)' : 'retryAfter = :seen'
+          }`,
+          ExpressionAttributeValues: {
+            ':next': retryAfter,
+            ':threshold': BREAKER_THRESHOLD,
+            ...(seen !== undefined && { ':seen': seen }),
+          },
         }),
       );
       return true;

@@ -17,7 +17,8 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { handler } from '#lambdas/notifications/deliver-webhooks';
 import { ddb } from '#shared/ddb';
 import { useWebhookQueue, type QueuedWebhookMessage, type WebhookMessage } from '#shared/webhook-queue';
-import { Batch, iso, lostAfterMs } from '#core/webhook-batch';
+import { Batch, iso, lostAfterMs, PER_ENDPOINT_IN_FLIGHT } from '#core/webhook-batch';
+import { BREAKER_THRESHOLD } from '#contract/webhooks';
 import { LEASE_MS } from '#core/webhook-attempt';
 import { handleMessage } from '#core/webhook-delivery';
 import { recoverDeliveries } from '#core/webhook-recovery';
@@ -533,6 +534,96 @@ describe('the breaker', () => {
       expect((await webhookDeliveryStore().get(key))?.status).toBe('delivered');
     } finally {
       hooks.answer = () => 204;
+    }
+  });
+
+  test("defect: a probe answered 500 left its 30 s hold on the breaker when the batch's copy of the endpoint had changed meanwhile (another turn's read of it, answered from before the hold): the endpoint got no request for 30 s, unscaled", async () => {
+    // The breaker open after 5 failures, its wait just over: the first event's turn is the probe.
+    const endpoints = webhookEndpointStore();
+    for (let i = 0; i < 5; i++) await endpoints.recordFailure(BREAKER_MID, endpointId);
+    const opened = await endpoints.get(BREAKER_MID, endpointId);
+    await endpoints.holdUntil(BREAKER_MID, endpointId, opened?.retryAfter, new Date(clock - 1).toISOString());
+    const before = (await endpoints.get(BREAKER_MID, endpointId))!;
+    const [probed, other] = [await breakerEvent(), await breakerEvent()];
+    let answer!: (status: number) => void;
+    const answered = new Promise<number>((resolve) => (answer = resolve));
+    hooks.answer = (r) => (r.id === probed!.id ? answered : 204);
+    const reads = jest.spyOn(Object.getPrototypeOf(endpoints), 'get');
+    try {
+      const fanOut = new Batch(() => new Date(clock), false);
+      await handleMessage(eventMessage(probed!), fanOut);
+      await handleMessage(eventMessage(other!), fanOut);
+      const [first, second] = fanOut.messages;
+      // One invocation: the probe in flight, its endpoint's other slots busy.
+      const batch = new Batch(() => new Date(clock));
+      const probing = handleMessage(first!.message, batch);
+      while (!hooks.received.some((r) => r.id === probed!.id)) await new Promise((r) => setTimeout(r, 10));
+      for (let i = 1; i < PER_ENDPOINT_IN_FLIGHT; i++) expect(await batch.take(endpointId)).toBe('now');
+      // The other event's turn (by the slow lane: the probe is slow to answer) waits for a slot
+      // past WAITED_MS, then reads the endpoint again: a read answered as the endpoint was before
+      // the probe's hold (in flight beside it), handled after it. It finds the breaker's wait
+      // over, cannot hold it, and skips its turn.
+      reads.mockResolvedValueOnce(before);
+      const waiting = handleMessage({ ...second!.message, lane: 'slow' } as WebhookMessage, batch);
+      await new Promise((r) => setTimeout(r, 1200));
+      batch.release(endpointId);
+      await waiting;
+      expect(reads).toHaveBeenCalled();
+      const key = { webhookEndpointId: endpointId, objectId: other!.objectId, sequence: 1 };
+      expect((await webhookDeliveryStore().get(key))?.lastError).toMatch(/^not tried/);
+      // The probe's 500: the breaker's next wait (6 failures: 20 s, scaled 0.001), not the
+      // probe's 30 s hold.
+      answer(500);
+      await probing;
+      const after = await endpoints.get(BREAKER_MID, endpointId);
+      expect(after?.failures).toBe(6);
+      expect(after?.retryAfter).toBe(new Date(clock + 20).toISOString());
+    } finally {
+      reads.mockRestore();
+      hooks.answer = () => 204;
+      await endpoints.recordSuccess(BREAKER_MID, endpointId);
+    }
+  });
+
+  test("defect: a failure counted just before another attempt's success reset the count opened the breaker with no failures in a row; the probe's 500 was then the first of a new count, below the threshold, and left the probe's 30 s hold in place, again at each probe: the endpoint got no request for 30 s at a time, unscaled (e2e/webhooks-group-life's 30-90 s stalls)", async () => {
+    const endpoints = webhookEndpointStore();
+    for (let i = 0; i < BREAKER_THRESHOLD - 1; i++) await endpoints.recordFailure(BREAKER_MID, endpointId);
+    const [failing, next] = [await breakerEvent(), await breakerEvent()];
+    hooks.answer = () => 500;
+    type EndpointStore = ReturnType<typeof webhookEndpointStore>;
+    const store = Object.getPrototypeOf(endpoints) as EndpointStore;
+    const count = store.recordFailure;
+    // The fifth failure is counted; another invocation's success resets the count before this
+    // record's write that would open the breaker.
+    const counts = jest.spyOn(store, 'recordFailure').mockImplementationOnce(async function (
+      this: EndpointStore,
+      mid: string,
+      id: string,
+    ) {
+      const failures = await count.call(this, mid, id);
+      await endpoints.recordSuccess(mid, id);
+      return failures;
+    });
+    try {
+      await handleMessage(eventMessage(failing!), new Batch(() => new Date(clock)));
+      expect(counts).toHaveBeenCalledTimes(1);
+      const reset = await endpoints.get(BREAKER_MID, endpointId);
+      expect({ failures: reset?.failures, retryAfter: reset?.retryAfter }).toEqual({
+        failures: 0,
+        retryAfter: undefined,
+      });
+      // The breaker closed, the next attempt is made and its 500 counted: no hold is left.
+      await handleMessage(eventMessage(next!), new Batch(() => new Date(clock)));
+      expect(hooks.received.filter((r) => r.id === next!.id).map((r) => r.status)).toEqual([500]);
+      const after = await endpoints.get(BREAKER_MID, endpointId);
+      expect({ failures: after?.failures, retryAfter: after?.retryAfter }).toEqual({
+        failures: 1,
+        retryAfter: undefined,
+      });
+    } finally {
+      counts.mockRestore();
+      hooks.answer = () => 204;
+      await endpoints.recordSuccess(BREAKER_MID, endpointId);
     }
   });
 });
