@@ -562,10 +562,11 @@ describe('the breaker', () => {
       // The other event's turn (by the slow lane: the probe is slow to answer) waits for a slot
       // past WAITED_MS, then reads the endpoint again: a read answered as the endpoint was before
       // the probe's hold (in flight beside it), handled after it. It finds the breaker's wait
-      // over, cannot hold it, and skips its turn.
+      // over, cannot hold it, and skips its turn. The slot wait counts its 50 ms looks, not real
+      // time: 3 s leave room for timers firing twice as late as asked (WAITED_MS is 1 s).
       reads.mockResolvedValueOnce(before);
       const waiting = handleMessage({ ...second!.message, lane: 'slow' } as WebhookMessage, batch);
-      await new Promise((r) => setTimeout(r, 1200));
+      await new Promise((r) => setTimeout(r, 3000));
       batch.release(endpointId);
       await waiting;
       expect(reads).toHaveBeenCalled();
