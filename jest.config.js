@@ -20,7 +20,13 @@ module.exports = {
   // Each tier's longest files first (a fresh clone has no timings of its own): test/support/test-sequencer.js.
   testSequencer: '<rootDir>/test/support/test-sequencer.js',
   projects: [
-    { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      ...base,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/unit-global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/unit-global-teardown.ts',
+    },
     {
       ...base,
       displayName: 'integration',

@@ -1,20 +1,14 @@
 /**
- * Infra tier: one scratch directory for the run, removed by the teardown. It holds the stages'
- * templates, synthesized once per run (stageTemplateOf), and is the workers' TMPDIR: each CDK App
- * synthesized without an outdir writes its cloud assembly to a `cdk.out*` directory of the
- * system's temporary directory and leaves it there (some 60 a run, a megabyte each, had piled up
- * by the thousand in /tmp).
+ * Infra tier: one scratch directory for the run, removed by the teardown (test/support/run-scratch.ts).
+ * It holds the stages' templates, synthesized once per run (stageTemplateOf), and the workers'
+ * TMPDIR: each CDK App synthesized without an outdir writes its cloud assembly to a `cdk.out*`
+ * directory of the temporary directory and leaves it there (a megabyte each).
  */
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeRunScratch } from '../run-scratch';
 
 export default function setup(): void {
-  const scratch = mkdtempSync(join(tmpdir(), 'sps-infra-'));
-  process.env.INFRA_SCRATCH_DIR = scratch;
-  process.env.INFRA_TEMPLATE_DIR = join(scratch, 'templates');
+  process.env.INFRA_TEMPLATE_DIR = join(makeRunScratch('infra'), 'templates');
   mkdirSync(process.env.INFRA_TEMPLATE_DIR);
-  // The workers start after this, with this process's environment.
-  process.env.TMPDIR = join(scratch, 'tmp');
-  mkdirSync(process.env.TMPDIR);
 }

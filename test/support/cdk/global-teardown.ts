@@ -1,5 +1,5 @@
-import { rmSync } from 'node:fs';
+import { removeRunScratch } from '../run-scratch';
 
 export default function teardown(): void {
-  if (process.env.INFRA_SCRATCH_DIR) rmSync(process.env.INFRA_SCRATCH_DIR, { recursive: true, force: true });
+  removeRunScratch('infra');
 }

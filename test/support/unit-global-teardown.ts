@@ -1,0 +1,5 @@
+import { removeRunScratch } from './run-scratch';
+
+export default function teardown(): void {
+  removeRunScratch('unit');
+}
