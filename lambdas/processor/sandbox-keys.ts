@@ -33,5 +33,10 @@ export const sandboxKeys = {
     sk: `DUE#${dueAt}#${noticeId}`,
   }),
   pendingNotices: (merchantId: string) => `SANDBOX#NOTICES#${merchantId}`,
+  /** The mark of a voided charge: its planned notices are never sent (sandbox-notices.ts). */
+  voided: (processorTransactionId: string) => ({
+    pk: `SANDBOX#VOIDED#${processorTransactionId}`,
+    sk: 'LEDGER',
+  }),
   noticeDay: (noticeId: string, at: string) => dayIndexEntry(NOTICE_DAYS, at, noticeId),
 };

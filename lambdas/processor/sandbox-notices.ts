@@ -22,9 +22,16 @@
  * A planned notice is one item per merchant and due time (`SANDBOX#NOTICES#<merchantId>` /
  * `DUE#<dueAt>#<noticeId>`), on a day index of its own by due time, from which `listNotices`
  * answers as a processor's events list does. The test clock (`noticesNow`) moves the merchant's
- * earliest pending notices to now: each call is one banking day sooner.
+ * earliest pending notices to now: each call is one banking day sooner. A void marks its charge
+ * (`SANDBOX#VOIDED#<processorTransactionId>`, with the void's ledger entry): its notices are never
+ * listed, brought forward or reported as returns, as a voided debit never reaches the bank.
  */
-import { TransactWriteCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
 import { maskNumber } from '#domain/cards';
 import { queryDays } from '#store/day-index';
@@ -197,6 +204,44 @@ const cursorOf = {
   after: (sortKey: string) => `sk:${sortKey}`,
 };
 
+/** The item that marks a charge voided, written with the void's ledger entry. */
+export const voidedMark = (processorTransactionId: string) => ({
+  ...sandboxKeys.voided(processorTransactionId),
+  entity: 'sandbox-voided',
+  processorTransactionId,
+});
+
+/** How many void marks are read at once. */
+const MARK_READS = 25;
+
+/** The planned notices of charges not voided since (a void never takes back one sent before). */
+async function withoutVoided(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  items: Record<string, unknown>[],
+): Promise<Record<string, unknown>[]> {
+  const charges = [...new Set(items.map((item) => item.processorTransactionId as string))];
+  const voided = new Set<string>();
+  for (let i = 0; i < charges.length; i += MARK_READS) {
+    const marks = await Promise.all(
+      charges.slice(i, i + MARK_READS).map((charge) =>
+        db.send(
+          new GetCommand({
+            TableName: tableName,
+            Key: sandboxKeys.voided(charge),
+            ProjectionExpression: 'processorTransactionId',
+            ConsistentRead: true,
+          }),
+        ),
+      ),
+    );
+    for (const { Item } of marks) if (Item) voided.add(Item.processorTransactionId as string);
+  }
+  return voided.size === 0
+    ? items
+    : items.filter((item) => !voided.has(item.processorTransactionId as string));
+}
+
 /** The notices due from `cursor` to `now`, oldest first, at most `limit` (the backstop's listing). */
 export async function listSandboxNotices(
   db: DynamoDBDocumentClient,
@@ -219,8 +264,9 @@ export async function listSandboxNotices(
   const rest = items.filter((item) => String(item.gsi1sk) !== from);
   const page = rest.slice(0, limit);
   const more = rest.length > limit;
+  const sent = await withoutVoided(db, tableName, page);
   return {
-    notices: page.map((item) => noticeAt(item, item.dueAt as string)),
+    notices: sent.map((item) => noticeAt(item, item.dueAt as string)),
     cursor: more ? cursorOf.after(String(page.at(-1)!.gsi1sk)) : cursorOf.complete(now),
     more,
   };
@@ -250,8 +296,12 @@ export async function bringNoticesForward(
   );
   // A notice another call brought forward is left alone (`broughtForwardAt`): concurrent calls
   // take their times in any order, and one whose time is before another's sees what that one moved
-  // as still ahead.
-  const pending = Items.filter((item) => item.broughtForwardAt === undefined);
+  // as still ahead. A voided charge's are never sent.
+  const pending = await withoutVoided(
+    db,
+    tableName,
+    Items.filter((item) => item.broughtForwardAt === undefined),
+  );
   const first = pending[0]?.dueAt as string | undefined;
   const due = pending.filter((item) => item.dueAt === first);
   let moved = 0;
@@ -288,16 +338,15 @@ export async function sandboxReturns(
   until: string,
 ): Promise<ProcessorActivity[]> {
   const items = await queryDays(db, tableName, NOTICE_DAYS, { since, until });
-  return items
-    .filter((item) => item.kind === 'returned' && String(item.dueAt) < until)
-    .map((item) => ({
-      kind: 'return' as const,
-      idempotencyKey: item.idempotencyKey as string,
-      merchantId: item.merchantId as string,
-      processorTransactionId: item.processorTransactionId as string,
-      approved: true,
-      amountCents: Number(item.amountCents ?? 0),
-      responseCode: item.code as string,
-      at: item.dueAt as string,
-    }));
+  const returned = items.filter((item) => item.kind === 'returned' && String(item.dueAt) < until);
+  return (await withoutVoided(db, tableName, returned)).map((item) => ({
+    kind: 'return' as const,
+    idempotencyKey: item.idempotencyKey as string,
+    merchantId: item.merchantId as string,
+    processorTransactionId: item.processorTransactionId as string,
+    approved: true,
+    amountCents: Number(item.amountCents ?? 0),
+    responseCode: item.code as string,
+    at: item.dueAt as string,
+  }));
 }

@@ -24,6 +24,7 @@ import {
   listSandboxNotices,
   plannedNoticeItems,
   sandboxReturns,
+  voidedMark,
 } from './sandbox-notices';
 import { NOTICE_PROFILES, sandboxFingerprint, sandboxProfile } from './sandbox-profiles';
 import type {
@@ -300,13 +301,24 @@ export class SandboxProcessor implements PaymentProcessor {
     await this.answerLater();
     const { merchantId, amountCents, processorTransactionId } = request;
     const entry = { merchantId, amountCents, originalProcessorTransactionId: processorTransactionId };
-    return this.once(kind, request.idempotencyKey, entry, () => ({
-      approved: true,
-      processorTransactionId: `sbx_${randomUUID()}`,
-      responseCode: '00',
-      responseMessage: kind === 'VOID' ? 'Voided' : 'Refund accepted',
-      processedAt: clock.now().toISOString(),
-    }));
+    return this.once(
+      kind,
+      request.idempotencyKey,
+      entry,
+      () => ({
+        approved: true,
+        processorTransactionId: `sbx_${randomUUID()}`,
+        responseCode: '00',
+        responseMessage: kind === 'VOID' ? 'Voided' : 'Refund accepted',
+        processedAt: clock.now().toISOString(),
+      }),
+      // A voided debit leaves the batch before the file goes out, and a voided authorization is no
+      // charge to dispute: the charge's planned notices are never sent (sandbox-notices.ts).
+      (result) =>
+        kind === 'VOID' && result.approved
+          ? [{ ...voidedMark(processorTransactionId), voidedAt: result.processedAt }]
+          : [],
+    );
   }
 
   void(request: ReversalRequest): Promise<ReversalResult> {

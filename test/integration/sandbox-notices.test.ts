@@ -226,6 +226,39 @@ it('a declined debit and a card charge plan no notices', async () => {
   expect(await sandbox.noticesNow({ merchantId: merchant.merchantId })).toEqual({ broughtForward: 0 });
 });
 
+it('a voided charge sends none of its planned notices: a voided R01 debit is never returned, in the notices or the activity report, and a voided dispute card is never disputed', async () => {
+  const merchant: Merchant = { merchantId: '32360000010', shortId: '23600010', name: 'Springfield Tech' };
+  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  const mid = merchant.merchantId;
+  const since = new Date().toISOString();
+  const chargeOf = async (transactionId: string) => (await saleOf(transactionId)).processorTransactionId!;
+  const voided = await chargeOf(await approvedDebit('nR01', mid));
+  const kept = await chargeOf(await approvedDebit('nR01', mid));
+  const { payor, method } = makePayor(mid, {}, 'dFRD');
+  await new DynamoPayorStore(table.db, table.tableName).create(payor, method);
+  const card = saleRequest(mid, `${payor.payorId}/${method.savedPaymentMethodId}`, 4000);
+  expect(await runSale(card, new Date())).toMatchObject({ status: 'Approved' });
+  const disputed = await chargeOf(card.transactionId);
+  // Voided at the sandbox before their cut-off (this file's service settles on another schedule).
+  for (const charge of [voided, disputed]) {
+    const request = { idempotencyKey: `void:${charge}`, merchantId: mid, processorTransactionId: charge };
+    expect(await sandbox.void({ ...request, amountCents: 4000 })).toMatchObject({ approved: true });
+  }
+
+  // The test clock brings forward the kept debit's return alone (the voided debit's return and the
+  // card's dispute, opened and closed, would have been three more), however many cut-offs it takes.
+  let moved = 0;
+  for (let cutoff = 1; cutoff <= 4; cutoff++)
+    moved += (await sandbox.noticesNow({ merchantId: mid })).broughtForward;
+  expect(moved).toBe(1);
+  const page = await sandbox.listNotices({ limit: 100, now: new Date().toISOString() });
+  const sent = page.notices.filter((n) => n.merchantId === mid);
+  expect(sent.map((n) => [n.kind, n.objectId])).toEqual([['returned', kept]]);
+  const activity = await sandbox.listActivity(since);
+  const returned = activity.filter((a) => a.kind === 'return' && a.merchantId === mid);
+  expect(returned.map((a) => a.processorTransactionId)).toEqual([kept]);
+});
+
 it('the test clock never brings a notice forward twice: a call whose time is before an earlier call’s leaves what that call moved, and brings the next cut-off’s forward', async () => {
   // Concurrent calls take their times in any order: one whose time fell before another's moved
   // notices saw them as still ahead.

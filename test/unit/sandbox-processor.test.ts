@@ -359,6 +359,7 @@ describe('the sandbox ledger (idempotency of processor calls)', () => {
     ['void', 'VOID', 'Voided'],
     ['refund', 'REFUND', 'Refund accepted'],
   ] as const)('%s: approved 00 and recorded under its own kind of key', async (method, kind, message) => {
+    ddbMock.on(TransactWriteCommand).resolves({});
     const result = await sandbox[method]({
       idempotencyKey: 'rev-1',
       merchantId: '32350000001',
@@ -367,8 +368,26 @@ describe('the sandbox ledger (idempotency of processor calls)', () => {
     });
     expect(result).toMatchObject({ approved: true, responseCode: '00', responseMessage: message });
     expect(result.processorTransactionId).toMatch(/^sbx_/);
-    const put = ddbMock.commandCalls(PutCommand)[0]!.args[0].input;
-    expect(put.Item).toMatchObject({ pk: `SANDBOX#${kind}#rev-1`, sk: 'LEDGER', kind, result });
+    const [put] = [
+      ...ddbMock.commandCalls(PutCommand).map((c) => c.args[0].input),
+      ...ddbMock.commandCalls(TransactWriteCommand).map((c) => c.args[0].input.TransactItems![0]!.Put!),
+    ];
+    expect(put!.Item).toMatchObject({ pk: `SANDBOX#${kind}#rev-1`, sk: 'LEDGER', kind, result });
+  });
+
+  it('a void marks its charge voided in the same write as its ledger entry (its notices are never sent)', async () => {
+    ddbMock.on(TransactWriteCommand).resolves({});
+    const request = {
+      idempotencyKey: 'rev-2',
+      merchantId: '32350000001',
+      processorTransactionId: 'sbx_sale',
+    };
+    await sandbox.void({ ...request, amountCents: 1999 });
+    const [write] = ddbMock.commandCalls(TransactWriteCommand);
+    expect(write!.args[0].input.TransactItems!.map((t) => t.Put!.Item!.pk)).toEqual([
+      'SANDBOX#VOID#rev-2',
+      'SANDBOX#VOIDED#sbx_sale',
+    ]);
   });
 });
 
