@@ -24,9 +24,11 @@
  * answers as a processor's events list does. The test clock (`noticesNow`) moves the merchant's
  * earliest pending notices to now: each call is one banking day sooner. A void marks its charge
  * (`SANDBOX#VOIDED#<processorTransactionId>`, with the void's ledger entry): its notices are never
- * listed, brought forward or reported as returns, as a voided debit never reaches the bank.
+ * listed, brought forward (the test clock deletes those it meets) or reported as returns, as a
+ * voided debit never reaches the bank.
  */
 import {
+  DeleteCommand,
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
@@ -98,6 +100,8 @@ const RELIST_MS = 5 * 60_000;
 const FIRST_LISTING_MS = 7 * 86_400_000;
 /** At most this many of a merchant's pending notices are moved by one `noticesNow`. */
 const BRING_FORWARD_LIMIT = 100;
+/** At most this many pages of them are read by one `noticesNow` (past voided charges' notices). */
+const BRING_FORWARD_PAGES = 5;
 
 interface PlannedCharge {
   merchantId: string;
@@ -282,26 +286,33 @@ export async function bringNoticesForward(
   merchantId: string,
   now: string,
 ): Promise<number> {
-  const { Items = [] } = await db.send(
-    new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND sk > :now',
-      ExpressionAttributeValues: {
-        ':pk': sandboxKeys.pendingNotices(merchantId),
-        ':now': `DUE#${now}`,
-      },
-      ConsistentRead: true,
-      Limit: BRING_FORWARD_LIMIT,
-    }),
-  );
-  // A notice another call brought forward is left alone (`broughtForwardAt`): concurrent calls
-  // take their times in any order, and one whose time is before another's sees what that one moved
-  // as still ahead. A voided charge's are never sent.
-  const pending = await withoutVoided(
-    db,
-    tableName,
-    Items.filter((item) => item.broughtForwardAt === undefined),
-  );
+  let pending: Record<string, unknown>[] = [];
+  for (let page = 0; page < BRING_FORWARD_PAGES && pending.length === 0; page++) {
+    const { Items = [] } = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND sk > :now',
+        ExpressionAttributeValues: {
+          ':pk': sandboxKeys.pendingNotices(merchantId),
+          ':now': `DUE#${now}`,
+        },
+        ConsistentRead: true,
+        Limit: BRING_FORWARD_LIMIT,
+      }),
+    );
+    // A notice another call brought forward is left alone (`broughtForwardAt`): concurrent calls
+    // take their times in any order, and one whose time is before another's sees what that one
+    // moved as still ahead.
+    const ahead = Items.filter((item) => item.broughtForwardAt === undefined);
+    pending = await withoutVoided(db, tableName, ahead);
+    // A voided charge's notices are never sent: those met here go (and the next page is read), so
+    // that they never stand before the next cut-off's notices.
+    const voided = ahead.filter((item) => !pending.includes(item));
+    await Promise.all(
+      voided.map(({ pk, sk }) => db.send(new DeleteCommand({ TableName: tableName, Key: { pk, sk } }))),
+    );
+    if (voided.length === 0) break;
+  }
   const first = pending[0]?.dueAt as string | undefined;
   const due = pending.filter((item) => item.dueAt === first);
   let moved = 0;

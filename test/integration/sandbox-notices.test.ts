@@ -12,13 +12,13 @@ import type { ServiceEvent } from '#domain/events';
 import { useProcessor } from '#processor/index';
 import type { ProcessorNotice } from '#processor/processor';
 import { SandboxProcessor } from '#processor/sandbox';
-import { bringNoticesForward } from '#processor/sandbox-notices';
+import { bringNoticesForward, plannedNoticeItems, voidedMark } from '#processor/sandbox-notices';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { eventStore } from '#store/events';
 import { outboxStore } from '#store/outbox';
 import { MerchantRegistry, type Merchant } from '#store/merchants';
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#store/keys';
 import { DynamoPayorStore, payorStore } from '#store/payors';
 import { transactionStore } from '#store/transactions';
@@ -257,6 +257,42 @@ it('a voided charge sends none of its planned notices: a voided R01 debit is nev
   const activity = await sandbox.listActivity(since);
   const returned = activity.filter((a) => a.kind === 'return' && a.merchantId === mid);
   expect(returned.map((a) => a.processorTransactionId)).toEqual([kept]);
+});
+
+it('the test clock drops the voided charges’ notices it meets: two hundred of them before the next cut-off’s never hold it back', async () => {
+  const merchant: Merchant = { merchantId: '32360000011', shortId: '23600011', name: 'Ogdenville Prep' };
+  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  const mid = merchant.merchantId;
+  // The kept debit's return is due at its 2nd cut-off, 2-3 minutes ahead; the voided debits' at
+  // their 1st, from a settlement now: before it. Planned and marked as the sandbox does both.
+  const kept = (await saleOf(await approvedDebit('nR01', mid))).processorTransactionId!;
+  const settlesAt = new Date().toISOString();
+  const items = Array.from({ length: 200 }, (_, i) => {
+    const charge = `sbx_voided-${i}`;
+    const planned = { merchantId: mid, idempotencyKey: `sale:v${i}`, token: 'sbx.nR02.v', settlesAt };
+    return [
+      ...plannedNoticeItems('nR02', { ...planned, processorTransactionId: charge, amountCents: 4000 }, 60),
+      voidedMark(charge),
+    ];
+  }).flat();
+  for (let i = 0; i < items.length; i += 25) {
+    const writes = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+    await table.db.send(new BatchWriteCommand({ RequestItems: { [table.tableName]: writes } }));
+  }
+
+  expect(await sandbox.noticesNow({ merchantId: mid })).toEqual({ broughtForward: 1 });
+  const page = await sandbox.listNotices({ limit: 100, now: new Date().toISOString() });
+  const sent = page.notices.filter((n) => n.merchantId === mid);
+  expect(sent.map((n) => [n.kind, n.objectId])).toEqual([['returned', kept]]);
+  // The voided ones are gone from the merchant's pending notices.
+  const left = await table.db.send(
+    new QueryCommand({
+      TableName: table.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': `SANDBOX#NOTICES#${mid}` },
+    }),
+  );
+  expect(left.Items!.map((item) => item.processorTransactionId)).toEqual([kept]);
 });
 
 it('the test clock never brings a notice forward twice: a call whose time is before an earlier call’s leaves what that call moved, and brings the next cut-off’s forward', async () => {
