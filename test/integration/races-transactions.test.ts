@@ -98,12 +98,22 @@ describe('parallel voids of one sale', () => {
     const txn = await approvedSale(1500);
     const real = transactionStore();
     const gate = new Gate();
+    let reads = 0;
     let reservations = 0;
-    // Both callers read the sale Approved; the second reserves only once the first marked it Voided.
+    // Both callers read the sale Approved (the first reserves only once both have read: a read
+    // answered after its reservation saw the void under way, and the test its 1 reservation); the
+    // second reserves only once the first marked it Voided.
     useTransactionStore({
       ...bind(real),
+      findForMerchant: async (id, merchantId) => {
+        const found = await real.findForMerchant(id, merchantId);
+        if (++reads === 2) gate.open('both read');
+        return found;
+      },
       reserveVoid: async (id, at) => {
-        if (++reservations === 2) await gate.wait('voided');
+        const reservation = ++reservations;
+        if (reservation === 1) await gate.wait('both read');
+        if (reservation === 2) await gate.wait('voided');
         return real.reserveVoid(id, at);
       },
       markVoided: async (id, at) => {
