@@ -23,9 +23,9 @@
  * `DUE#<dueAt>#<noticeId>`), on a day index of its own by due time, from which `listNotices`
  * answers as a processor's events list does. The test clock (`noticesNow`) moves the merchant's
  * earliest pending notices to now: each call is one banking day sooner. A void marks its charge
- * (`SANDBOX#VOIDED#<processorTransactionId>`, with the void's ledger entry): its notices are never
- * listed, brought forward (the test clock deletes those it meets) or reported as returns, as a
- * voided debit never reaches the bank.
+ * (`SANDBOX#VOIDED#<processorTransactionId>`, with the void's ledger entry and its time): its
+ * notices due after it are never listed, brought forward (the test clock deletes those it meets)
+ * or reported as returns, as a voided debit never reaches the bank.
  */
 import {
   DeleteCommand,
@@ -208,24 +208,28 @@ const cursorOf = {
   after: (sortKey: string) => `sk:${sortKey}`,
 };
 
-/** The item that marks a charge voided, written with the void's ledger entry. */
-export const voidedMark = (processorTransactionId: string) => ({
+/** The item that marks a charge voided at `voidedAt`, written with the void's ledger entry. */
+export const voidedMark = (processorTransactionId: string, voidedAt: string) => ({
   ...sandboxKeys.voided(processorTransactionId),
   entity: 'sandbox-voided',
   processorTransactionId,
+  voidedAt,
 });
 
 /** How many void marks are read at once. */
 const MARK_READS = 25;
 
-/** The planned notices of charges not voided since (a void never takes back one sent before). */
-async function withoutVoided(
+/**
+ * The planned notices that a void took back (due after it) apart from the others. A notice due
+ * before its charge's void was sent before it and stays as sent.
+ */
+async function splitVoided(
   db: DynamoDBDocumentClient,
   tableName: string,
   items: Record<string, unknown>[],
-): Promise<Record<string, unknown>[]> {
+): Promise<{ kept: Record<string, unknown>[]; voided: Record<string, unknown>[] }> {
   const charges = [...new Set(items.map((item) => item.processorTransactionId as string))];
-  const voided = new Set<string>();
+  const voidedAt = new Map<string, string>();
   for (let i = 0; i < charges.length; i += MARK_READS) {
     const marks = await Promise.all(
       charges.slice(i, i + MARK_READS).map((charge) =>
@@ -233,17 +237,20 @@ async function withoutVoided(
           new GetCommand({
             TableName: tableName,
             Key: sandboxKeys.voided(charge),
-            ProjectionExpression: 'processorTransactionId',
+            ProjectionExpression: 'processorTransactionId, voidedAt',
             ConsistentRead: true,
           }),
         ),
       ),
     );
-    for (const { Item } of marks) if (Item) voided.add(Item.processorTransactionId as string);
+    for (const { Item } of marks)
+      if (Item) voidedAt.set(Item.processorTransactionId as string, Item.voidedAt as string);
   }
-  return voided.size === 0
-    ? items
-    : items.filter((item) => !voided.has(item.processorTransactionId as string));
+  const takenBack = (item: Record<string, unknown>) => {
+    const at = voidedAt.get(item.processorTransactionId as string);
+    return at !== undefined && String(item.dueAt) > at;
+  };
+  return { kept: items.filter((item) => !takenBack(item)), voided: items.filter(takenBack) };
 }
 
 /** The notices due from `cursor` to `now`, oldest first, at most `limit` (the backstop's listing). */
@@ -268,7 +275,7 @@ export async function listSandboxNotices(
   const rest = items.filter((item) => String(item.gsi1sk) !== from);
   const page = rest.slice(0, limit);
   const more = rest.length > limit;
-  const sent = await withoutVoided(db, tableName, page);
+  const { kept: sent } = await splitVoided(db, tableName, page);
   return {
     notices: sent.map((item) => noticeAt(item, item.dueAt as string)),
     cursor: more ? cursorOf.after(String(page.at(-1)!.gsi1sk)) : cursorOf.complete(now),
@@ -304,10 +311,10 @@ export async function bringNoticesForward(
     // take their times in any order, and one whose time is before another's sees what that one
     // moved as still ahead.
     const ahead = Items.filter((item) => item.broughtForwardAt === undefined);
-    pending = await withoutVoided(db, tableName, ahead);
+    const { kept, voided } = await splitVoided(db, tableName, ahead);
+    pending = kept;
     // A voided charge's notices are never sent: those met here go (and the next page is read), so
     // that they never stand before the next cut-off's notices.
-    const voided = ahead.filter((item) => !pending.includes(item));
     await Promise.all(
       voided.map(({ pk, sk }) => db.send(new DeleteCommand({ TableName: tableName, Key: { pk, sk } }))),
     );
@@ -350,7 +357,7 @@ export async function sandboxReturns(
 ): Promise<ProcessorActivity[]> {
   const items = await queryDays(db, tableName, NOTICE_DAYS, { since, until });
   const returned = items.filter((item) => item.kind === 'returned' && String(item.dueAt) < until);
-  return (await withoutVoided(db, tableName, returned)).map((item) => ({
+  return (await splitVoided(db, tableName, returned)).kept.map((item) => ({
     kind: 'return' as const,
     idempotencyKey: item.idempotencyKey as string,
     merchantId: item.merchantId as string,

@@ -41,6 +41,7 @@ import type {
   NoticePage,
   Vaulted,
 } from './processor';
+import { isTransient } from '#shared/ddb';
 import { BadRequestError } from '#shared/errors';
 import { clock, sleep } from '#shared/clock';
 import { nextCutoff, type SettlementSchedule } from './cut-offs';
@@ -181,9 +182,12 @@ export class SandboxProcessor implements PaymentProcessor {
         );
       return result;
     } catch (error) {
+      // Only the entry's condition makes a replay: a transaction cancelled for a conflict or
+      // throttling wrote nothing, and its caller asks again.
       if (
         !(error instanceof Error) ||
-        (error.name !== 'ConditionalCheckFailedException' && error.name !== 'TransactionCanceledException')
+        (error.name !== 'ConditionalCheckFailedException' && error.name !== 'TransactionCanceledException') ||
+        isTransient(error)
       )
         throw error;
     }
@@ -315,9 +319,7 @@ export class SandboxProcessor implements PaymentProcessor {
       // A voided debit leaves the batch before the file goes out, and a voided authorization is no
       // charge to dispute: the charge's planned notices are never sent (sandbox-notices.ts).
       (result) =>
-        kind === 'VOID' && result.approved
-          ? [{ ...voidedMark(processorTransactionId), voidedAt: result.processedAt }]
-          : [],
+        kind === 'VOID' && result.approved ? [voidedMark(processorTransactionId, result.processedAt)] : [],
     );
   }
 

@@ -72,6 +72,19 @@ async function eventsOf(transactionId: string, merchantId = MID): Promise<Servic
 
 const backstop = () => runNoticeBackstop(new Date(), Date.now() + 30_000);
 
+/** The merchant's notices due now, as the backstop lists them: every page, from the first. */
+async function dueNoticesOf(merchantId: string): Promise<ProcessorNotice[]> {
+  const now = new Date().toISOString();
+  const found: ProcessorNotice[] = [];
+  let cursor: string | undefined;
+  for (let more = true; more;) {
+    const page = await sandbox.listNotices({ limit: 100, now, ...(cursor !== undefined && { cursor }) });
+    found.push(...page.notices.filter((n) => n.merchantId === merchantId));
+    ({ cursor, more } = page);
+  }
+  return found;
+}
+
 it('a debit of the R01 test account is returned when the test clock brings its notice forward, once however often the backstop runs', async () => {
   const transactionId = await approvedDebit('nR01');
   // Not due yet: its return is at the 2nd cut-off after its settlement.
@@ -239,7 +252,8 @@ it('a voided charge sends none of its planned notices: a voided R01 debit is nev
   const card = saleRequest(mid, `${payor.payorId}/${method.savedPaymentMethodId}`, 4000);
   expect(await runSale(card, new Date())).toMatchObject({ status: 'Approved' });
   const disputed = await chargeOf(card.transactionId);
-  // Voided at the sandbox before their cut-off (this file's service settles on another schedule).
+  // Voided at the sandbox, seconds after their sales: their notices are all due a cut-off (60 s)
+  // or more after their settlement. (This file's service settles on another schedule.)
   for (const charge of [voided, disputed]) {
     const request = { idempotencyKey: `void:${charge}`, merchantId: mid, processorTransactionId: charge };
     expect(await sandbox.void({ ...request, amountCents: 4000 })).toMatchObject({ approved: true });
@@ -251,8 +265,7 @@ it('a voided charge sends none of its planned notices: a voided R01 debit is nev
   for (let cutoff = 1; cutoff <= 4; cutoff++)
     moved += (await sandbox.noticesNow({ merchantId: mid })).broughtForward;
   expect(moved).toBe(1);
-  const page = await sandbox.listNotices({ limit: 100, now: new Date().toISOString() });
-  const sent = page.notices.filter((n) => n.merchantId === mid);
+  const sent = await dueNoticesOf(mid);
   expect(sent.map((n) => [n.kind, n.objectId])).toEqual([['returned', kept]]);
   const activity = await sandbox.listActivity(since);
   const returned = activity.filter((a) => a.kind === 'return' && a.merchantId === mid);
@@ -272,7 +285,7 @@ it('the test clock drops the voided charges’ notices it meets: two hundred of 
     const planned = { merchantId: mid, idempotencyKey: `sale:v${i}`, token: 'sbx.nR02.v', settlesAt };
     return [
       ...plannedNoticeItems('nR02', { ...planned, processorTransactionId: charge, amountCents: 4000 }, 60),
-      voidedMark(charge),
+      voidedMark(charge, settlesAt),
     ];
   }).flat();
   for (let i = 0; i < items.length; i += 25) {
@@ -281,8 +294,7 @@ it('the test clock drops the voided charges’ notices it meets: two hundred of 
   }
 
   expect(await sandbox.noticesNow({ merchantId: mid })).toEqual({ broughtForward: 1 });
-  const page = await sandbox.listNotices({ limit: 100, now: new Date().toISOString() });
-  const sent = page.notices.filter((n) => n.merchantId === mid);
+  const sent = await dueNoticesOf(mid);
   expect(sent.map((n) => [n.kind, n.objectId])).toEqual([['returned', kept]]);
   // The voided ones are gone from the merchant's pending notices.
   const left = await table.db.send(
@@ -293,6 +305,42 @@ it('the test clock drops the voided charges’ notices it meets: two hundred of 
     }),
   );
   expect(left.Items!.map((item) => item.processorTransactionId)).toEqual([kept]);
+});
+
+it('the listing and the activity report leave out the notices a void took back, and keep those due before it', async () => {
+  const merchant: Merchant = { merchantId: '32360000012', shortId: '23600012', name: 'Brockway Academy' };
+  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  const mid = merchant.merchantId;
+  // Three R01 debits settled ten minutes ago, returned two minutes later (already due, so the test
+  // clock never meets them): one voided before its return was due, one after, one not voided.
+  const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
+  const settlesAt = at(10);
+  const charge = (name: string) => ({
+    merchantId: mid,
+    idempotencyKey: `sale:${name}`,
+    token: 'sbx.nR01.t',
+    processorTransactionId: `sbx_${name}`,
+    settlesAt,
+    amountCents: 4000,
+  });
+  const items = [
+    ...plannedNoticeItems('nR01', charge('before-due'), 60),
+    voidedMark('sbx_before-due', at(9)),
+    ...plannedNoticeItems('nR01', charge('after-due'), 60),
+    voidedMark('sbx_after-due', at(5)),
+    ...plannedNoticeItems('nR01', charge('not-voided'), 60),
+  ];
+  await table.db.send(
+    new BatchWriteCommand({
+      RequestItems: { [table.tableName]: items.map((Item) => ({ PutRequest: { Item } })) },
+    }),
+  );
+
+  const listed = (await dueNoticesOf(mid)).map((n) => n.objectId);
+  expect(listed.sort()).toEqual(['sbx_after-due', 'sbx_not-voided']);
+  const activity = await sandbox.listActivity(at(60));
+  const returned = activity.filter((a) => a.kind === 'return' && a.merchantId === mid);
+  expect(returned.map((a) => a.processorTransactionId).sort()).toEqual(['sbx_after-due', 'sbx_not-voided']);
 });
 
 it('the test clock never brings a notice forward twice: a call whose time is before an earlier call’s leaves what that call moved, and brings the next cut-off’s forward', async () => {

@@ -14,7 +14,9 @@ const variable = (tier: string): string => `${tier.toUpperCase()}_SCRATCH_DIR`;
 
 /** Makes the tier's scratch directory and points TMPDIR into it; returns the directory. */
 export function makeRunScratch(tier: string): string {
-  // The system's own, kept for a later tier's setup in the same process (a run of several projects).
+  // The system's own, kept for a later tier's setup in the same process. (A run of several projects
+  // makes each one's scratch directory there, but their workers are shared and get the last one's
+  // TMPDIR: the tiers run one project at a time, as package.json's scripts run them.)
   process.env.SPS_SYSTEM_TMPDIR ??= tmpdir();
   const scratch = mkdtempSync(join(process.env.SPS_SYSTEM_TMPDIR, `sps-${tier}-`));
   process.env[variable(tier)] = scratch;

@@ -375,6 +375,53 @@ describe('the sandbox ledger (idempotency of processor calls)', () => {
     expect(put!.Item).toMatchObject({ pk: `SANDBOX#${kind}#rev-1`, sk: 'LEDGER', kind, result });
   });
 
+  it.each([
+    ['a conflict', 'TransactionConflict'],
+    ['throttling', 'ThrottlingError'],
+  ])(
+    'defect: a void whose transaction was cancelled for %s was taken for a replay (a ledger entry with no result, and every later call under its key answered undefined); it now fails, for its caller to ask again',
+    async (_, code) => {
+      const cancelled = Object.assign(awsError('TransactionCanceledException'), {
+        CancellationReasons: [{ Code: code }, { Code: 'None' }],
+      });
+      ddbMock.on(TransactWriteCommand).rejects(cancelled);
+      ddbMock.on(UpdateCommand).resolves({});
+      ddbMock.on(GetCommand).resolves({ Item: { calls: 1 } });
+      const request = {
+        idempotencyKey: 'rev-3',
+        merchantId: '32350000001',
+        processorTransactionId: 'sbx_sale',
+      };
+      await expect(sandbox.void({ ...request, amountCents: 1999 })).rejects.toThrow(
+        'TransactionCanceledException',
+      );
+      expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(0);
+    },
+  );
+
+  it('a void whose ledger entry exists (its condition refused the transaction) replays it', async () => {
+    const recorded = {
+      approved: true,
+      processorTransactionId: 'sbx_void',
+      responseCode: '00',
+      responseMessage: 'Voided',
+      processedAt: '2026-05-10T14:37:12.345Z',
+    };
+    const refused = Object.assign(awsError('TransactionCanceledException'), {
+      CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }],
+    });
+    ddbMock.on(TransactWriteCommand).rejects(refused);
+    ddbMock.on(UpdateCommand).resolves({});
+    ddbMock.on(GetCommand).resolves({ Item: { result: recorded, calls: 2 } });
+    const request = {
+      idempotencyKey: 'rev-4',
+      merchantId: '32350000001',
+      processorTransactionId: 'sbx_sale',
+    };
+    expect(await sandbox.void({ ...request, amountCents: 1999 })).toEqual(recorded);
+    expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(1);
+  });
+
   it('a void marks its charge voided in the same write as its ledger entry (its notices are never sent)', async () => {
     ddbMock.on(TransactWriteCommand).resolves({});
     const request = {
