@@ -33,7 +33,7 @@ export const sandboxKeys = {
     sk: `DUE#${dueAt}#${noticeId}`,
   }),
   pendingNotices: (merchantId: string) => `SANDBOX#NOTICES#${merchantId}`,
-  /** The mark of a voided charge: its planned notices are never sent (sandbox-notices.ts). */
+  /** The mark of a voided (or reversed) charge: its planned notices are never sent (sandbox-notices.ts). */
   voided: (processorTransactionId: string) => ({
     pk: `SANDBOX#VOIDED#${processorTransactionId}`,
     sk: 'LEDGER',

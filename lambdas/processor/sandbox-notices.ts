@@ -208,7 +208,10 @@ const cursorOf = {
   after: (sortKey: string) => `sk:${sortKey}`,
 };
 
-/** The item that marks a charge voided at `voidedAt`, written with the void's ledger entry. */
+/**
+ * The item that marks a charge voided at `voidedAt`, written with the void's ledger entry (or a
+ * timeout reversal's, which takes an approved sale back as a void does).
+ */
 export const voidedMark = (processorTransactionId: string, voidedAt: string) => ({
   ...sandboxKeys.voided(processorTransactionId),
   entity: 'sandbox-voided',

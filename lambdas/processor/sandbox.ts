@@ -13,6 +13,7 @@ import {
   GetCommand,
   PutCommand,
   TransactWriteCommand,
+  type PutCommandInput,
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
@@ -41,35 +42,17 @@ import type {
   NoticePage,
   Vaulted,
 } from './processor';
-import { isTransient } from '#shared/ddb';
 import { BadRequestError } from '#shared/errors';
 import { clock, sleep } from '#shared/clock';
 import { nextCutoff, type SettlementSchedule } from './cut-offs';
+import { activityOf, ledgerItem, refused, type LedgerRequest } from './sandbox-ledger';
 import { LEDGER_DAYS, sandboxKeys, type LedgerKind } from './sandbox-keys';
 
 export { nextCutoff } from './cut-offs';
 export { SANDBOX_BANK_ACCOUNTS, SANDBOX_CARDS, sandboxFingerprint, sandboxProfile } from './sandbox-profiles';
 
-/** What a ledger entry keeps of its request besides the key: what the activity report shows. */
-interface LedgerRequest {
-  merchantId?: string;
-  amountCents?: number;
-  originalProcessorTransactionId?: string;
-}
-
-/** A ledger item's attributes: its keys, its day-index entry, the request and the result. */
-function ledgerItem(kind: LedgerKind, key: string, request: LedgerRequest, result: object, at: string) {
-  return {
-    ...sandboxKeys.ledger(kind, key),
-    ...sandboxKeys.ledgerDay(kind, key, at),
-    entity: 'sandbox-ledger',
-    kind,
-    idempotencyKey: key,
-    ...request,
-    at,
-    result,
-  };
-}
+/** How often a timeout reversal reads its entry again when a write meanwhile changed it. */
+const REVERSAL_READS = 5;
 
 export class SandboxProcessor implements PaymentProcessor {
   /** A debit voided before its cut-off leaves the batch before the file goes out. */
@@ -168,28 +151,11 @@ export class SandboxProcessor implements PaymentProcessor {
       Item: { ...ledgerItem(kind, key, request, result, clock.now().toISOString()), calls: 1 },
       ConditionExpression: 'attribute_not_exists(pk)',
     };
-    const others = alongside(result);
     try {
-      if (others.length === 0) await this.db.send(new PutCommand(entry));
-      else
-        await this.db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Put: entry },
-              ...others.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
-            ],
-          }),
-        );
+      await this.write(entry, alongside(result));
       return result;
     } catch (error) {
-      // Only the entry's condition makes a replay: a transaction cancelled for a conflict or
-      // throttling wrote nothing, and its caller asks again.
-      if (
-        !(error instanceof Error) ||
-        (error.name !== 'ConditionalCheckFailedException' && error.name !== 'TransactionCanceledException') ||
-        isTransient(error)
-      )
-        throw error;
+      if (!refused(error)) throw error;
     }
     await this.db.send(
       new UpdateCommand({
@@ -203,6 +169,20 @@ export class SandboxProcessor implements PaymentProcessor {
       new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }),
     );
     return Item!.result as T;
+  }
+
+  /** Writes a ledger entry, with the items of `others` in the same transaction if any. */
+  private async write(entry: PutCommandInput, others: Record<string, unknown>[]): Promise<void> {
+    if (others.length === 0) await this.db.send(new PutCommand(entry));
+    else
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: entry },
+            ...others.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
+          ],
+        }),
+      );
   }
 
   async sale(request: SaleRequest): Promise<SaleResult> {
@@ -281,24 +261,42 @@ export class SandboxProcessor implements PaymentProcessor {
       approvedCents: 0,
       processedAt: clock.now().toISOString(),
     };
+    const Key = sandboxKeys.ledger('SALE', request.idempotencyKey);
+    const Item = {
+      ...ledgerItem(
+        'SALE',
+        request.idempotencyKey,
+        { merchantId: request.merchantId },
+        reversed,
+        reversed.processedAt,
+      ),
+      calls: 0,
+      reversed: true,
+    };
     // Whether or not the sale got here, afterwards it has moved no money: the ledger entry (new or
-    // existing) now holds the reversed answer, which a repeated key gets from then on.
-    await this.db.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          ...ledgerItem(
-            'SALE',
-            request.idempotencyKey,
-            { merchantId: request.merchantId },
-            reversed,
-            reversed.processedAt,
-          ),
-          calls: 0,
-          reversed: true,
-        },
-      }),
-    );
+    // existing) now holds the reversed answer, which a repeated key gets from then on. An approved
+    // sale's planned notices are taken back with it, as a void's are (sandbox-notices.ts). The entry
+    // is replaced only while it is what was read: a sale that lands meanwhile is read again.
+    for (let attempt = 1; ; attempt++) {
+      const { Item: found } = await this.db.send(
+        new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }),
+      );
+      const sale = found?.result as SaleResult | undefined;
+      const unchanged = sale
+        ? {
+            ConditionExpression: '#result.#charge = :read',
+            ExpressionAttributeNames: { '#result': 'result', '#charge': 'processorTransactionId' },
+            ExpressionAttributeValues: { ':read': sale.processorTransactionId },
+          }
+        : { ConditionExpression: 'attribute_not_exists(pk)' };
+      const takenBack = sale?.approved ? [voidedMark(sale.processorTransactionId, reversed.processedAt)] : [];
+      try {
+        await this.write({ TableName: this.tableName, Item, ...unchanged }, takenBack);
+        return;
+      } catch (error) {
+        if (!refused(error) || attempt === REVERSAL_READS) throw error;
+      }
+    }
   }
 
   private async reversal(kind: 'VOID' | 'REFUND', request: ReversalRequest): Promise<ReversalResult> {
@@ -355,24 +353,4 @@ export class SandboxProcessor implements PaymentProcessor {
     ]);
     return [...items.map(activityOf), ...returns];
   }
-}
-
-/** A ledger item as a line of the activity report. */
-function activityOf(item: Record<string, unknown>): ProcessorActivity {
-  const kind = item.kind as LedgerKind;
-  const result = item.result as SaleResult | ReversalResult;
-  const amount = 'approvedCents' in result ? result.approvedCents : Number(item.amountCents ?? 0);
-  return {
-    kind: kind === 'SALE' ? 'sale' : kind === 'VOID' ? 'void' : 'refund',
-    idempotencyKey: item.idempotencyKey as string,
-    merchantId: item.merchantId as string,
-    processorTransactionId: result.processorTransactionId,
-    ...(item.originalProcessorTransactionId !== undefined && {
-      originalProcessorTransactionId: item.originalProcessorTransactionId as string,
-    }),
-    approved: result.approved,
-    amountCents: result.approved ? amount : 0,
-    responseCode: result.responseCode,
-    at: item.at as string,
-  };
 }

@@ -18,7 +18,7 @@ import { ddb } from '#shared/ddb';
 import { eventStore } from '#store/events';
 import { outboxStore } from '#store/outbox';
 import { MerchantRegistry, type Merchant } from '#store/merchants';
-import { BatchWriteCommand, DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#store/keys';
 import { DynamoPayorStore, payorStore } from '#store/payors';
 import { transactionStore } from '#store/transactions';
@@ -386,4 +386,78 @@ it('a late NOC never moves a method back: an older correction arriving after a n
     maskedAccountNumber: '********1111',
     correctedBy: 'noc',
   });
+});
+
+/** A $40 sale of an R01 test account straight at the sandbox, under `key`. */
+const r01Sale = (merchantId: string, key: string) => ({
+  idempotencyKey: key,
+  keyFirstUsedAt: new Date().toISOString(),
+  merchantId,
+  token: 'sbx.nR01.reversed',
+  amountCents: 4000,
+  allowPartial: false,
+});
+
+/** What the test clock, the listing and the activity report send of `merchantId`'s returns. */
+async function returnsSent(merchantId: string, since: string) {
+  let moved = 0;
+  for (let cutoff = 1; cutoff <= 4; cutoff++)
+    moved += (await sandbox.noticesNow({ merchantId })).broughtForward;
+  const listed = (await dueNoticesOf(merchantId)).map((n) => n.objectId);
+  const activity = await sandbox.listActivity(since);
+  const reported = activity.filter((a) => a.kind === 'return' && a.merchantId === merchantId);
+  return { moved, listed, reported: reported.map((a) => a.processorTransactionId) };
+}
+
+it('defect: a sale reversed as unanswered still sent its planned notices: a reversed R01 debit was still returned, in the notices and the activity report', async () => {
+  const merchant: Merchant = { merchantId: '32360000013', shortId: '23600013', name: 'Waverly Hills' };
+  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  const mid = merchant.merchantId;
+  const since = new Date().toISOString();
+  const kept = (await saleOf(await approvedDebit('nR01', mid))).processorTransactionId!;
+  // The sandbox approved it, and the service, which never got the answer, reverses it.
+  const sale = await sandbox.sale(r01Sale(mid, 'payment:reversed-1:1'));
+  expect(sale).toMatchObject({ approved: true });
+  await sandbox.reverseUnanswered({ idempotencyKey: 'payment:reversed-1:1', merchantId: mid });
+
+  expect(await sandbox.ledger('SALE', 'payment:reversed-1:1')).toMatchObject({
+    reversed: true,
+    result: { approved: false, responseCode: '96' },
+  });
+  expect(await returnsSent(mid, since)).toEqual({ moved: 1, listed: [kept], reported: [kept] });
+});
+
+it('a sale that lands between a timeout reversal’s read and its write is reversed with its notices', async () => {
+  const merchant: Merchant = { merchantId: '32360000014', shortId: '23600014', name: 'Cypress Creek' };
+  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  const mid = merchant.merchantId;
+  const since = new Date().toISOString();
+  const key = 'payment:late-1:1';
+  // The reversal reads no entry; the sale lands before the reversal writes.
+  const real = ddb();
+  let landed = 0;
+  const racing = new Proxy(real, {
+    get(target, name, receiver) {
+      if (name !== 'send') return Reflect.get(target, name, receiver);
+      return async (command: { input: { Key?: { pk?: string } } }) => {
+        const answer = await target.send(command as never);
+        if (
+          command instanceof GetCommand &&
+          command.input.Key?.pk === `SANDBOX#SALE#${key}` &&
+          landed++ === 0
+        )
+          expect(await sandbox.sale(r01Sale(mid, key))).toMatchObject({ approved: true });
+        return answer;
+      };
+    },
+  });
+  const reversing = new SandboxProcessor(racing, table.tableName, SCHEDULE);
+  await reversing.reverseUnanswered({ idempotencyKey: key, merchantId: mid });
+
+  expect(landed).toBe(2); // read again after the sale
+  expect(await sandbox.ledger('SALE', key)).toMatchObject({ reversed: true, result: { approved: false } });
+  expect(await returnsSent(mid, since)).toEqual({ moved: 0, listed: [], reported: [] });
+  // A sale repeated under the key gets the reversal, and plans nothing.
+  expect(await sandbox.sale(r01Sale(mid, key))).toMatchObject({ approved: false, responseCode: '96' });
+  expect(await returnsSent(mid, since)).toEqual({ moved: 0, listed: [], reported: [] });
 });

@@ -4,7 +4,7 @@
  */
 import '#support/handlers/env';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { useClock } from '#shared/clock';
 import { loadConfig } from '#shared/config';
@@ -21,6 +21,7 @@ let testClock: TestClock;
 beforeEach(() => {
   ddbMock.reset();
   ddbMock.on(PutCommand).resolves({});
+  ddbMock.on(GetCommand).resolves({}); // the timeout reversal's read of its entry: none
   testClock = useTestClock('2026-03-02T10:00:00Z');
 });
 afterEach(() => useClock(undefined));

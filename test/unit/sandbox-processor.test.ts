@@ -439,13 +439,22 @@ describe('the sandbox ledger (idempotency of processor calls)', () => {
 });
 
 describe('reverseUnanswered (timeout reversal)', () => {
-  it('writes a declined 96 result over the ledger entry of the key, unconditionally', async () => {
+  /** The ledger entry the reversal reads: none, unless a test says otherwise. */
+  beforeEach(() => ddbMock.on(GetCommand).resolves({}));
+
+  const approvedSale = (key: string) => ({
+    pk: `SANDBOX#SALE#${key}`,
+    sk: 'LEDGER',
+    calls: 1,
+    result: { approved: true, processorTransactionId: 'sbx_landed', responseCode: '00', approvedCents: 4000 },
+  });
+
+  it('writes a declined 96 result as the ledger entry of a key that has none, on condition that it still has none', async () => {
     await sandbox.reverseUnanswered({ idempotencyKey: 'lost-1' });
     const puts = ddbMock.commandCalls(PutCommand).map((c) => c.args[0].input);
     expect(puts).toHaveLength(1);
     const put = puts[0]!;
-    // No condition: an entry the lost sale may have written is replaced.
-    expect(put.ConditionExpression).toBeUndefined();
+    expect(put.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(put.Item).toEqual({
       pk: 'SANDBOX#SALE#lost-1',
       sk: 'LEDGER',
@@ -469,6 +478,59 @@ describe('reverseUnanswered (timeout reversal)', () => {
     expect(declineOf('96').category).toBe('2');
   });
 
+  it('replaces an approved sale that got there, while it is the entry it read, and marks the charge so that its planned notices are never sent', async () => {
+    ddbMock.on(GetCommand).resolves({ Item: approvedSale('lost-4') });
+    ddbMock.on(TransactWriteCommand).resolves({});
+    await sandbox.reverseUnanswered({ idempotencyKey: 'lost-4', merchantId: '32350000001' });
+    expect(ddbMock.commandCalls(PutCommand)).toHaveLength(0);
+    const [write] = ddbMock.commandCalls(TransactWriteCommand);
+    const [entry, mark] = write!.args[0].input.TransactItems!.map((item) => item.Put!);
+    expect(entry).toMatchObject({
+      Item: { pk: 'SANDBOX#SALE#lost-4', reversed: true, result: { approved: false, responseCode: '96' } },
+      ConditionExpression: '#result.#charge = :read',
+      ExpressionAttributeNames: { '#result': 'result', '#charge': 'processorTransactionId' },
+      ExpressionAttributeValues: { ':read': 'sbx_landed' },
+    });
+    expect(mark!.Item).toEqual({
+      pk: 'SANDBOX#VOIDED#sbx_landed',
+      sk: 'LEDGER',
+      entity: 'sandbox-voided',
+      processorTransactionId: 'sbx_landed',
+      voidedAt: (entry!.Item!.result as SaleResult).processedAt,
+    });
+  });
+
+  it('reads the entry again when a sale landed between its read and its write', async () => {
+    ddbMock
+      .on(GetCommand)
+      .resolvesOnce({})
+      .resolves({ Item: approvedSale('lost-5') });
+    ddbMock.on(PutCommand).rejects(awsError('ConditionalCheckFailedException'));
+    ddbMock.on(TransactWriteCommand).resolves({});
+    await sandbox.reverseUnanswered({ idempotencyKey: 'lost-5' });
+    expect(ddbMock.commandCalls(GetCommand)).toHaveLength(2);
+    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(1);
+  });
+
+  it('passes a ledger failure on, a transaction cancelled for a conflict among them, and gives up after five refused writes', async () => {
+    ddbMock.on(PutCommand).rejects(awsError('ThrottlingException'));
+    await expect(sandbox.reverseUnanswered({ idempotencyKey: 'lost-3' })).rejects.toThrow(
+      'ThrottlingException',
+    );
+    ddbMock.on(GetCommand).resolves({ Item: approvedSale('lost-6') });
+    const conflict = Object.assign(awsError('TransactionCanceledException'), {
+      CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }],
+    });
+    ddbMock.on(TransactWriteCommand).rejects(conflict);
+    await expect(sandbox.reverseUnanswered({ idempotencyKey: 'lost-6' })).rejects.toBe(conflict);
+    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(1);
+    ddbMock.on(TransactWriteCommand).rejects(awsError('TransactionCanceledException'));
+    await expect(sandbox.reverseUnanswered({ idempotencyKey: 'lost-6' })).rejects.toThrow(
+      'TransactionCanceledException',
+    );
+    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(1 + 5);
+  });
+
   it('a later sale with the key gets the reversed answer back, not a new charge', async () => {
     await sandbox.reverseUnanswered({ idempotencyKey: 'lost-2' });
     const reversed = ddbMock.commandCalls(PutCommand)[0]!.args[0].input.Item!;
@@ -485,13 +547,6 @@ describe('reverseUnanswered (timeout reversal)', () => {
     });
     expect(result).toEqual(reversed.result);
     expect(result).toMatchObject({ approved: false, responseCode: '96', approvedCents: 0 });
-  });
-
-  it('passes a ledger failure on', async () => {
-    ddbMock.on(PutCommand).rejects(awsError('ThrottlingException'));
-    await expect(sandbox.reverseUnanswered({ idempotencyKey: 'lost-3' })).rejects.toThrow(
-      'ThrottlingException',
-    );
   });
 });
 
