@@ -42,7 +42,9 @@ import type {
   NoticePage,
   Vaulted,
 } from './processor';
+import { isConflict } from '#shared/ddb';
 import { BadRequestError } from '#shared/errors';
+import { ProcessorUnavailableError } from './processor';
 import { clock, sleep } from '#shared/clock';
 import { nextCutoff, type SettlementSchedule } from './cut-offs';
 import { activityOf, ledgerItem, refused, type LedgerRequest } from './sandbox-ledger';
@@ -51,7 +53,10 @@ import { LEDGER_DAYS, sandboxKeys, type LedgerKind } from './sandbox-keys';
 export { nextCutoff } from './cut-offs';
 export { SANDBOX_BANK_ACCOUNTS, SANDBOX_CARDS, sandboxFingerprint, sandboxProfile } from './sandbox-profiles';
 
-/** How often a timeout reversal reads its entry again when a write meanwhile changed it. */
+/**
+ * How often a timeout reversal reads its entry when writes meanwhile change it; then the sandbox is
+ * unavailable (the sweeper reverses the sale later).
+ */
 const REVERSAL_READS = 5;
 
 export class SandboxProcessor implements PaymentProcessor {
@@ -277,7 +282,7 @@ export class SandboxProcessor implements PaymentProcessor {
     // existing) now holds the reversed answer, which a repeated key gets from then on. An approved
     // sale's planned notices are taken back with it, as a void's are (sandbox-notices.ts). The entry
     // is replaced only while it is what was read: a sale that lands meanwhile is read again.
-    for (let attempt = 1; ; attempt++) {
+    for (let read = 1; read <= REVERSAL_READS; read++) {
       const { Item: found } = await this.db.send(
         new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }),
       );
@@ -294,9 +299,13 @@ export class SandboxProcessor implements PaymentProcessor {
         await this.write({ TableName: this.tableName, Item, ...unchanged }, takenBack);
         return;
       } catch (error) {
-        if (!refused(error) || attempt === REVERSAL_READS) throw error;
+        // Refused: a sale (or another reversal) landed since the read; a conflict: one is landing.
+        if (!refused(error) && !isConflict(error)) throw error;
       }
     }
+    throw new ProcessorUnavailableError(
+      'the sandbox could not record the timeout reversal: its entry kept changing',
+    );
   }
 
   private async reversal(kind: 'VOID' | 'REFUND', request: ReversalRequest): Promise<ReversalResult> {

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { declineOf } from '#domain/declines';
-import type { SaleRequest, SaleResult } from '#processor/processor';
+import { ProcessorUnavailableError, type SaleRequest, type SaleResult } from '#processor/processor';
 import { nextCutoff, SandboxProcessor, SANDBOX_CARDS } from '#processor/sandbox';
 import { fixedAccounts } from '#processor/stripe/accounts';
 
@@ -512,23 +512,29 @@ describe('reverseUnanswered (timeout reversal)', () => {
     expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(1);
   });
 
-  it('passes a ledger failure on, a transaction cancelled for a conflict among them, and gives up after five refused writes', async () => {
+  it('passes a ledger failure on', async () => {
     ddbMock.on(PutCommand).rejects(awsError('ThrottlingException'));
     await expect(sandbox.reverseUnanswered({ idempotencyKey: 'lost-3' })).rejects.toThrow(
       'ThrottlingException',
     );
+  });
+
+  it('reads again after a conflict, and after five reads whose writes were refused or met a conflict answers that the processor is unavailable (the sweeper reverses later)', async () => {
     ddbMock.on(GetCommand).resolves({ Item: approvedSale('lost-6') });
     const conflict = Object.assign(awsError('TransactionCanceledException'), {
       CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }],
     });
-    ddbMock.on(TransactWriteCommand).rejects(conflict);
-    await expect(sandbox.reverseUnanswered({ idempotencyKey: 'lost-6' })).rejects.toBe(conflict);
-    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(1);
+    ddbMock.on(TransactWriteCommand).rejectsOnce(conflict).resolves({});
+    await sandbox.reverseUnanswered({ idempotencyKey: 'lost-6' });
+    expect(ddbMock.commandCalls(GetCommand)).toHaveLength(2);
+
+    ddbMock.resetHistory();
     ddbMock.on(TransactWriteCommand).rejects(awsError('TransactionCanceledException'));
-    await expect(sandbox.reverseUnanswered({ idempotencyKey: 'lost-6' })).rejects.toThrow(
-      'TransactionCanceledException',
-    );
-    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(1 + 5);
+    const given = sandbox.reverseUnanswered({ idempotencyKey: 'lost-6' });
+    await expect(given).rejects.toBeInstanceOf(ProcessorUnavailableError);
+    await expect(given).rejects.toThrow('the sandbox could not record the timeout reversal');
+    expect(ddbMock.commandCalls(GetCommand)).toHaveLength(5);
+    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(5);
   });
 
   it('a later sale with the key gets the reversed answer back, not a new charge', async () => {
