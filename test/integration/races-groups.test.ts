@@ -78,6 +78,12 @@ const fulfilled = <T>(results: PromiseSettledResult<T>[]): T[] =>
 const messageOf = (r: PromiseSettledResult<unknown>) =>
   r.status === 'rejected' ? `${(r.reason as Error).name}: ${(r.reason as Error).message}` : 'fulfilled';
 
+/**
+ * The day the updates reschedule to, taken once: a run that crossed midnight UTC between this
+ * file's loading and an assertion expected the next day's date (CI, 2026-12-06 00:00).
+ */
+const RESCHEDULED_TO = day(3);
+
 /** Eight updates, each of its own setting: all of them must hold at the end. */
 const EIGHT_UPDATES = [
   { scheduleHour: 20 },
@@ -85,7 +91,7 @@ const EIGHT_UPDATES = [
   { allowPartial: true },
   { surchargeCompliance: true },
   { transactionInitiator: 'Consumer' as const },
-  { scheduleDate: day(3) },
+  { scheduleDate: RESCHEDULED_TO },
   { locationId: 98 },
   { scheduleHour: 21 },
 ];
@@ -106,7 +112,7 @@ describe('concurrent group updates', () => {
         allowPartial: true,
         surchargeCompliance: true,
         transactionInitiator: 'Consumer',
-        scheduleDate: day(3),
+        scheduleDate: RESCHEDULED_TO,
         status: 'pending',
       });
       expect([20, 21]).toContain(end.scheduleHour);
@@ -137,7 +143,11 @@ describe('concurrent group updates', () => {
     );
     for (const [i, input] of EIGHT_UPDATES.entries()) expect(answers[i]).toMatchObject(input);
     const end = await requireGroup(group.paymentGroupId, MID);
-    expect(end).toMatchObject({ allowPartial: true, surchargeCompliance: true, scheduleDate: day(3) });
+    expect(end).toMatchObject({
+      allowPartial: true,
+      surchargeCompliance: true,
+      scheduleDate: RESCHEDULED_TO,
+    });
     const deletes = await settled(
       Array.from({ length: 8 }, () => () => deleteGroup(group.paymentGroupId, MID, new Date())),
     );
