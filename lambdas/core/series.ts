@@ -25,13 +25,12 @@ import {
 import { canceledSeries, createdGroupIds, updatedSeries } from '#domain/series-changes';
 import { seriesEvent } from '#domain/series-view';
 import { creationTime, type OccurrenceSlot } from '#domain/series-schedule';
-import { isConflict } from '#shared/ddb';
+import { conditionOutcome, isConditionFailure, isConflict } from '#shared/ddb';
 import { BadRequestError, SeriesNotFoundError } from '#shared/errors';
 import { newId, occurrenceGroupId } from '#shared/ids';
 import { logger } from '#shared/logger';
 import { MAX_ATTEMPTS, withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { groupStore } from '#store/groups';
-import { conditionOutcome, isConditionFailure } from '#store/items';
 import type { Merchant } from '#store/merchants';
 import { READ_LIMITS } from '#store/read-limits';
 import { seriesStore, seriesWriteItems } from '#store/series';

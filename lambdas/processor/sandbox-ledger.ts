@@ -1,8 +1,7 @@
 /**
- * The sandbox processor's ledger entries (sandbox.ts): the item an entry is, the line of the
- * activity report it gives, and when a write of one was refused by its condition.
+ * The sandbox processor's ledger entries (sandbox.ts): the item an entry is and the line of the
+ * activity report it gives.
  */
-import { isTransient } from '#shared/ddb';
 import type { ProcessorActivity, ReversalResult, SaleResult } from './processor';
 import { sandboxKeys, type LedgerKind } from './sandbox-keys';
 
@@ -32,15 +31,6 @@ export function ledgerItem(
     result,
   };
 }
-
-/**
- * Whether a write was refused by its condition. A transaction cancelled for a conflict or
- * throttling wrote nothing and is no refusal: its caller asks again.
- */
-export const refused = (error: unknown) =>
-  error instanceof Error &&
-  (error.name === 'ConditionalCheckFailedException' || error.name === 'TransactionCanceledException') &&
-  !isTransient(error);
 
 /** A ledger item as a line of the activity report. */
 export function activityOf(item: Record<string, unknown>): ProcessorActivity {

@@ -22,8 +22,9 @@
  * A planned notice is one item per merchant and due time (`SANDBOX#NOTICES#<merchantId>` /
  * `DUE#<dueAt>#<noticeId>`), on a day index of its own by due time, from which `listNotices`
  * answers as a processor's events list does. The test clock (`noticesNow`) moves the merchant's
- * earliest pending notices to now: each call is one banking day sooner. A void marks its charge
- * (`SANDBOX#VOIDED#<processorTransactionId>`, with the void's ledger entry and its time): its
+ * earliest pending notices to now: each call is one banking day sooner. A void, or a timeout
+ * reversal that takes an approved sale back, marks its charge
+ * (`SANDBOX#VOIDED#<processorTransactionId>`, with its ledger entry and its time): the charge's
  * notices due after it are never listed, brought forward (the test clock deletes those it meets)
  * or reported as returns, as a voided debit never reaches the bank.
  */

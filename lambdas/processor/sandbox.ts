@@ -28,26 +28,26 @@ import {
   voidedMark,
 } from './sandbox-notices';
 import { NOTICE_PROFILES, sandboxFingerprint, sandboxProfile } from './sandbox-profiles';
-import type {
-  AccountUpdate,
-  PaymentProcessor,
-  ProcessorActivity,
-  ReversalRequest,
-  ReversalResult,
-  SaleRequest,
-  SaleResult,
-  TokenizeRequest,
-  UnansweredRequest,
-  NoticeListing,
-  NoticePage,
-  Vaulted,
+import {
+  ProcessorUnavailableError,
+  type AccountUpdate,
+  type PaymentProcessor,
+  type ProcessorActivity,
+  type ReversalRequest,
+  type ReversalResult,
+  type SaleRequest,
+  type SaleResult,
+  type TokenizeRequest,
+  type UnansweredRequest,
+  type NoticeListing,
+  type NoticePage,
+  type Vaulted,
 } from './processor';
-import { isConflict } from '#shared/ddb';
+import { conditionOutcome, isConditionFailure, isConflict } from '#shared/ddb';
 import { BadRequestError } from '#shared/errors';
-import { ProcessorUnavailableError } from './processor';
 import { clock, sleep } from '#shared/clock';
 import { nextCutoff, type SettlementSchedule } from './cut-offs';
-import { activityOf, ledgerItem, refused, type LedgerRequest } from './sandbox-ledger';
+import { activityOf, ledgerItem, type LedgerRequest } from './sandbox-ledger';
 import { LEDGER_DAYS, sandboxKeys, type LedgerKind } from './sandbox-keys';
 
 export { nextCutoff } from './cut-offs';
@@ -156,12 +156,7 @@ export class SandboxProcessor implements PaymentProcessor {
       Item: { ...ledgerItem(kind, key, request, result, clock.now().toISOString()), calls: 1 },
       ConditionExpression: 'attribute_not_exists(pk)',
     };
-    try {
-      await this.write(entry, alongside(result));
-      return result;
-    } catch (error) {
-      if (!refused(error)) throw error;
-    }
+    if (await this.write(entry, alongside(result))) return result;
     await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,
@@ -176,18 +171,28 @@ export class SandboxProcessor implements PaymentProcessor {
     return Item!.result as T;
   }
 
-  /** Writes a ledger entry, with the items of `others` in the same transaction if any. */
-  private async write(entry: PutCommandInput, others: Record<string, unknown>[]): Promise<void> {
-    if (others.length === 0) await this.db.send(new PutCommand(entry));
-    else
-      await this.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Put: entry },
-            ...others.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
-          ],
-        }),
-      );
+  /**
+   * Writes a ledger entry, with the items of `others` in the same transaction if any: false when
+   * the entry's condition refused it. A transaction cancelled for a conflict or throttling wrote
+   * nothing and is thrown, for the caller to ask again.
+   */
+  private async write(entry: PutCommandInput, others: Record<string, unknown>[]): Promise<boolean> {
+    try {
+      if (others.length === 0) await this.db.send(new PutCommand(entry));
+      else
+        await this.db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: entry },
+              ...others.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
+            ],
+          }),
+        );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      return conditionOutcome(error, [[0, false]]);
+    }
   }
 
   async sale(request: SaleRequest): Promise<SaleResult> {
@@ -295,12 +300,11 @@ export class SandboxProcessor implements PaymentProcessor {
           }
         : { ConditionExpression: 'attribute_not_exists(pk)' };
       const takenBack = sale?.approved ? [voidedMark(sale.processorTransactionId, reversed.processedAt)] : [];
+      // Refused: a sale (or another reversal) landed since the read; a conflict: one is landing.
       try {
-        await this.write({ TableName: this.tableName, Item, ...unchanged }, takenBack);
-        return;
+        if (await this.write({ TableName: this.tableName, Item, ...unchanged }, takenBack)) return;
       } catch (error) {
-        // Refused: a sale (or another reversal) landed since the read; a conflict: one is landing.
-        if (!refused(error) && !isConflict(error)) throw error;
+        if (!isConflict(error)) throw error;
       }
     }
     throw new ProcessorUnavailableError(

@@ -62,3 +62,27 @@ export function cancellationCodes(error: unknown): string[] | undefined {
   const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
   return reasons.map((r) => r.Code ?? 'None');
 }
+
+/** A single-item write (Put, Update, Delete) refused by its condition. */
+export const isConditionFailure = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'ConditionalCheckFailedException';
+
+/** An item of a transaction (its index in TransactItems), or `any` of them. */
+type TransactionItem = number | 'any';
+
+/**
+ * What a cancelled transaction (TransactWriteItems) means to its caller: the outcome of the first
+ * of `outcomes` whose item failed its condition. Anything else is thrown again: another error, or
+ * a cancellation for another reason (a conflict or a throttle, which the caller's retry handles).
+ */
+export function conditionOutcome<O>(
+  error: unknown,
+  outcomes: readonly (readonly [item: TransactionItem, outcome: O])[],
+): O {
+  const codes = cancellationCodes(error) ?? [];
+  const failed = (item: TransactionItem) =>
+    item === 'any' ? codes.includes('ConditionalCheckFailed') : codes[item] === 'ConditionalCheckFailed';
+  const found = outcomes.find(([item]) => failed(item));
+  if (found === undefined) throw error;
+  return found[1];
+}

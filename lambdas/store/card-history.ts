@@ -13,7 +13,8 @@ import { DeleteCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } 
 import type { CardUse } from '#domain/retries';
 import type { Transaction } from '#domain/transactions';
 import { keys } from './keys';
-import { containerStore, epoch, isConditionFailure, type Item } from './items';
+import { isConditionFailure } from '#shared/ddb';
+import { containerStore, epoch, type Item } from './items';
 import { readAll } from './paging';
 
 /** Kept this long after the attempt began: Nacha's 180-day window and a day. */

@@ -20,7 +20,8 @@ import { nextSequence } from '#domain/events';
 import { currentSlot, groupEvent, slotOf, type Group } from '#domain/groups';
 import type { ProcessingSummary } from '#domain/processing';
 import { announcedUpdate, writeAnnounced } from './events';
-import { containerStore, isConditionFailure, strip } from './items';
+import { isConditionFailure } from '#shared/ddb';
+import { containerStore, strip } from './items';
 
 /** Lost races (a change announced between read and write) before a claim gives up. */
 const CLAIM_ATTEMPTS = 5;

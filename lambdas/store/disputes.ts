@@ -13,7 +13,8 @@ import type { Payment } from '#domain/groups';
 import type { NoticeFollowUp, NoticeRef } from '#domain/notices';
 import type { Transaction } from '#domain/transactions';
 import { eventPut, writeAnnounced } from './events';
-import { conditionOutcome, containerStore, sendThroughConflicts, strip, type Item } from './items';
+import { conditionOutcome } from '#shared/ddb';
+import { containerStore, sendThroughConflicts, strip, type Item } from './items';
 import { keys } from './keys';
 import { NoticeStore } from './notices';
 

@@ -8,7 +8,8 @@
  */
 import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { containerStore, epoch, isConditionFailure, RECORD_TTL_SECONDS } from './items';
+import { isConditionFailure } from '#shared/ddb';
+import { containerStore, epoch, RECORD_TTL_SECONDS } from './items';
 
 /** What makes two sales duplicates of each other (within the window). */
 export interface DuplicateKey {

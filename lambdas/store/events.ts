@@ -10,7 +10,8 @@ import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@
 import type { EventType } from '#contract/events';
 import { eventExpiry, type ServiceEvent } from '#domain/events';
 import { keys } from './keys';
-import { batchGet, conditionOutcome, containerStore, strip, type Item } from './items';
+import { conditionOutcome } from '#shared/ddb';
+import { batchGet, containerStore, strip, type Item } from './items';
 import { queryPages } from './paging';
 import { READ_LIMITS } from './read-limits';
 

@@ -5,7 +5,7 @@
  */
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { cancellationCodes } from '#shared/ddb';
+import { cancellationCodes, isConditionFailure } from '#shared/ddb';
 import { keys } from './keys';
 import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import type { ServiceEvent } from '#domain/events';
@@ -21,7 +21,7 @@ import {
   type VoidOrRefundSummary,
 } from '#domain/groups';
 import { CREATING, createWrittenAhead, discardCreate, sweepAbandonedCreates } from './group-create';
-import { containerStore, isConditionFailure, type Item, strip } from './items';
+import { containerStore, type Item, strip } from './items';
 import { announcedUpdate, eventPut, writeAnnounced } from './events';
 import { distinctProfiles, methodUsable, MethodUnavailableError, usePut } from './method-uses';
 import { outboxPut } from './outbox';

@@ -21,7 +21,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { idempotencyKeyDigest } from '#shared/keyed-hash';
 import { keys } from './keys';
-import { containerStore, epoch, isConditionFailure, RECORD_TTL_SECONDS } from './items';
+import { isConditionFailure } from '#shared/ddb';
+import { containerStore, epoch, RECORD_TTL_SECONDS } from './items';
 
 /** A claimed-but-unfinished request may be resumed by a retry after this long. */
 const IDEMPOTENCY_LEASE_MS = 30_000;

@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { withBackoff, type BackoffDelays } from '#shared/backoff';
 import { config } from '#shared/config';
-import { cancellationCodes, ddb, isConflict } from '#shared/ddb';
+import { ddb, isConditionFailure, isConflict } from '#shared/ddb';
 import { clock } from '#shared/clock';
 
 export type Item = Record<string, unknown>;
@@ -43,9 +43,6 @@ export const RECORD_TTL_SECONDS = 24 * 3600;
 /** A date as the epoch seconds of a TTL attribute. */
 export const epoch = (d: Date): number => Math.floor(d.getTime() / 1000);
 
-export const isConditionFailure = (error: unknown): boolean =>
-  error instanceof Error && error.name === 'ConditionalCheckFailedException';
-
 /** An update that its condition may refuse: true when applied, false when refused. */
 export async function updateIf(db: DynamoDBDocumentClient, input: UpdateCommandInput): Promise<boolean> {
   try {
@@ -55,26 +52,6 @@ export async function updateIf(db: DynamoDBDocumentClient, input: UpdateCommandI
     if (isConditionFailure(error)) return false;
     throw error;
   }
-}
-
-/** An item of a transaction (its index in TransactItems), or `any` of them. */
-type TransactionItem = number | 'any';
-
-/**
- * What a cancelled transaction (TransactWriteItems) means to its store: the outcome of the first
- * of `outcomes` whose item failed its condition. Anything else is thrown again: another error, or
- * a cancellation for another reason (a conflict or a throttle, which the caller's retry handles).
- */
-export function conditionOutcome<O>(
-  error: unknown,
-  outcomes: readonly (readonly [item: TransactionItem, outcome: O])[],
-): O {
-  const codes = cancellationCodes(error) ?? [];
-  const failed = (item: TransactionItem) =>
-    item === 'any' ? codes.includes('ConditionalCheckFailed') : codes[item] === 'ConditionalCheckFailed';
-  const found = outcomes.find(([item]) => failed(item));
-  if (found === undefined) throw error;
-  return found[1];
 }
 
 /**

@@ -14,7 +14,7 @@
  */
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { isConditionFailure } from './items';
+import { isConditionFailure } from '#shared/ddb';
 import { scanPages } from './paging';
 
 interface MerchantListBackfill {

@@ -14,7 +14,7 @@
  */
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SavedMethod } from '#domain/payors';
-import { isConditionFailure } from './items';
+import { isConditionFailure } from '#shared/ddb';
 import { scanPages } from './paging';
 import { methodItem } from './payor-items';
 

@@ -21,7 +21,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { NoticeFollowUp, NoticeOutcomeKind, NoticeRef } from '#domain/notices';
 import { keys } from './keys';
-import { containerStore, epoch, isConditionFailure, strip } from './items';
+import { isConditionFailure } from '#shared/ddb';
+import { containerStore, epoch, strip } from './items';
 
 /** A notice's mark is kept 400 days: longer than any processor re-sends or lists it. */
 const MARK_TTL_SECONDS = 400 * 86_400;

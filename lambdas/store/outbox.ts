@@ -18,7 +18,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
 import type { OutboxItem, OutboxStatus } from '#domain/notifications';
-import { containerStore, isConditionFailure, strip } from './items';
+import { isConditionFailure } from '#shared/ddb';
+import { containerStore, strip } from './items';
 import { scanPages } from './paging';
 import { clock } from '#shared/clock';
 

@@ -13,7 +13,8 @@ import type { AuthResponse } from '#domain/processing';
 import type { PaymentRetry } from '#domain/retries';
 import type { OutboxItem } from '#domain/notifications';
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
-import { batchGet, conditionOutcome, containerStore, type Item, strip, updateIf } from './items';
+import { conditionOutcome } from '#shared/ddb';
+import { batchGet, containerStore, type Item, strip, updateIf } from './items';
 import { announcedUpdate, eventPut, sequenced, writeAnnounced } from './events';
 import {
   firstAnswerWrites,

@@ -8,7 +8,8 @@ import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@
 import { keys } from './keys';
 import type { ServiceEvent } from '#domain/events';
 import { payorEvent, type Payor, type SavedMethod } from '#domain/payors';
-import { batchGet, conditionOutcome, containerStore, strip } from './items';
+import { conditionOutcome } from '#shared/ddb';
+import { batchGet, containerStore, strip } from './items';
 import { readAll } from './paging';
 import { eventPut } from './events';
 import { customerPut, methodItem, payorItem } from './payor-items';

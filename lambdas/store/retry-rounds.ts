@@ -17,7 +17,8 @@ import type { ServiceEvent } from '#domain/events';
 import { keys } from './keys';
 import { roundAsRead, runEnd, type ClaimedGroup, claimStore } from './claims';
 import { announcedUpdate, writeAnnounced } from './events';
-import { conditionOutcome, containerStore, isConditionFailure, strip } from './items';
+import { conditionOutcome, isConditionFailure } from '#shared/ddb';
+import { containerStore, strip } from './items';
 import { readAll } from './paging';
 
 /** Lost races (a change announced between read and write) before a round's completion gives up. */

@@ -38,7 +38,8 @@ import {
 import { shardOf } from '#shared/shards';
 import { keys } from './keys';
 import { eventPut, sequenced, writeAnnounced } from './events';
-import { containerStore, epoch, isConditionFailure } from './items';
+import { isConditionFailure } from '#shared/ddb';
+import { containerStore, epoch } from './items';
 import { queryPages, readAll } from './paging';
 
 /** Counter items per merchant and day. */

@@ -7,7 +7,8 @@ import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } fr
 import type { Transaction } from '#domain/transactions';
 import { queryDays } from './day-index';
 import { keys } from './keys';
-import { containerStore, isConditionFailure, strip } from './items';
+import { isConditionFailure } from '#shared/ddb';
+import { containerStore, strip } from './items';
 
 interface TestClockStore {
   /**

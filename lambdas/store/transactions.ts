@@ -24,7 +24,8 @@ import {
   type Refund,
   type Transaction,
 } from '#domain/transactions';
-import { conditionOutcome, containerStore, isConditionFailure, sendThroughConflicts, strip } from './items';
+import { conditionOutcome, isConditionFailure } from '#shared/ddb';
+import { containerStore, sendThroughConflicts, strip } from './items';
 import { readAll } from './paging';
 import { eventPut } from './events';
 import { sweepEntry } from './sweep-index';

@@ -25,16 +25,8 @@ import {
 import { cursorSeen } from './event-cursors';
 import { listedAt } from './webhook-delivery-list';
 import { keys } from './keys';
-import {
-  conditionOutcome,
-  containerStore,
-  isConditionFailure,
-  sendThroughConflicts,
-  setExpression,
-  strip,
-  updateIf,
-  type Item,
-} from './items';
+import { conditionOutcome, isConditionFailure } from '#shared/ddb';
+import { containerStore, sendThroughConflicts, setExpression, strip, updateIf, type Item } from './items';
 import { readAll } from './paging';
 
 const ENTITY = 'webhook-delivery';

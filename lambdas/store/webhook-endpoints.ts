@@ -16,14 +16,8 @@ import {
 import { BREAKER_THRESHOLD, MAX_WEBHOOK_ENDPOINTS } from '#contract/webhooks';
 import type { WebhookEndpoint } from '#domain/webhooks';
 import { keys } from './keys';
-import {
-  conditionOutcome,
-  containerStore,
-  isConditionFailure,
-  setExpression,
-  strip,
-  type Item,
-} from './items';
+import { conditionOutcome, isConditionFailure } from '#shared/ddb';
+import { containerStore, setExpression, strip, type Item } from './items';
 
 const itemOf = (e: WebhookEndpoint): Item => ({
   ...keys.webhookEndpoint(e.merchantId, e.webhookEndpointId),

@@ -1,5 +1,5 @@
 /** A cancelled transaction's reasons mapped to a store's outcome (lambdas/store/items.ts). */
-import { conditionOutcome } from '#store/items';
+import { conditionOutcome } from '#shared/ddb';
 
 /** The error TransactWriteItems throws, with one reason per item ('None' where it was fine). */
 const cancelled = (...codes: string[]) =>

@@ -529,7 +529,10 @@ describe('reverseUnanswered (timeout reversal)', () => {
     expect(ddbMock.commandCalls(GetCommand)).toHaveLength(2);
 
     ddbMock.resetHistory();
-    ddbMock.on(TransactWriteCommand).rejects(awsError('TransactionCanceledException'));
+    const refused = Object.assign(awsError('TransactionCanceledException'), {
+      CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }],
+    });
+    ddbMock.on(TransactWriteCommand).rejects(refused);
     const given = sandbox.reverseUnanswered({ idempotencyKey: 'lost-6' });
     await expect(given).rejects.toBeInstanceOf(ProcessorUnavailableError);
     await expect(given).rejects.toThrow('the sandbox could not record the timeout reversal');
