@@ -399,6 +399,20 @@ describe('the sandbox ledger (idempotency of processor calls)', () => {
     },
   );
 
+  it('a void whose transaction was cancelled with no failed condition on its ledger entry passes the error on, and replays nothing', async () => {
+    ddbMock.on(TransactWriteCommand).rejects(awsError('TransactionCanceledException'));
+    ddbMock.on(UpdateCommand).resolves({});
+    const request = {
+      idempotencyKey: 'rev-5',
+      merchantId: '32350000001',
+      processorTransactionId: 'sbx_sale',
+    };
+    await expect(sandbox.void({ ...request, amountCents: 1999 })).rejects.toThrow(
+      'TransactionCanceledException',
+    );
+    expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+
   it('a void whose ledger entry exists (its condition refused the transaction) replays it', async () => {
     const recorded = {
       approved: true,
