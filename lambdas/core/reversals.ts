@@ -25,6 +25,7 @@ import { processorKeys } from '#domain/processor-keys';
 import { paymentProcessor } from '#core/processor';
 import { transactionStore } from '#store/transactions';
 import { withOptimisticRetry } from '#shared/optimistic-concurrency';
+import { sendScheduledRefund } from './scheduled-refunds';
 import { requireTransaction } from './transactions';
 
 /**
@@ -157,8 +158,13 @@ export async function refundSale(
     return (await store.reserveRefund(txn, pending)) ? { refund: pending, txn } : undefined;
   });
   let { refund } = reserved;
-  // A held refund is sent by its debit's clearing (core/notice-follow-ups.ts), not now.
-  if (refund.status === 'Pending' && refund.heldUntilCleared !== true) {
+  // A refund a group's void-or-refund scheduled for after the cut-off is sent as the sweeper sends
+  // it, under its sent and refused marks (never once its sale is disputed, never after a refusal
+  // gave its amount back), and not before its time. A held refund is sent by its debit's clearing
+  // (core/notice-follow-ups.ts), not now.
+  if (refund.status === 'Pending' && refund.sendAfter !== undefined) {
+    if (now.toISOString() >= refund.sendAfter) refund = await sendScheduledRefund(reserved.txn, refund, now);
+  } else if (refund.status === 'Pending' && refund.heldUntilCleared !== true) {
     const result = await paymentProcessor().refund({
       idempotencyKey: processorKeys.refund(refundId),
       merchantId,

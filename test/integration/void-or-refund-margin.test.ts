@@ -31,7 +31,7 @@ import { transactionIdOf } from '#shared/ids';
 import { groupStore } from '#store/groups';
 import { DynamoPaymentStore, paymentStore } from '#store/payments';
 import { ReconciliationRecords } from '#store/reconciliation';
-import { markRefundSent } from '#store/refund-sends';
+import { markRefundRefused, markRefundSent } from '#store/refund-sends';
 import { transactionStore } from '#store/transactions';
 import { makeGroup } from '#support/fixtures/index';
 import { useTestClock, type TestClock } from '#support/clock';
@@ -355,6 +355,67 @@ test('a refund scheduled inside the void margin is not sent once a dispute of it
   // A second sweep sends nothing.
   await sweep(moveTo(rightAfter(cutOff + 60_000)), { olderThanSeconds: 15 });
   expect(refundCalls().filter(ofThisSale)).toEqual([]);
+}, 60_000);
+
+test('defect: a repeated void-or-refund after the cut-off sent a scheduled refund its sale was disputed since (never recorded on the payment: a crash), where the sweeper would have refused it', async () => {
+  const { group, payments } = await processedGroupNearCutOff(1);
+  const payment = payments[0]!;
+  const cutOff = await cutOffOf(payment);
+  jest
+    .spyOn(DynamoPaymentStore.prototype, 'setReversals')
+    .mockRejectedValueOnce(new Error('simulated crash after the refund was reserved'));
+  await expect(voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, testClock.now())).rejects.toThrow(
+    'simulated crash',
+  );
+  const scheduled = (await saleOf(payment)).refunds[0]!;
+  expect(scheduled).toMatchObject({ status: 'Pending', sendAfter: new Date(cutOff).toISOString() });
+
+  // Past the cut-off, before the sweeper's run, the cardholder disputes the charge; the merchant
+  // repeats the group's void-or-refund.
+  const at = moveTo(rightAfter(cutOff));
+  const { transaction } = await saleOf(payment);
+  expect(await applyNotice(disputeOpened(transaction, at), at)).toEqual({ outcome: 'applied' });
+  const { outcomes } = await voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, at);
+
+  expect(refundCalls().filter((c) => c.key === `refund:${scheduled.refundId}`)).toEqual([]);
+  expect(outcomes.map((o) => o.outcome)).toEqual(['failed']);
+  const { transaction: after, refunds } = await saleOf(payment);
+  expect(after).toMatchObject({ refundedCents: 0, refundCount: 0 });
+  expect(refunds).toEqual([
+    expect.objectContaining({ status: 'Failed', responseMessage: expect.stringContaining('is disputed') }),
+  ]);
+  const shown = await paymentStore().getPayment(group.paymentGroupId, payment.paymentId);
+  expect(shown!.voidOrRefundResponses).toEqual([
+    expect.objectContaining({ transactionId: scheduled.refundId, status: 'Failed' }),
+  ]);
+}, 60_000);
+
+test('defect: a repeated void-or-refund sent a scheduled refund the sweeper had marked refused before a crash (the refusal then gave back an amount the processor had refunded)', async () => {
+  const { group, payments } = await processedGroupNearCutOff(1);
+  const payment = payments[0]!;
+  const cutOff = await cutOffOf(payment);
+  jest
+    .spyOn(DynamoPaymentStore.prototype, 'setReversals')
+    .mockRejectedValueOnce(new Error('simulated crash after the refund was reserved'));
+  await expect(voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, testClock.now())).rejects.toThrow(
+    'simulated crash',
+  );
+  const scheduled = (await saleOf(payment)).refunds[0]!;
+  // The sweeper's run marked it refused (its sale disputed), then crashed before finishing it.
+  const at = moveTo(rightAfter(cutOff));
+  expect(
+    await markRefundRefused(ddb(), table.tableName, scheduled, at.toISOString(), 'refused: disputed'),
+  ).toBe(true);
+
+  const { outcomes } = await voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, at);
+
+  expect(refundCalls().filter((c) => c.key === `refund:${scheduled.refundId}`)).toEqual([]);
+  expect(outcomes.map((o) => o.outcome)).toEqual(['failed']);
+  const { transaction: after, refunds } = await saleOf(payment);
+  expect(after).toMatchObject({ refundedCents: 0, refundCount: 0 });
+  expect(refunds).toEqual([
+    expect.objectContaining({ status: 'Failed', responseMessage: 'refused: disputed' }),
+  ]);
 }, 60_000);
 
 test('a scheduled refund the processor made before a crash is not taken back by a dispute opened after it: the sweeper replays it and records it Completed', async () => {
