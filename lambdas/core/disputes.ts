@@ -67,7 +67,7 @@ export async function applyDisputeNotice(notice: DisputeNotice, now: Date): Prom
       if (sale && sale.merchantId !== notice.merchantId)
         return outcome('skipped', 'its sale is of another merchant');
       const previous = await store.get(disputeIdOf(notice.merchantId, notice.disputeId));
-      const decision = disputeDecision(notice, sale, previous, paymentProcessor().voidIsRefund === true);
+      const decision = disputeDecision(notice, sale, previous, paymentProcessor().voidIsRefund);
       if (decision.outcome === 'return') return applyBankNotice(asReturn(notice), now);
       if (decision.outcome !== 'apply') return outcome(decision.outcome, decision.reason);
       const types = disputeEventTypes(previous, notice.status);

@@ -16,6 +16,7 @@ import { clock } from '#shared/clock';
 import { ProcessorUnavailableError, type PaymentProcessor } from './processor';
 import type { ConnectedAccounts } from './stripe/accounts';
 import { SandboxProcessor } from './sandbox';
+import { STRIPE_TRAITS } from './stripe/traits';
 import { withProcessorTimeout } from './timeout';
 
 /**
@@ -49,7 +50,7 @@ function loadedOnUse(
   load: () => Promise<PaymentProcessor>,
   settlementTime: (at: string) => string,
   hasTestClock: boolean,
-  voidsBankDebits: boolean,
+  traits: Pick<PaymentProcessor, 'voidsBankDebits' | 'voidIsRefund'>,
 ): PaymentProcessor {
   let loading: Promise<PaymentProcessor> | undefined;
   let loadedAt = Number.NEGATIVE_INFINITY;
@@ -77,7 +78,7 @@ function loadedOnUse(
     }
   };
   return {
-    voidsBankDebits,
+    ...traits,
     tokenize: (r) => use((p) => p.tokenize(r)),
     sale: (r) => use((p) => p.sale(r)),
     void: (r) => use((p) => p.void(r)),
@@ -119,7 +120,7 @@ const adapters: Readonly<Partial<Record<ProcessorName, Adapter>>> = {
           (at) => nextCutoff(at, c.settlement),
           // The test clock of a test-mode stage: the service's own cut-offs (stripe/stripe-processor.ts).
           c.stripeMode === 'test',
-          false,
+          STRIPE_TRAITS,
         ),
     },
   }),

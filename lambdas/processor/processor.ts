@@ -328,7 +328,7 @@ export interface PaymentProcessor {
    * gave it back (Stripe: every reversal is a refund), so the cardholder can still dispute it. The
    * sandbox's void takes the sale out of its batch (no money moved: nothing to dispute).
    */
-  readonly voidIsRefund?: boolean;
+  readonly voidIsRefund: boolean;
   /** Reverses an unsettled sale in full. */
   void(request: ReversalRequest): Promise<ReversalResult>;
   /** Returns money of a settled sale, in full or in part. */

@@ -62,6 +62,8 @@ const REVERSAL_READS = 5;
 export class SandboxProcessor implements PaymentProcessor {
   /** A debit voided before its cut-off leaves the batch before the file goes out. */
   readonly voidsBankDebits = true;
+  /** A void takes the sale out of its batch: no money moved, nothing a cardholder can dispute. */
+  readonly voidIsRefund = false;
 
   constructor(
     private readonly db: DynamoDBDocumentClient,

@@ -23,6 +23,7 @@ const bounded = <T>(call: Promise<T>, ms: number, what: string): Promise<T> =>
 export function withProcessorTimeout(inner: PaymentProcessor, ms: number): PaymentProcessor {
   return {
     voidsBankDebits: inner.voidsBankDebits,
+    voidIsRefund: inner.voidIsRefund,
     tokenize: (r) => bounded(inner.tokenize(r), ms, 'tokenize'),
     sale: (r) => bounded(inner.sale(r), ms, 'sale'),
     void: (r) => bounded(inner.void(r), ms, 'void'),

@@ -135,6 +135,7 @@ export async function installFaults(): Promise<LocalRoute> {
 
   useProcessor({
     voidsBankDebits: processor.voidsBankDebits,
+    voidIsRefund: processor.voidIsRefund,
     tokenize: (r) => processor.tokenize(r),
     refund: (r) => processor.refund(r),
     reverseUnanswered: (r) => processor.reverseUnanswered(r),

@@ -63,6 +63,7 @@ beforeAll(async () => {
   faulty = new FaultyProcessor(sandbox);
   const outage: PaymentProcessor = {
     voidsBankDebits: faulty.voidsBankDebits,
+    voidIsRefund: faulty.voidIsRefund,
     tokenize: (r) => faulty.tokenize(r),
     settlementTime: (t) => faulty.settlementTime(t),
     listActivity: (since, until) => faulty.listActivity(since, until),

@@ -126,6 +126,7 @@ test('an adapter without a test clock makes settle-now a 403', async () => {
   const sandbox = paymentProcessor();
   const withoutClock: PaymentProcessor = {
     voidsBankDebits: sandbox.voidsBankDebits,
+    voidIsRefund: sandbox.voidIsRefund,
     tokenize: (r) => sandbox.tokenize(r),
     sale: (r) => sandbox.sale(r),
     void: (r) => sandbox.void(r),

@@ -29,6 +29,8 @@ export class FaultyProcessor implements PaymentProcessor {
 
   /** As the sandbox; false stands for a processor that cannot cancel a submitted debit (Stripe). */
   voidsBankDebits = true;
+  /** As the sandbox: a void takes the sale out of its batch. */
+  readonly voidIsRefund = false;
 
   constructor(private readonly inner: SandboxProcessor) {}
 

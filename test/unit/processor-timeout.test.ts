@@ -5,6 +5,8 @@
  * `readWebhook`.
  */
 import type { PaymentProcessor } from '#processor/processor';
+import { fixedAccounts } from '#processor/stripe/accounts';
+import { STRIPE_TRAITS } from '#processor/stripe/traits';
 import { withProcessorTimeout } from '#processor/timeout';
 
 /** An adapter with every call of the port, each answering its own name. */
@@ -24,6 +26,7 @@ const everyCall = (): Required<PaymentProcessor> => {
     noticesNow: named('noticesNow'),
     readWebhook: named('readWebhook'),
     voidsBankDebits: false,
+    voidIsRefund: true,
   } as unknown as Required<PaymentProcessor>;
 };
 
@@ -42,4 +45,20 @@ test('defect: the timeout wrapper dropped readWebhook: every call of the adapter
 test('an adapter without the optional calls is wrapped without them', () => {
   const { settleNow: _s, listNotices: _l, noticesNow: _n, readWebhook: _r, ...required } = everyCall();
   expect(Object.keys(withProcessorTimeout(required, 1000)).sort()).toEqual(Object.keys(required).sort());
+});
+
+test('defect: the wrappers dropped voidIsRefund: the Stripe adapter as functions get it (PROCESSOR=stripe, loaded on use, then bounded) says its void is a refund, so a dispute of a voided sale is recorded', () => {
+  const saved = { ...process.env };
+  Object.assign(process.env, { TABLE_NAME: 'unit-table', PROCESSOR: 'stripe', STRIPE_MODE: 'test' });
+  try {
+    jest.isolateModules(() => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { configuredProcessor } = require('#processor/index') as typeof import('#processor/index');
+      const configured = configuredProcessor({ merchantAccounts: () => fixedAccounts({}) });
+      expect(configured).toMatchObject({ voidIsRefund: true, voidsBankDebits: false });
+      expect(STRIPE_TRAITS).toEqual({ voidIsRefund: true, voidsBankDebits: false });
+    });
+  } finally {
+    process.env = saved;
+  }
 });

@@ -43,6 +43,7 @@ import {
   TIMEOUT_REVERSAL_FIELD,
 } from './calls';
 import { StripeUnavailableError } from './errors';
+import { STRIPE_TRAITS } from './traits';
 import { vault } from './vault';
 import { parseVaultToken } from './vault-token';
 import { clock } from '#shared/clock';
@@ -74,10 +75,8 @@ interface StripeProcessorOptions {
 }
 
 export class StripeProcessor implements PaymentProcessor {
-  /** A submitted ACH debit cannot be cancelled at Stripe: only refunded once it succeeded. */
-  readonly voidsBankDebits = false;
-  /** The service's void is a Stripe refund of a captured charge: a cardholder can still dispute it. */
-  readonly voidIsRefund = true;
+  readonly voidsBankDebits = STRIPE_TRAITS.voidsBankDebits;
+  readonly voidIsRefund = STRIPE_TRAITS.voidIsRefund;
   private readonly stripe: Stripe;
   private readonly accounts: ConnectedAccounts;
   private readonly schedule: SettlementSchedule;
