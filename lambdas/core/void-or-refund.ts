@@ -209,15 +209,33 @@ async function reverseSale(
   };
 }
 
+/**
+ * A Pending refund's response as its refund stands now: a held refund a return cancelled after it
+ * was reserved is Failed, and the return, finding no response of it on the payment, left the
+ * payment as it was (the same for one its clearing finished). Read after the payment, so that a
+ * return applied since changed the payment too, and the record's condition refuses the write.
+ */
+async function asItStands(payment: Payment, response: VoidOrRefundResponse): Promise<VoidOrRefundResponse> {
+  const saleId = payment.authResponse?.transactionId;
+  if (response.type !== 'Refund' || response.status !== 'Pending' || saleId === undefined) return response;
+  const refund = (await transactionStore().find(saleId))?.refunds.find(
+    (r) => r.refundId === response.transactionId,
+  );
+  return refund === undefined || refund.status === 'Pending'
+    ? response
+    : { ...refundResponse(refund), date: response.date };
+}
+
 /** Records a reversal on its payment once (a concurrent repeat records the same reversal). */
-async function recordReversal(payment: Payment, response: VoidOrRefundResponse, now: Date): Promise<void> {
+async function recordReversal(payment: Payment, reversal: VoidOrRefundResponse, now: Date): Promise<void> {
   const store = paymentStore();
   await withOptimisticRetry(async () => {
     const current = (await store.getPayment(payment.paymentGroupId, payment.paymentId)) ?? payment;
     const recorded = current.voidOrRefundResponses ?? [];
-    if (recorded.some((r) => r.transactionId === response.transactionId && r.type === response.type)) {
+    if (recorded.some((r) => r.transactionId === reversal.transactionId && r.type === reversal.type)) {
       return true;
     }
+    const response = await asItStands(current, reversal);
     return (
       (await store.setReversals(current, [...recorded, response], now, reversalEventType(response))) ||
       undefined

@@ -27,7 +27,7 @@ import { ddb } from '#shared/ddb';
 import { BadRequestError } from '#shared/errors';
 import { newId, transactionIdOf } from '#shared/ids';
 import { groupStore } from '#store/groups';
-import { paymentStore } from '#store/payments';
+import { DynamoPaymentStore, paymentStore } from '#store/payments';
 import { eventStore } from '#store/events';
 import { MerchantRegistry, type Merchant } from '#store/merchants';
 import { noticeStore } from '#store/notices';
@@ -56,7 +56,10 @@ beforeAll(async () => {
   sandbox = new SandboxProcessor(ddb(), table.tableName, SCHEDULE);
 });
 beforeEach(() => useProcessor(sandbox));
-afterEach(() => removeCrashes());
+afterEach(() => {
+  removeCrashes();
+  jest.restoreAllMocks();
+});
 afterAll(async () => {
   useProcessor(undefined);
   await table.drop();
@@ -397,6 +400,41 @@ test('a group’s held refund cancelled by a return: Failed on the sale and on t
     responseMessage: expect.stringMatching(/returned .*before it cleared/),
   });
   expect(reversal).not.toHaveProperty('heldUntilCleared');
+  expect(await refundsAtProcessor(refundId)).toBe(0);
+});
+
+test('defect: a group’s held refund cancelled by a return between its reservation and its record on the payment showed Pending (held) on the payment for good, counted as refunded', async () => {
+  const mid = await newMerchant();
+  const payment = await paidDebitPayment(mid, 'nR01');
+  useProcessor(sandboxWith({ voidsBankDebits: false }));
+  // The return is applied after the refund is reserved, before the reversal is recorded on the
+  // payment (which then reads the payment, changed by the return, again).
+  const record = DynamoPaymentStore.prototype.setReversals;
+  jest.spyOn(DynamoPaymentStore.prototype, 'setReversals').mockImplementationOnce(async function (
+    this: DynamoPaymentStore,
+    ...args
+  ) {
+    await sandbox.noticesNow({ merchantId: mid });
+    await backstop();
+    return record.apply(this, args);
+  });
+  const { outcomes } = await voidOrRefundGroup(payment.paymentGroupId, mid, undefined, new Date());
+  const refundId = outcomes[0]!.response!.transactionId;
+  expect(await refundOf(transactionIdOf(payment.paymentId), refundId)).toMatchObject({
+    status: 'Failed',
+    responseCode: 'R01',
+  });
+
+  const reversals = (await reversalsOf(payment))!;
+  expect(reversals).toEqual([
+    expect.objectContaining({
+      type: 'Refund',
+      transactionId: refundId,
+      status: 'Failed',
+      responseCode: 'R01',
+    }),
+  ]);
+  expect(reversals[0]).not.toHaveProperty('heldUntilCleared');
   expect(await refundsAtProcessor(refundId)).toBe(0);
 });
 
