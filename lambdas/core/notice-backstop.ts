@@ -42,14 +42,15 @@ export async function runNoticeBackstop(now: Date, deadlineMs: number): Promise<
         deadlineMs,
       });
       report.pages++;
-      add(report.listed, await receiveNotices(page.notices, 'backstop', now));
+      add(report.listed, await receiveNotices(page.notices, 'backstop', now, deadlineMs));
       // Another run moved the cursor meanwhile: it goes on from there; this one stops listing.
       if (!(await store.advanceCursor(name, read, page.cursor))) break;
       more = page.more;
     }
   }
-  if (clock.nowMs() < deadlineMs) report.held = await retryHeldNotices(now, pageSize);
-  if (clock.nowMs() < deadlineMs) report.followUps = await runDueFollowUps(now, pageSize);
+  // Neither starts a held notice or a follow-up after the deadline: they stay due for the next run.
+  report.held = await retryHeldNotices(now, pageSize, deadlineMs);
+  report.followUps = await runDueFollowUps(now, pageSize, deadlineMs);
   logger.info('notices backstop ran', { ...report });
   return report;
 }

@@ -55,6 +55,7 @@ import { sendScheduledRefund } from './scheduled-refunds';
 import { groupRetryPolicy } from './processing-run';
 import { methodUnusableEmail } from './account-updater';
 import { findMerchant } from './merchants';
+import { clock } from '#shared/clock';
 
 type MethodWork = Extract<NoticeFollowUp, { kind: 'method' }>;
 
@@ -345,12 +346,18 @@ export async function runFollowUp(noticeId: string, now: Date): Promise<boolean>
 
 /**
  * The backstop's pass over follow-up work written before `now` and not done (a crash came
- * between a notice's transaction and its follow-up): each finished, at most `limit`; how many.
+ * between a notice's transaction and its follow-up, or a run's deadline came first): each finished,
+ * at most `limit`, none started after `deadlineMs` (epoch ms); how many.
  */
-export async function runDueFollowUps(now: Date, limit: number): Promise<number> {
+export async function runDueFollowUps(
+  now: Date,
+  limit: number,
+  deadlineMs = Number.POSITIVE_INFINITY,
+): Promise<number> {
   const due = await noticeStore().dueFollowUps(now.toISOString(), limit);
   let done = 0;
   for (const item of due) {
+    if (clock.nowMs() >= deadlineMs) break;
     try {
       if (await runFollowUp(item.noticeId, now)) done++;
     } catch (error) {

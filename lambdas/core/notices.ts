@@ -22,6 +22,7 @@ import {
   type NoticeOutcomeKind,
 } from '#domain/notices';
 import type { ProcessorNotice } from '#processor/processor';
+import { clock } from '#shared/clock';
 import { mapLimit } from '#shared/concurrency';
 import { logger } from '#shared/logger';
 import { noticeStore } from '#store/notices';
@@ -74,9 +75,14 @@ async function dispatch(notice: ProcessorNotice, now: Date): Promise<NoticeOutco
 /**
  * Applies one notice once: what it came to. `stale` and `skipped` are marked here (a repeat is
  * then `applied_before`); `held` is left to the caller (`receiveNotices` keeps it). A notice
- * already marked is not read further.
+ * already marked is not read further. Its follow-up runs at once unless `followUpBy` (epoch ms)
+ * has passed: then it waits, written ahead, for the backstop's pass over follow-ups.
  */
-export async function applyNotice(notice: ProcessorNotice, now: Date): Promise<NoticeOutcome> {
+export async function applyNotice(
+  notice: ProcessorNotice,
+  now: Date,
+  followUpBy = Number.POSITIVE_INFINITY,
+): Promise<NoticeOutcome> {
   const store = noticeStore();
   // An account update's own mark is the account updater's (per update and method): the daily job
   // and a pushed notice meet the same update once. A NOC's change is marked the same way (per
@@ -87,7 +93,7 @@ export async function applyNotice(notice: ProcessorNotice, now: Date): Promise<N
   if (result.outcome === 'stale' || result.outcome === 'skipped') {
     if (ownMark && !(await store.markOnly(notice, result.outcome, now))) return outcome('applied_before');
   }
-  if (result.outcome === 'applied') {
+  if (result.outcome === 'applied' && clock.nowMs() < followUpBy) {
     try {
       await runFollowUp(notice.noticeId, now);
     } catch (error) {
@@ -109,10 +115,11 @@ async function receiveOne(
   source: NoticeSource,
   now: Date,
   counts: NoticeCounts,
+  deadlineMs: number,
 ): Promise<void> {
   let result: NoticeOutcome;
   try {
-    result = await applyNotice(notice, now);
+    result = await applyNotice(notice, now, deadlineMs);
   } catch (error) {
     logger.error('a notice could not be applied; kept to try again', {
       noticeId: notice.noticeId,
@@ -159,6 +166,7 @@ export async function receiveNotices(
   notices: readonly ProcessorNotice[],
   source: NoticeSource,
   now: Date,
+  deadlineMs = Number.POSITIVE_INFINITY,
 ): Promise<NoticeCounts> {
   const counts = emptyCounts();
   const byObject = new Map<string, ProcessorNotice[]>();
@@ -168,18 +176,31 @@ export async function receiveNotices(
     byObject.set(notice.objectId, list);
   }
   await mapLimit([...byObject.values()], 8, async (list) => {
-    for (const notice of [...list].sort((a, b) => a.sequence - b.sequence))
-      await receiveOne(notice, source, now, counts);
+    for (const notice of [...list].sort((a, b) => a.sequence - b.sequence)) {
+      // A held notice not started stays held, due: the next run tries it. (A listed page is
+      // applied whole, its follow-ups left to the backstop after the deadline: the cursor moves
+      // past the page.)
+      if (source === 'held' && clock.nowMs() >= deadlineMs) return;
+      await receiveOne(notice, source, now, counts, deadlineMs);
+    }
   });
   return counts;
 }
 
-/** The held notices due by `now` tried again (at most `limit`): what they came to. */
-export async function retryHeldNotices(now: Date, limit: number): Promise<NoticeCounts> {
+/**
+ * The held notices due by `now` tried again (at most `limit`), none started after `deadlineMs`
+ * (epoch ms): what they came to.
+ */
+export async function retryHeldNotices(
+  now: Date,
+  limit: number,
+  deadlineMs = Number.POSITIVE_INFINITY,
+): Promise<NoticeCounts> {
   const held = await noticeStore().dueHolds<ProcessorNotice>(now.toISOString(), limit);
   return receiveNotices(
     held.map((h) => h.notice),
     'held',
     now,
+    deadlineMs,
   );
 }
