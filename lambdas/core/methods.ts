@@ -4,7 +4,7 @@ import { byProcessorToken, newMethod, parseMethodInput, type SavedMethod } from 
 import { newId } from '#shared/ids';
 import { isBank } from '#domain/cards';
 import { paymentProcessor } from '#core/processor';
-import { ProcessorUnavailableError, type VaultedAccount } from '#processor/processor';
+import { ProcessorUnavailableError, type Vaulted, type VaultedAccount } from '#processor/processor';
 
 /** What the processor vaults: the numbers, or its own token; a bank account with its mandate. */
 function accountOf(input: MethodInput): VaultedAccount {
@@ -28,6 +28,18 @@ function accountOf(input: MethodInput): VaultedAccount {
   };
 }
 
+/** The last four digits, and a card's expiry month 1-12 and four-digit year. */
+const toldEnough = (told: Vaulted, bank: boolean): boolean =>
+  typeof told.last4 === 'string' &&
+  /^\d{4}$/.test(told.last4) &&
+  (bank ||
+    (Number.isInteger(told.expiryMonth) &&
+      told.expiryMonth! >= 1 &&
+      told.expiryMonth! <= 12 &&
+      Number.isInteger(told.expiryYear) &&
+      told.expiryYear! >= 1000 &&
+      told.expiryYear! <= 9999));
+
 interface NewMethodRequest {
   raw: unknown;
   payorId: string;
@@ -48,12 +60,9 @@ export async function createMethod(
   const owner = { merchantId: request.merchantId, payorId: request.payorId };
   const vaulted = await paymentProcessor().tokenize({ ...owner, ...accountOf(input) });
   const { token, fingerprint } = vaulted;
-  // What the processor must tell of an account it vaulted from its own token: no answer otherwise.
-  if (
-    byProcessorToken(input) &&
-    (vaulted.last4 === undefined ||
-      (!isBank(input.accountType) && (vaulted.expiryMonth === undefined || vaulted.expiryYear === undefined)))
-  )
+  // What the processor must tell of an account it vaulted from its own token, well formed (an
+  // adapter's answer is an outside system's: null, a number, a month 13): no answer otherwise.
+  if (byProcessorToken(input) && !toldEnough(vaulted, isBank(input.accountType)))
     throw new ProcessorUnavailableError('the processor did not tell the account’s last digits or expiry');
   const method: SavedMethod = {
     ...newMethod(

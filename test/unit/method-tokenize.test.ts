@@ -79,3 +79,42 @@ test('a bank account is vaulted for the merchant and payor that own the method',
     },
   ]);
 });
+
+describe('defect: an account vaulted by processorToken whose last four digits or expiry the processor answered null was a 500 (a plain Error), or saved with a null expiry', () => {
+  const byToken = { accountType: 'VISA', processorToken: 'pm_unit', billingAddress: address };
+  const told = (answer: Record<string, unknown>) =>
+    ({ tokenize: async () => ({ token: 'tok-told', ...answer }) }) as unknown as PaymentProcessor;
+  afterEach(() => useProcessor(recording));
+
+  it.each<[string, Record<string, unknown>]>([
+    ['last4 null', { last4: null, expiryMonth: 12, expiryYear: 2032, brand: 'VISA' }],
+    ['last4 of three digits', { last4: '424', expiryMonth: 12, expiryYear: 2032, brand: 'VISA' }],
+    ['expiryMonth null', { last4: '4242', expiryMonth: null, expiryYear: 2032, brand: 'VISA' }],
+    ['expiryMonth 13', { last4: '4242', expiryMonth: 13, expiryYear: 2032, brand: 'VISA' }],
+    ['expiryYear a string', { last4: '4242', expiryMonth: 12, expiryYear: '2032', brand: 'VISA' }],
+  ])('%s: processor unavailable (503), nothing saved', async (_name, answer) => {
+    const { ProcessorUnavailableError } = await import('#processor/processor');
+    useProcessor(told(answer));
+    const error = await createMethod({
+      raw: byToken,
+      payorId: 'payor-9',
+      merchantId: '32350000001',
+      now,
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ProcessorUnavailableError);
+  });
+
+  it('a bank account needs its last four digits only', async () => {
+    useProcessor(told({ last4: '6789' }));
+    const { method } = await createMethod({
+      raw: { ...byToken, accountType: 'CHECKING' },
+      payorId: 'payor-9',
+      merchantId: '32350000001',
+      now,
+    });
+    expect(method).toMatchObject({ maskedAccountNumber: '************6789', processorToken: 'tok-told' });
+  });
+});

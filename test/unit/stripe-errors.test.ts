@@ -224,3 +224,31 @@ describe('declines', () => {
     expect(await processor.sale(sale)).toMatchObject({ approved: false, responseCode: '13' });
   });
 });
+
+describe('a card PaymentMethod whose last4 or expiry Stripe answers null', () => {
+  it('is vaulted without them (and the service then refuses the method as processor unavailable: method-tokenize)', async () => {
+    const card = { brand: 'visa', last4: null, exp_month: null, exp_year: 2032, fingerprint: 'fp_unit' };
+    const method = JSON.stringify({ id: 'pm_unit', object: 'payment_method', type: 'card', card });
+    const { processor } = adapterOn(
+      answer(
+        200,
+        JSON.stringify({ object: 'search_result', data: [], has_more: false, url: '/v1/customers/search' }),
+      ),
+      answer(200, JSON.stringify({ id: 'cus_unit', object: 'customer', metadata: {} })),
+      answer(200, method),
+      answer(200, method),
+    );
+    const vaulted = await processor.tokenize({
+      merchantId: '32350000001',
+      payorId: 'payor-9',
+      kind: 'card',
+      processorToken: 'pm_unit',
+    });
+    expect(vaulted).toEqual({
+      token: expect.any(String),
+      fingerprint: 'fp_unit',
+      expiryYear: 2032,
+      brand: 'VISA',
+    });
+  });
+});

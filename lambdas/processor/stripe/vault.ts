@@ -139,7 +139,10 @@ export async function vault(stripe: Stripe, account: string, request: TokenizeRe
     return {
       token: vaultToken({ customer, paymentMethod }),
       ...(card?.fingerprint && { fingerprint: card.fingerprint }),
-      ...(card && { last4: card.last4, expiryMonth: card.exp_month, expiryYear: card.exp_year }),
+      // What Stripe answers null (or leaves out) is not told: the caller refuses a method without it.
+      ...(typeof card?.last4 === 'string' && { last4: card.last4 }),
+      ...(Number.isInteger(card?.exp_month) && { expiryMonth: card!.exp_month }),
+      ...(Number.isInteger(card?.exp_year) && { expiryYear: card!.exp_year }),
       ...(brand !== undefined && { brand }),
     };
   }
@@ -169,6 +172,6 @@ export async function vault(stripe: Stripe, account: string, request: TokenizeRe
   return {
     token: vaultToken({ customer, paymentMethod, mandate }),
     ...(bank?.fingerprint && { fingerprint: bank.fingerprint }),
-    ...(bank?.last4 && { last4: bank.last4 }),
+    ...(typeof bank?.last4 === 'string' && { last4: bank.last4 }),
   };
 }
