@@ -18,6 +18,7 @@ function accountOf(input: MethodInput): VaultedAccount {
       kind: 'bank',
       routingNumber: input.routingNumber,
       accountNumber: input.accountNumber,
+      accountType: input.accountType,
       ...mandate,
     };
   return {

@@ -209,12 +209,15 @@ interface TokenAccount {
   expiryMonth?: number;
   expiryYear?: number;
   brand?: string;
+  /** A bank account's type, where the processor says it. */
+  accountType?: string;
 }
 
 /**
  * The masked number and expiry of a new method: from its numbers, or, given by the processor's
  * token, from what the processor told (the last four digits after 12 `*`: the length is not
- * known), checked as the numbers would be (the brand the merchant gave, an expiry not past).
+ * known), checked as the numbers would be (the brand or bank account type the merchant gave, an
+ * expiry not past).
  */
 function accountDetails(
   input: MethodInput,
@@ -233,7 +236,13 @@ function accountDetails(
   if (told?.last4 === undefined || !/^\d{4}$/.test(told.last4))
     throw new Error('the processor did not tell the last four digits of the account');
   const maskedAccountNumber = `${'*'.repeat(12)}${told.last4}`;
-  if (isBank(input.accountType)) return { maskedAccountNumber };
+  if (isBank(input.accountType)) {
+    if (told.accountType !== undefined && told.accountType !== input.accountType)
+      throw new BadRequestError(
+        `processorToken is a ${told.accountType} account but accountType is ${input.accountType}`,
+      );
+    return { maskedAccountNumber };
+  }
   if (told.expiryMonth === undefined || told.expiryYear === undefined)
     throw new Error("the processor did not tell the card's expiry");
   if (told.brand !== input.accountType)

@@ -26,7 +26,14 @@ export interface BankMandate {
 export type VaultedAccount =
   | { kind: 'card'; number: string; expiryMonth: number; expiryYear: number }
   | { kind: 'card'; processorToken: string }
-  | { kind: 'bank'; routingNumber: string; accountNumber: string; mandate?: BankMandate }
+  | {
+      kind: 'bank';
+      routingNumber: string;
+      accountNumber: string;
+      /** Which kind of account the bank debits (the ACH entry's transaction code). */
+      accountType: BankAccountType;
+      mandate?: BankMandate;
+    }
   | { kind: 'bank'; processorToken: string; mandate?: BankMandate };
 
 /** An account given by its numbers (not by a processor's token). */
@@ -84,6 +91,11 @@ export interface Vaulted {
   last4?: string;
   expiryMonth?: number;
   expiryYear?: number;
+  /**
+   * A bank account's type as the processor holds it (absent where it does not say): an account
+   * vaulted by `processorToken` is checked against the accountType the merchant gave.
+   */
+  accountType?: BankAccountType;
   /**
    * A card's brand as the processor read it (`VISA`, `MASTERCARD`, `AMEX`, `DISCOVER`; absent for
    * another brand or a bank account): a card vaulted by `processorToken` is checked against the
@@ -200,7 +212,7 @@ export interface NoticeCharge {
 }
 
 /** The bank account types a debit goes to (a NOC may correct one to the other). */
-type BankAccountType = 'CHECKING' | 'SAVINGS';
+export type BankAccountType = 'CHECKING' | 'SAVINGS';
 
 /**
  * What a notification of change corrects, as the vault now holds it: the new account number's

@@ -157,6 +157,16 @@ describe('tokenize', () => {
     expect(online.fingerprint).toBe(paper.fingerprint);
   });
 
+  it('defect: a SAVINGS account was vaulted at Stripe as a checking account (every debit sent with the wrong transaction code): its PaymentMethod is of the type the merchant gave', async () => {
+    const savings = await env.processor.tokenize({ ...bankOf('000123456781'), accountType: 'SAVINGS' });
+    const checking = await env.processor.tokenize(bankOf('000123456782'));
+    const methods = env.standIn.state.account(ACCOUNT).methods;
+    const typeOf = (vaulted: { token: string }) =>
+      methods.get(parseVaultToken(vaulted.token)!.paymentMethod)!.object.us_bank_account!.account_type;
+    expect([typeOf(savings), typeOf(checking)]).toEqual(['savings', 'checking']);
+    expect([savings.accountType, checking.accountType]).toEqual(['SAVINGS', 'CHECKING']);
+  });
+
   it('refuses a bank account without a mandate, or an online mandate without its IP address, before Stripe is asked', async () => {
     const { mandate: _none, ...bare } = bankOf('000123456789') as { mandate: unknown };
     const asked = env.standIn.requests.length;

@@ -60,11 +60,15 @@ export const cardOf = (number: string, payorId = `payor-${++payors}`): TokenizeR
 });
 
 /** A checking account with a paper mandate signed today. */
-export const bankOf = (accountNumber: string, payorId = `payor-${++payors}`): TokenizeRequest => ({
+export const bankOf = (
+  accountNumber: string,
+  payorId = `payor-${++payors}`,
+): Extract<TokenizeRequest, { accountNumber: string }> => ({
   merchantId: MERCHANT,
   payorId,
   kind: 'bank',
   routingNumber: '110000000',
   accountNumber,
+  accountType: 'CHECKING',
   mandate: { acceptedAt: new Date().toISOString(), method: 'paper' },
 });

@@ -76,8 +76,24 @@ test('a bank account is vaulted for the merchant and payor that own the method',
       kind: 'bank',
       routingNumber: '011000015',
       accountNumber: '000123456789',
+      accountType: 'CHECKING',
     },
   ]);
+});
+
+test('defect: a SAVINGS account was vaulted without its type (Stripe made it a checking account): the processor is told which', async () => {
+  await createMethod({
+    raw: {
+      accountType: 'SAVINGS',
+      routingNumber: '011000015',
+      accountNumber: '000123456789',
+      billingAddress: address,
+    },
+    payorId: 'payor-8',
+    merchantId: '32350000002',
+    now,
+  });
+  expect(asked).toEqual([expect.objectContaining({ kind: 'bank', accountType: 'SAVINGS' })]);
 });
 
 describe('defect: an account vaulted by processorToken whose last four digits or expiry the processor answered null was a 500 (a plain Error), or saved with a null expiry', () => {
@@ -105,6 +121,18 @@ describe('defect: an account vaulted by processorToken whose last four digits or
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(ProcessorUnavailableError);
+  });
+
+  it('a bank account whose type the processor holds otherwise is refused (400 naming processorToken)', async () => {
+    useProcessor(told({ last4: '6789', accountType: 'SAVINGS' }));
+    await expect(
+      createMethod({
+        raw: { ...byToken, accountType: 'CHECKING' },
+        payorId: 'payor-9',
+        merchantId: '32350000001',
+        now,
+      }),
+    ).rejects.toThrow('processorToken is a SAVINGS account but accountType is CHECKING');
   });
 
   it('a bank account needs its last four digits only', async () => {

@@ -52,6 +52,7 @@ const bank = (accountNumber: string): TokenizeRequest & NumberedAccount => ({
   kind: 'bank',
   routingNumber: ROUTING,
   accountNumber,
+  accountType: 'CHECKING',
 });
 
 describe('test cards for every named decline', () => {

@@ -77,6 +77,7 @@ describe('SANDBOX_LATENCY_MS', () => {
             kind: 'bank',
             routingNumber: '011000015',
             accountNumber: '000123456789',
+            accountType: 'CHECKING',
           }),
       ],
       ['sale', () => slow.sale(sale)],

@@ -115,6 +115,7 @@ describe('tokenize', () => {
       kind: 'bank',
       routingNumber: '021000021',
       accountNumber: '000123456789',
+      accountType: 'CHECKING',
     });
     expect(token).toMatch(/^sbx\.bank\.[0-9a-f]{24}$/);
     expect(token).not.toContain('000123456789');
@@ -177,6 +178,7 @@ describe('sale outcomes (docs/integrating.md#sandbox-processor table)', () => {
       kind: 'bank',
       routingNumber: '021000021',
       accountNumber: '000123456789',
+      accountType: 'CHECKING',
     });
     const result = await sandbox.sale({
       keyFirstUsedAt: new Date().toISOString(),

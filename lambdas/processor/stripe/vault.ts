@@ -110,7 +110,7 @@ async function paymentMethodOf(
             routing_number: request.routingNumber,
             account_number: request.accountNumber,
             account_holder_type: 'individual',
-            account_type: 'checking',
+            account_type: request.accountType === 'SAVINGS' ? 'savings' : 'checking',
           },
           // Stripe asks for the holder's name; the payor's id stands for it (the service keeps no name).
           billing_details: { name: `Payor ${request.payorId}` },
@@ -173,5 +173,7 @@ export async function vault(stripe: Stripe, account: string, request: TokenizeRe
     token: vaultToken({ customer, paymentMethod, mandate }),
     ...(bank?.fingerprint && { fingerprint: bank.fingerprint }),
     ...(typeof bank?.last4 === 'string' && { last4: bank.last4 }),
+    ...(bank?.account_type === 'checking' && { accountType: 'CHECKING' as const }),
+    ...(bank?.account_type === 'savings' && { accountType: 'SAVINGS' as const }),
   };
 }

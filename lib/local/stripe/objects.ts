@@ -46,7 +46,12 @@ export type CardDetails = Pick<
   Stripe.PaymentMethod.Card,
   'brand' | 'last4' | 'exp_month' | 'exp_year' | 'fingerprint'
 >;
-type BankDetails = { last4: string; fingerprint: string; routing_number: string };
+type BankDetails = {
+  last4: string;
+  fingerprint: string;
+  routing_number: string;
+  account_type: 'checking' | 'savings';
+};
 
 export function paymentMethodObject(f: {
   id: string;
@@ -78,7 +83,7 @@ export function paymentMethodObject(f: {
     type: 'us_bank_account',
     us_bank_account: {
       account_holder_type: 'individual',
-      account_type: 'checking',
+      account_type: f.bank!.account_type,
       bank_name: 'STRIPE TEST BANK',
       financial_connections_account: null,
       fingerprint: f.bank!.fingerprint,

@@ -85,6 +85,13 @@ export function createPaymentMethod(
     const bank = (params.us_bank_account ?? {}) as Params;
     const accountNumber = text(bank, 'account_number');
     const routing = text(bank, 'routing_number');
+    // As Stripe: checking unless the request says savings; no other value.
+    const accountType = bank.account_type ?? 'checking';
+    if (accountType !== 'checking' && accountType !== 'savings')
+      throw invalidRequest(
+        `Invalid us_bank_account[account_type]: must be one of checking or savings`,
+        'us_bank_account[account_type]',
+      );
     const name = ((params.billing_details ?? {}) as Params).name;
     if (typeof name !== 'string' || name === '') throw missing('billing_details[name]');
     if (!/^\d{9}$/.test(routing))
@@ -102,6 +109,7 @@ export function createPaymentMethod(
         last4: accountNumber.slice(-4),
         fingerprint: fingerprintOf(`bank:${routing}:${accountNumber}`),
         routing_number: routing,
+        account_type: accountType,
       },
     });
     account.methods.set(id, { object, bank: bankOutcome(accountNumber) });
