@@ -145,6 +145,24 @@ describe('mapDecline', () => {
     ).toBe('Insufficient funds (Stripe insufficient_funds, network 51)');
   });
 
+  it('defect: the network’s decline code was only quoted: where Stripe’s reason is a generic refusal (05), a network code the service knows decides', () => {
+    const code = (fields: Parameters<typeof mapDecline>[0]) => mapDecline(fields).responseCode;
+    expect(mapDecline({ decline_code: 'generic_decline', network_decline_code: '51' })).toEqual({
+      responseCode: '51',
+      responseMessage: 'Insufficient funds (Stripe generic_decline, network 51)',
+    });
+    expect(code({ decline_code: 'do_not_honor', network_decline_code: '61' })).toBe('61');
+    expect(code({ code: 'card_declined', network_decline_code: '91' })).toBe('91');
+    // Stripe's specific reason decides; a network code the service does not know, or its own, is quoted only.
+    expect(code({ decline_code: 'insufficient_funds', network_decline_code: '05' })).toBe('51');
+    expect(code({ decline_code: 'expired_card', network_decline_code: '51' })).toBe('54');
+    expect(code({ decline_code: 'generic_decline', network_decline_code: '82' })).toBe('05');
+    expect(code({ decline_code: 'generic_decline', network_decline_code: 'PM' })).toBe('05');
+    expect(code({ decline_code: 'generic_decline', network_decline_code: '19' })).toBe('05');
+    // An unknown Stripe code is category 1 whatever the network said.
+    expect(code({ decline_code: 'some_new_reason', network_decline_code: '51' })).toBe('05');
+  });
+
   it('passes the network’s two-digit advice on as merchantAdviceCode; Stripe’s do_not_try_again becomes 03 without it', () => {
     expect(
       mapDecline({ decline_code: 'insufficient_funds', network_advice_code: '21' }).merchantAdviceCode,

@@ -7,10 +7,13 @@
  * The network's own answer travels along: `network_advice_code` (Mastercard's merchant advice
  * code, two digits) becomes `merchantAdviceCode`; Stripe's `advice_code: do_not_try_again`, when
  * the network gave no advice, becomes `03` (do not try again), which stops the service's retries
- * of a category-2 decline; `network_decline_code` is kept in the message.
+ * of a category-2 decline; `network_decline_code` is kept in the message, and decides where
+ * Stripe's own code is a generic refusal (it maps to `05`: `generic_decline`, `do_not_honor`...)
+ * and the network's code is one the service knows: `generic_decline` with network `51` is `51`
+ * (category 2), not `05`. An unknown Stripe code stays `05` whatever the network said.
  */
 import { lookup } from './lookup';
-import { declineOf } from '#domain/declines';
+import { declineOf, DECLINE_CODES } from '#domain/declines';
 
 /**
  * Stripe's published card decline codes (docs.stripe.com/declines/codes), each with the
@@ -86,6 +89,15 @@ export const STRIPE_CHARGE_ERRORS: Readonly<Record<string, string>> = {
   processing_error: '96',
 };
 
+/**
+ * The card networks' ISO 8583 codes the service knows, as a network decline code may give them:
+ * every code of the service's table but its own (`PM`: a method that no longer exists; `19`: its
+ * duplicate check).
+ */
+const NETWORK_DECLINES: ReadonlySet<string> = new Set(
+  Object.keys(DECLINE_CODES).filter((code) => code !== 'PM' && code !== '19'),
+);
+
 /** What Stripe said about a failed charge (a card error, or a PaymentIntent's last error). */
 export interface StripeDeclineFields {
   code?: string | null;
@@ -116,8 +128,9 @@ export function mapDecline(fields: StripeDeclineFields): MappedDecline {
   const known =
     lookup(STRIPE_DECLINES, declineCode) ??
     (declineCode === undefined ? lookup(STRIPE_CHARGE_ERRORS, errorCode) : undefined);
-  const responseCode = known ?? '05';
   const network = quotable(fields.network_decline_code);
+  const byNetwork = known === '05' && network !== undefined && NETWORK_DECLINES.has(network);
+  const responseCode = byNetwork ? network : (known ?? '05');
   const quoted = [
     `Stripe ${reason ?? 'gave no code'}`,
     ...(network !== undefined ? [`network ${network}`] : []),
