@@ -67,17 +67,39 @@ const chargeOf = (intent: Stripe.PaymentIntent): NoticeCharge | undefined => {
 const maskedOf = (last4: string, brand: string | undefined): string =>
   '*'.repeat(brand === 'amex' ? 11 : 12) + last4;
 
-/** A `payment_method.automatically_updated` event as an account update, if it is one of a vaulted card. */
+const isAmount = (cents: unknown): cents is number => Number.isInteger(cents) && (cents as number) > 0;
+
+/** A month 1-12 and a four-digit year, as Stripe should give them (never null). */
+const wellFormedExpiry = (card: Stripe.PaymentMethod.Card): boolean =>
+  Number.isInteger(card.exp_month) &&
+  card.exp_month >= 1 &&
+  card.exp_month <= 12 &&
+  Number.isInteger(card.exp_year) &&
+  card.exp_year >= 1000 &&
+  card.exp_year <= 9999;
+
+/**
+ * A `payment_method.automatically_updated` event as an account update, if it is one of a vaulted
+ * card, told whole: an expiry or new last four digits Stripe left out or answered null would
+ * otherwise be written on the saved method (`************undefined`, a null expiry). Such an event
+ * is named in the log and not applied.
+ */
 export function accountUpdateOf(event: Stripe.Event): AccountUpdate | undefined {
   const method = event.data.object as Stripe.PaymentMethod;
   const card = method.card;
   if (typeof method.customer !== 'string' || !card) return undefined;
+  const renumbered = (event.data.previous_attributes as { card?: Partial<Stripe.PaymentMethod.Card> })?.card;
+  const newNumber = renumbered?.last4 !== undefined || renumbered?.fingerprint !== undefined;
+  if (!wellFormedExpiry(card) || (newNumber && !/^\d{4}$/.test(String(card.last4)))) {
+    logger.warn('a Stripe card update without a well-formed expiry or last four digits: not applied', {
+      eventId: String(event.id),
+    });
+    return undefined;
+  }
   const token = vaultToken({ customer: method.customer, paymentMethod: method.id });
-  const before = (event.data.previous_attributes as { card?: Partial<Stripe.PaymentMethod.Card> } | undefined)
-    ?.card;
   const base = { updateId: event.id, token, at: isoOf(event.created) };
   const expiry = { expiryMonth: card.exp_month, expiryYear: card.exp_year };
-  if (before?.last4 !== undefined || before?.fingerprint !== undefined)
+  if (newNumber)
     return {
       ...base,
       kind: 'new_number',
@@ -272,8 +294,13 @@ async function readNotice(
         charge,
         disputeId: dispute.id,
         status,
-        reason: dispute.reason,
-        amountCents: dispute.amount,
+        // Stripe always gives both; an answer without them still records the dispute (a chargeback
+        // is never dropped): the reason `general`, the amount the charge's.
+        reason:
+          typeof dispute.reason === 'string' && /^[a-z_]{1,64}$/.test(dispute.reason)
+            ? dispute.reason
+            : 'general',
+        amountCents: [dispute.amount, intent.amount_received, intent.amount].find(isAmount) ?? 0,
         ...(typeof dueBy === 'number' && { evidenceDueBy: isoOf(dueBy) }),
       };
     }
