@@ -10,13 +10,13 @@ import { SWEEP_BUDGET_SECONDS } from '#contract/processing';
 import { logger } from '#shared/logger';
 import { sweepAbandonedCreates } from './groups';
 import { sweepDeletions, type DeletionSweepEntry } from './method-deletion';
-import { STALE_AFTER_SECONDS, sweep, type SweepReport } from './sweeper';
+import { staleAfterSeconds, sweep, type SweepReport } from './sweeper';
 import { clock } from '#shared/clock';
 
 export interface SweepEvent {
   /** The scheduled event's time; the sweep goes by the wall clock when absent. */
   time?: string;
-  /** Default STALE_AFTER_SECONDS. */
+  /** Default staleAfterSeconds() (core/sweeper.ts). */
   olderThanSeconds?: number;
 }
 
@@ -33,7 +33,7 @@ export async function settleStaleWork(event: SweepEvent): Promise<SweepResult> {
   // Bounded work: no item is started after the budget; what is left waits for the next sweep.
   const deadline = now.getTime() + SWEEP_BUDGET_SECONDS * 1000;
   const report = await sweep(now, {
-    olderThanSeconds: event.olderThanSeconds ?? STALE_AFTER_SECONDS,
+    olderThanSeconds: event.olderThanSeconds ?? staleAfterSeconds(),
     deadline,
   });
   if (report.unsettled.length > 0) logger.warn('sweep left work unsettled', { unsettled: report.unsettled });

@@ -16,7 +16,7 @@
  * here), and a retry of the request then resumes the claim onto the settled record.
  */
 import { ProcessorUnavailableError } from '#processor/processor';
-import { paymentProcessor } from '#core/processor';
+import { paymentProcessor, processorTiming } from '#core/processor';
 import { mapLimit } from '#shared/concurrency';
 import { ServiceError } from '#shared/errors';
 import { logger } from '#shared/logger';
@@ -33,10 +33,15 @@ import { clock } from '#shared/clock';
 const CONCURRENCY = 8;
 
 /**
- * Work Pending longer than this is stale: longer than an API function may run (10 s), so no live
- * API request is overtaken. A scheduled charge still in flight may be replayed, which is safe: the
- * same key gets the same answer, and the first record wins (docs/architecture.md#sweeper).
+ * Work Pending longer than this is stale: longer than an API function may run (its processor's
+ * `apiTimeoutSeconds`: the sandbox's 10 s, Stripe's 27 s) and a margin, so no live API request is
+ * overtaken. A scheduled charge still in flight may be replayed, which is safe: the same key gets
+ * the same answer, and the first record wins (docs/architecture.md#sweeper).
  */
+export const staleAfterSeconds = (): number =>
+  Math.max(STALE_AFTER_SECONDS, processorTiming().apiTimeoutSeconds + 5);
+
+/** The least staleness bound (the sandbox's: 10 s of an API function and 5 s). */
 export const STALE_AFTER_SECONDS = 15;
 
 type SweepKind = StoredSweepKind;

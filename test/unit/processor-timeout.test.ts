@@ -62,3 +62,25 @@ test('defect: the wrappers dropped voidIsRefund: the Stripe adapter as functions
     process.env = saved;
   }
 });
+
+test('defect: the sweeper took a sale Pending for 15 s as stale on every processor, while an API function at Stripe runs up to 27 s: its bound is the processor’s API timeout and a margin', () => {
+  const saved = { ...process.env };
+  try {
+    for (const [processor, bound] of [
+      ['sandbox', 15],
+      ['stripe', 32],
+    ] as const) {
+      Object.assign(process.env, { TABLE_NAME: 'unit-table', PROCESSOR: processor, STRIPE_MODE: 'test' });
+      jest.isolateModules(() => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { staleAfterSeconds } = require('#core/sweeper') as typeof import('#core/sweeper');
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { PROCESSOR_TIMING } = require('#contract/processor') as typeof import('#contract/processor');
+        expect(staleAfterSeconds()).toBe(bound);
+        expect(staleAfterSeconds()).toBeGreaterThan(PROCESSOR_TIMING[processor].apiTimeoutSeconds);
+      });
+    }
+  } finally {
+    process.env = saved;
+  }
+});

@@ -19,7 +19,7 @@ const requireSale = jest.fn(async (id: string) => ({ transaction: stored.get(id)
 const sweepAbandonedCreates = jest.fn();
 const sweepDeletions = jest.fn();
 
-jest.doMock('#core/sweeper', () => ({ STALE_AFTER_SECONDS: 15, sweep, sweepSale }));
+jest.doMock('#core/sweeper', () => ({ staleAfterSeconds: () => 15, sweep, sweepSale }));
 jest.doMock('#core/groups', () => ({ sweepAbandonedCreates }));
 jest.doMock('#core/method-deletion', () => ({ sweepDeletions }));
 jest.doMock('#store/transactions', () => ({ transactionStore: () => ({ findForMerchant: requireSale }) }));
