@@ -344,6 +344,10 @@ export async function runFollowUp(noticeId: string, now: Date): Promise<boolean>
   return true;
 }
 
+/** When a follow-up a pass could not finish is due again: a minute, doubling to 15 minutes. */
+const followUpRetryAt = (now: Date, tries: number): string =>
+  new Date(now.getTime() + Math.min(60 * 2 ** (tries - 1), 900) * 1000).toISOString();
+
 /**
  * The backstop's pass over follow-up work written before `now` and not done (a crash came
  * between a notice's transaction and its follow-up, or a run's deadline came first): each finished,
@@ -361,8 +365,15 @@ export async function runDueFollowUps(
     try {
       if (await runFollowUp(item.noticeId, now)) done++;
     } catch (error) {
-      // Left for the next pass; the others go on.
-      logger.error('notice follow-up failed; left for the next pass', { noticeId: item.noticeId, error });
+      // Left for a later pass, after the others: work that waits long (a summary's move while its
+      // group's retry round runs) never keeps newer work from the oldest `limit` the pass reads.
+      const dueAt = followUpRetryAt(now, (item.tries ?? 0) + 1);
+      await noticeStore().followUpLater(item.noticeId, dueAt);
+      logger.error('notice follow-up failed; left for a later pass', {
+        noticeId: item.noticeId,
+        dueAt,
+        error,
+      });
     }
   }
   return done;

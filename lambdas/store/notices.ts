@@ -22,7 +22,7 @@ import {
 import type { NoticeFollowUp, NoticeOutcomeKind, NoticeRef } from '#domain/notices';
 import { keys } from './keys';
 import { isConditionFailure } from '#shared/ddb';
-import { containerStore, epoch, strip } from './items';
+import { containerStore, epoch, strip, updateIf } from './items';
 
 /** A notice's mark is kept 400 days: longer than any processor re-sends or lists it. */
 const MARK_TTL_SECONDS = 400 * 86_400;
@@ -43,6 +43,8 @@ interface FollowUpItem {
   /** Further steps, done after `work` in order (absent: none). */
   also?: NoticeFollowUp[];
   dueAt: string;
+  /** The backstop's passes that could not finish it (absent: none yet). */
+  tries?: number;
 }
 
 export class NoticeStore {
@@ -192,6 +194,20 @@ export class NoticeStore {
       }),
     );
     return (Items ?? []).map((i) => strip<FollowUpItem>(i));
+  }
+
+  /**
+   * A pass could not finish the follow-up: it is due again at `dueAt`, its tries counted (false:
+   * it was done meanwhile). Its place among the due work moves with it.
+   */
+  async followUpLater(noticeId: string, dueAt: string): Promise<boolean> {
+    return updateIf(this.db, {
+      TableName: this.tableName,
+      Key: keys.noticeFollowUp(noticeId),
+      UpdateExpression: 'SET dueAt = :due, gsi2sk = :sort ADD tries :one',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':due': dueAt, ':sort': keys.noticeDueSort(dueAt, noticeId), ':one': 1 },
+    });
   }
 
   /** The follow-up work is done (every step of it is idempotent, so a repeat is harmless). */

@@ -88,6 +88,33 @@ it('follow-up work is found until done', async () => {
   expect(await noticeStore().dueFollowUps('2030-01-02T00:00:01.000Z', 10)).toEqual([]);
 });
 
+it('follow-up work put off is due again only from its new time, its tries counted; done work is not put off', async () => {
+  const now = new Date('2030-01-03T00:00:00.000Z');
+  const work = {
+    kind: 'refunds' as const,
+    merchantId: '32350000001',
+    transactionId: 't-2',
+    refundIds: ['r-2'],
+  };
+  await ddb().send(
+    new TransactWriteCommand({ TransactItems: [noticeStore().followUpPut('fx-2', work, now)] as never }),
+  );
+  const due = (at: string) =>
+    noticeStore()
+      .dueFollowUps(at, 100)
+      .then((items) => items.filter((f) => f.noticeId === 'fx-2'));
+  expect(await noticeStore().followUpLater('fx-2', '2030-01-03T00:01:00.000Z')).toBe(true);
+  expect(await due('2030-01-03T00:00:59.000Z')).toEqual([]);
+  expect(await due('2030-01-03T00:01:01.000Z')).toEqual([
+    expect.objectContaining({ dueAt: '2030-01-03T00:01:00.000Z', tries: 1 }),
+  ]);
+  expect(await noticeStore().followUpLater('fx-2', '2030-01-03T00:03:00.000Z')).toBe(true);
+  expect((await noticeStore().followUp('fx-2'))?.tries).toBe(2);
+  await noticeStore().followUpDone('fx-2');
+  expect(await noticeStore().followUpLater('fx-2', '2030-01-03T00:05:00.000Z')).toBe(false);
+  expect(await noticeStore().followUp('fx-2')).toBeUndefined();
+});
+
 it('the cursor moves only from the value a run read: of two runs from the same cursor, one moves it', async () => {
   expect(await noticeStore().cursor('sandbox')).toBeUndefined();
   expect(await noticeStore().advanceCursor('sandbox', undefined, 'c1')).toBe(true);

@@ -17,6 +17,10 @@ const clock = useTestClock(START);
 /** What was started, in order. */
 const started: string[] = [];
 const dropped: string[] = [];
+/** Follow-ups put off by a pass, with when they are due again. */
+const later: [string, string][] = [];
+/** Sales whose reading fails (a follow-up step that cannot finish now). */
+const failing = new Set<string>();
 
 const followUps = Array.from({ length: 6 }, (_, i) => ({
   noticeId: `f${i}`,
@@ -30,7 +34,7 @@ const held = Array.from({ length: 6 }, (_, i) => ({
   tries: 1,
 }));
 let heldDue: typeof held = [];
-let followUpsDue: typeof followUps = [];
+let followUpsDue: ((typeof followUps)[number] & { tries?: number })[] = [];
 
 jest.mock('#core/processor', () => ({ paymentProcessor: () => ({}) }));
 jest.mock('#store/notices', () => ({
@@ -39,6 +43,10 @@ jest.mock('#store/notices', () => ({
     dueFollowUps: async () => followUpsDue,
     followUp: async (id: string) => followUps.find((i) => i.noticeId === id),
     followUpDone: async () => undefined,
+    followUpLater: async (noticeId: string, dueAt: string) => {
+      later.push([noticeId, dueAt]);
+      return true;
+    },
     // A held notice's application starts by reading its mark: applied before, here.
     isMarked: async (noticeId: string) => {
       started.push(noticeId);
@@ -56,6 +64,7 @@ jest.mock('#store/transactions', () => ({
     find: async (transactionId: string) => {
       started.push(transactionId);
       clock.advance(STEP_MS);
+      if (failing.has(transactionId)) throw new Error(`${transactionId} cannot be read now`);
       return undefined;
     },
   }),
@@ -69,6 +78,8 @@ beforeEach(() => {
   clock.set(START);
   started.length = 0;
   dropped.length = 0;
+  later.length = 0;
+  failing.clear();
 });
 afterAll(() => useClock(undefined));
 
@@ -89,4 +100,16 @@ test('defect: the notices backstop tried every due held notice of its batch afte
   // Applied before: no longer held. The others keep their holds for the next run.
   expect(dropped).toEqual(['h0', 'h1', 'h2']);
   expect(report.held.applied_before).toBe(3);
+});
+
+test('defect: a follow-up a pass could not finish stayed due first, so that a hundred waiting ones (a retry round charging) kept every newer one from the backstop: it is due again later, a minute doubling to 15', async () => {
+  heldDue = [];
+  followUpsDue = [{ ...followUps[0]!, tries: 0 }, { ...followUps[1]!, tries: 5 }, followUps[2]!];
+  failing.add('t0').add('t1');
+  const report = await runNoticeBackstop(new Date(START), Number.POSITIVE_INFINITY);
+  expect(report.followUps).toBe(1);
+  expect(later).toEqual([
+    ['f0', new Date(START + 60_000).toISOString()],
+    ['f1', new Date(START + 900_000).toISOString()],
+  ]);
 });
