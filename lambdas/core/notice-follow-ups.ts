@@ -344,10 +344,6 @@ export async function runFollowUp(noticeId: string, now: Date): Promise<boolean>
   return true;
 }
 
-/** When a follow-up a pass could not finish is due again: a minute, doubling to 15 minutes. */
-const followUpRetryAt = (now: Date, tries: number): string =>
-  new Date(now.getTime() + Math.min(60 * 2 ** (tries - 1), 900) * 1000).toISOString();
-
 /**
  * The backstop's pass over follow-up work written before `now` and not done (a crash came
  * between a notice's transaction and its follow-up, or a run's deadline came first): each finished,
@@ -365,15 +361,11 @@ export async function runDueFollowUps(
     try {
       if (await runFollowUp(item.noticeId, now)) done++;
     } catch (error) {
-      // Left for a later pass, after the others: work that waits long (a summary's move while its
-      // group's retry round runs) never keeps newer work from the oldest `limit` the pass reads.
-      const dueAt = followUpRetryAt(now, (item.tries ?? 0) + 1);
-      await noticeStore().followUpLater(item.noticeId, dueAt);
-      logger.error('notice follow-up failed; left for a later pass', {
-        noticeId: item.noticeId,
-        dueAt,
-        error,
-      });
+      // Left for the next pass, behind the work due now: work that waits long (a summary's move
+      // while its group's retry round charges) never keeps newer work from the oldest `limit` a
+      // pass reads; each waiting one has its turn in rotation.
+      await noticeStore().followUpLater(item.noticeId, now.toISOString());
+      logger.error('notice follow-up failed; left for the next pass', { noticeId: item.noticeId, error });
     }
   }
   return done;

@@ -197,8 +197,8 @@ export class NoticeStore {
   }
 
   /**
-   * A pass could not finish the follow-up: it is due again at `dueAt`, its tries counted (false:
-   * it was done meanwhile). Its place among the due work moves with it.
+   * A pass could not finish the follow-up: it is due again from `dueAt`, its tries counted (false:
+   * it was done meanwhile). Its place among the due work moves with it (behind what is due before).
    */
   async followUpLater(noticeId: string, dueAt: string): Promise<boolean> {
     return updateIf(this.db, {
