@@ -32,6 +32,9 @@ import { clock } from '#shared/clock';
 /** Work settled at once: the processor's and the table's load stay modest. */
 const CONCURRENCY = 8;
 
+/** The least staleness bound (the sandbox's: 10 s of an API function and 5 s). */
+const STALE_AFTER_SECONDS = 15;
+
 /**
  * Work Pending longer than this is stale: longer than an API function may run (its processor's
  * `apiTimeoutSeconds`: the sandbox's 10 s, Stripe's 27 s) and a margin, so no live API request is
@@ -41,8 +44,6 @@ const CONCURRENCY = 8;
 export const staleAfterSeconds = (): number =>
   Math.max(STALE_AFTER_SECONDS, processorTiming().apiTimeoutSeconds + 5);
 
-/** The least staleness bound (the sandbox's: 10 s of an API function and 5 s). */
-export const STALE_AFTER_SECONDS = 15;
 
 type SweepKind = StoredSweepKind;
 
