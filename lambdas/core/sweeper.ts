@@ -44,7 +44,6 @@ const STALE_AFTER_SECONDS = 15;
 export const staleAfterSeconds = (): number =>
   Math.max(STALE_AFTER_SECONDS, processorTiming().apiTimeoutSeconds + 5);
 
-
 type SweepKind = StoredSweepKind;
 
 export interface SweepEntry {
