@@ -110,7 +110,12 @@ export async function applyBankNotice(notice: BankNotice, now: Date): Promise<No
         notice,
         sale: { previous: sale.transaction, next },
         ...(ofApi && {
-          saleEvent: transactionEvent(bankNoticeEventType(notice.kind, false), announcedSale, now),
+          saleEvent: transactionEvent(
+            bankNoticeEventType(notice.kind, false),
+            announcedSale,
+            now,
+            sale.refunds.map((r) => cancelled.find((c) => c.refundId === r.refundId) ?? r),
+          ),
         }),
         cancelledRefunds: cancelled,
         // A held refund of the API's sale cancelled: announced as its other outcomes are.

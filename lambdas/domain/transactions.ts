@@ -241,7 +241,7 @@ export const refundView = (r: Refund): Omit<RefundResponse, 'availableRefundAmou
   ...(r.heldUntilCleared && r.status === 'Pending' && { heldUntilCleared: true as const }),
 });
 
-export function transactionView(t: Transaction, refunds: Refund[], now: Date): TransactionView {
+export function transactionView(t: Transaction, refunds: readonly Refund[], now: Date): TransactionView {
   const decline = t.status === 'Declined' ? declineOf(t.responseCode) : undefined;
   return {
     transactionId: t.transactionId,
@@ -295,12 +295,14 @@ export type { TransactionView };
 
 /**
  * The event announcing `type` of a sale of the transactions API as it is after the change: the
- * transaction as GET shows it (no refunds: a sale is announced when answered and when voided).
+ * transaction as GET shows it, with its refunds as they then stand (none when it is answered or
+ * voided; a debit cleared or returned may have some: held, completed before a late return).
  */
 export const transactionEvent = (
   type: EventType,
   txn: Transaction,
   now: Date,
+  refunds: readonly Refund[] = [],
 ): ServiceEvent<TransactionView> =>
   newEvent(
     {
@@ -308,7 +310,7 @@ export const transactionEvent = (
       merchantId: txn.merchantId,
       objectId: txn.transactionId,
       sequence: txn.eventSeq ?? 1,
-      data: transactionView(txn, [], now),
+      data: transactionView(txn, refunds, now),
     },
     now,
   );
