@@ -210,7 +210,8 @@ export class DynamoGroupStore implements GroupStore {
           Key: keys.group(next.paymentGroupId),
           set:
             'scheduleDate = :d, scheduleHour = :h, locationId = :l, transactionInitiator = :ti, ' +
-            'surchargeCompliance = :sc, allowPartial = :ap, lastUpdated = :lu, gsi1sk = :g1, gsi2sk = :g2',
+            'surchargeCompliance = :sc, allowPartial = :ap, lastUpdated = :lu, gsi1sk = :g1, gsi2sk = :g2' +
+            (next.retryPolicy !== undefined ? ', retryPolicy = :rp' : ''),
           // The event shows the group as written: its totals as read too.
           condition: '#status = :pending AND paymentCount = :pc AND totalCents = :tc',
           names: { '#status': 'status' },
@@ -221,6 +222,7 @@ export class DynamoGroupStore implements GroupStore {
             ':ti': next.transactionInitiator,
             ':sc': next.surchargeCompliance,
             ':ap': next.allowPartial,
+            ...(next.retryPolicy !== undefined && { ':rp': next.retryPolicy }),
             ':lu': next.lastUpdated,
             ':g1': keys.merchantGroupSort(slot, next.paymentGroupId),
             ':g2': keys.dueSort(slot, next.paymentGroupId),
@@ -323,9 +325,7 @@ export class DynamoGroupStore implements GroupStore {
 
   /**
    * Announces a void-or-refund request's end. Racing requests each announce once, in turn: every
-   * lost race (another's announcement came first) reads the group again, so ten at once all
-   * finish within the attempts of withOptimisticRetry (not only the first
-   * five: with five attempts, ten racing calls could run out of them).
+   * lost race reads the group again, so ten at once all finish within withOptimisticRetry's attempts.
    */
   async announceVoidOrRefund(groupId: string, now: Date): Promise<void> {
     await withOptimisticRetry(async () => {

@@ -29,6 +29,7 @@ import { ddb } from '#shared/ddb';
 import { newId } from '#shared/ids';
 import type { Merchant } from '#store/merchants';
 import { eventStore } from '#store/events';
+import { groupStore } from '#store/groups';
 import { paymentStore } from '#store/payments';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { injectFaults } from '#support/ddb-faults';
@@ -119,6 +120,30 @@ describe("a group's life", () => {
     expectGapless(paymentEvents);
     expect(paymentEvents.map((e) => (e.data as { amount: number }).amount)).toEqual([7, 8, 8]);
     expect(paymentEvents[2]!.data).toMatchObject({ deleted: true });
+  });
+
+  test("defect: a PUT of a pending group's retryPolicy was answered and announced but not stored, so processing went on with the old policy (retrying after the merchant turned retries off)", async () => {
+    const profileId = await storedProfile(table, MID);
+    const { group } = await createGroup(
+      groupInput({
+        servicePayId: MID,
+        scheduleDate: day(2),
+        retryPolicy: { maxRetries: 3, intervalHours: 24 },
+        payments: [{ profileId, amount: 10 }],
+      }) as never,
+      MERCHANT,
+      new Date(),
+    );
+    const id = group.paymentGroupId;
+    const answered = await updateGroup(id, MID, { retryPolicy: { maxRetries: 0 } } as never, new Date());
+    expect(answered.retryPolicy).toMatchObject({ maxRetries: 0 });
+    const [updated] = (await eventsOf(id)).filter((e) => e.type === 'group.updated');
+    expect(updated!.data).toMatchObject({ retryPolicy: { maxRetries: 0 } });
+    // What processing reads (BeginGroup: the stored group's policy).
+    expect((await groupStore().getGroup(id))!.retryPolicy).toMatchObject({ maxRetries: 0 });
+    // A later update that does not name the policy keeps it.
+    await updateGroup(id, MID, { scheduleHour: 21 }, new Date());
+    expect((await groupStore().getGroup(id))!.retryPolicy).toMatchObject({ maxRetries: 0 });
   });
 
   test('refused and ignored changes announce nothing: an update of a deleted group, a second delete', async () => {

@@ -135,6 +135,7 @@ class FakeGroupStore implements GroupStore {
       transactionInitiator: next.transactionInitiator,
       surchargeCompliance: next.surchargeCompliance,
       allowPartial: next.allowPartial,
+      ...(next.retryPolicy !== undefined && { retryPolicy: next.retryPolicy }),
       lastUpdated: next.lastUpdated,
       eventSeq: event.sequence,
     };
