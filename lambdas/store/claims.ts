@@ -158,14 +158,17 @@ export class DynamoClaimStore implements ClaimStore {
           'SET executionName = :e, processingAttempt = :a, claimedAt = :now, lastUpdated = :now ' +
           'REMOVE executionArn',
         ConditionExpression:
-          // A group waiting for its next retry round has no run to re-drive.
-          '#status IN (:processing, :processed) AND attribute_exists(gsi2pk) AND ' +
+          // A group waiting for its next retry round has no run to re-drive; a deleted group's
+          // round (it cancels the group's retries) does.
+          '(#status IN (:processing, :processed) OR (#status = :deleted AND attribute_exists(retryBound))) AND ' +
+          'attribute_exists(gsi2pk) AND ' +
           'attribute_not_exists(awaitingRetry) AND ' +
           (seen ? 'executionName = :seen' : 'attribute_not_exists(executionName)'),
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':processing': 'processing',
           ':processed': 'processed',
+          ':deleted': 'deleted',
           ':e': name,
           ':a': attempt,
           ':now': now.toISOString(),

@@ -171,4 +171,50 @@ describe('retry rounds', () => {
     );
     expect(again.filter((c) => c.claimed)).toHaveLength(1);
   });
+
+  test("defect: a deleted group's retry round (the round that cancels its retries) whose execution closed early was never re-driven: the group stayed in the due index, its retries scheduled for good", async () => {
+    const profileId = await storedProfile(table, MERCHANT);
+    const { group, payments } = makeGroup(2, { merchantId: MERCHANT, scheduleDate: '2031-04-01' });
+    await groupStore().createGroup(
+      group,
+      payments.map((p) => ({ ...p, profileId })),
+    );
+    const retrySlot = '2031-04-02T11';
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.group(group.paymentGroupId),
+        UpdateExpression:
+          'SET #status = :deleted, awaitingRetry = :true, retrySlot = :slot, processingAttempt = :one, ' +
+          'executionName = :e, gsi2sk = :sort',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':deleted': 'deleted',
+          ':true': true,
+          ':slot': retrySlot,
+          ':one': 1,
+          ':e': `pg-${group.paymentGroupId}-1`,
+          ':sort': keys.dueSort(retrySlot, group.paymentGroupId),
+        },
+      }),
+    );
+    // Waiting for its round: nothing to re-drive.
+    const waiting = (await claimStore().read(group.paymentGroupId))!;
+    expect(await claimStore().redrive(waiting, new Date())).toBeUndefined();
+    // The round claimed (its execution then closes early): re-driven under the next name, once.
+    const now = new Date('2031-04-02T11:00:05.000Z');
+    const claim = await retryRoundStore().claim(
+      { paymentGroupId: group.paymentGroupId, retrySlot, processingAttempt: 1 },
+      '9999-12-31T23',
+      now,
+    );
+    expect(claim.claimed).toBe(true);
+    const running = (await claimStore().read(group.paymentGroupId))!;
+    expect(running).toMatchObject({ status: 'deleted', due: true });
+    const redriven = await Promise.all([
+      claimStore().redrive(running, now),
+      claimStore().redrive(running, now),
+    ]);
+    expect(redriven.filter((name) => name !== undefined)).toEqual([`pg-${group.paymentGroupId}-3`]);
+  });
 });
