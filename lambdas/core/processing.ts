@@ -35,11 +35,24 @@ const executionInput = (group: Pick<Group, 'paymentGroupId' | 'merchantId'>, exe
 /** This container's StartExecution calls, START_RATE a second at most (Step Functions' quota). */
 const starts = Pacer.of(START_RATE, 1);
 
-/** Starts the execution of a claimed attempt and records its ARN on the group. */
+/**
+ * Starts the execution of a claimed attempt and records its ARN on the group. Once started, the
+ * execution runs (and charges): a failure to record its ARN leaves the claim as it is, never
+ * released under it; the tick's supervision finds the attempt without an ARN and starts it again
+ * by its name, which is the same run, and records it.
+ */
 export async function startAttempt(group: Pick<Group, 'paymentGroupId' | 'merchantId'>, name: string) {
   await starts.take();
   const executionArn = await startExecution(name, executionInput(group, name));
-  await claimStore().recordExecution(group.paymentGroupId, name, executionArn);
+  await claimStore()
+    .recordExecution(group.paymentGroupId, name, executionArn)
+    .catch((error: unknown) =>
+      logger.warn('execution started, its ARN not recorded: supervision records it', {
+        paymentGroupId: group.paymentGroupId,
+        executionArn,
+        error,
+      }),
+    );
   return executionArn;
 }
 
