@@ -56,6 +56,22 @@ export async function startAttempt(group: Pick<Group, 'paymentGroupId' | 'mercha
   return executionArn;
 }
 
+/**
+ * Whether a failed start surely started nothing: Step Functions refused it (a 4xx: a throttle,
+ * the execution limit, a bad input) or was never reached (the connection refused). Anything else
+ * (a 5xx, a timeout, a connection dropped after the request went out) may have started the run.
+ */
+export const surelyNotStarted = (error: unknown): boolean => {
+  const failure = error as { $fault?: unknown; code?: unknown; message?: unknown };
+  // The SDK wraps an error of another realm (a test runner's) in one that keeps only its text.
+  const refused = failure.code === 'ECONNREFUSED' || /\bconnect ECONNREFUSED\b/.test(String(failure.message));
+  return failure.$fault === 'client' || refused;
+};
+
+/** A start that may have happened: the claim stays, and the tick's supervision settles it. */
+export const MAYBE_STARTED =
+  'the start of processing may have happened: the group stays claimed, and within minutes the hourly supervision starts it by its name (the same run if it exists) or finds it running';
+
 export async function startProcessing(
   group: ClaimTarget & Pick<Group, 'merchantId'>,
   now: Date,
@@ -69,8 +85,12 @@ export async function startProcessing(
   try {
     return { paymentGroupId, executionArn: await startAttempt(group, claim.executionName) };
   } catch (error) {
-    // The start may have happened (an ambiguous failure): the attempt's name is never reused, and
-    // such an execution finds the group pending in BeginGroup and ends without charging.
+    // A start that may have happened keeps its claim: an execution started now reads the group
+    // claimed under its name, never pending again while it charges.
+    if (!surelyNotStarted(error)) {
+      logger.error('processing may have started; claim kept for supervision', { paymentGroupId, error });
+      return { paymentGroupId, error: MAYBE_STARTED };
+    }
     logger.error('could not start processing; claim released', { paymentGroupId, error });
     await store.releaseClaim(group, claim.executionName, now);
     return { paymentGroupId, error: 'processing could not be started; try again' };

@@ -11,7 +11,7 @@ import { mapLimit } from '#shared/concurrency';
 import { logger } from '#shared/logger';
 import type { DueGroup } from '#store/due';
 import { retryRoundStore, type RoundTarget } from '#store/retry-rounds';
-import { startAttempt, type StartOutcome } from './processing';
+import { MAYBE_STARTED, startAttempt, surelyNotStarted, type StartOutcome } from './processing';
 
 /** The bound of a round that runs every scheduled retry (retry-now; a deleted group's cancellations). */
 const EVERY_RETRY = '9999-12-31T23';
@@ -33,6 +33,11 @@ async function startRetryRound(group: Waiting, bound: string, now: Date): Promis
   try {
     return { paymentGroupId, executionArn: await startAttempt(group, claim.executionName) };
   } catch (error) {
+    // As a group's start (core/processing.ts): a round that may have started keeps its claim.
+    if (!surelyNotStarted(error)) {
+      logger.error('a retry round may have started; claim kept for supervision', { paymentGroupId, error });
+      return { paymentGroupId, error: MAYBE_STARTED };
+    }
     logger.error('could not start a retry round; claim released', { paymentGroupId, error });
     await store.release(paymentGroupId, claim.executionName);
     return { paymentGroupId, error: 'the retry round could not be started; try again' };

@@ -7,10 +7,11 @@
 import '#support/handlers/env';
 
 const started: string[] = [];
-let startFails = false;
+/** How the start fails, if it does: an error as the SDK throws it. */
+let startFails: Error | undefined;
 jest.mock('#shared/sfn', () => ({
   startExecution: jest.fn(async (name: string) => {
-    if (startFails) throw new Error('StartExecution refused');
+    if (startFails) throw startFails;
     started.push(name);
     return `arn:execution:${name}`;
   }),
@@ -34,7 +35,7 @@ beforeAll(async () => {
 });
 beforeEach(() => {
   started.length = 0;
-  startFails = false;
+  startFails = undefined;
   releaseClaim.mockClear();
 });
 
@@ -47,8 +48,31 @@ test('defect: a claim whose execution had started was released when recording it
   expect(releaseClaim).not.toHaveBeenCalled();
 });
 
-test('a start that failed releases the claim: the group is pending again', async () => {
-  startFails = true;
-  expect(await startProcessing(group, NOW)).toMatchObject({ paymentGroupId: 'g', error: expect.any(String) });
+test.each<[string, Error]>([
+  ['refused (a 4xx: the execution limit)', Object.assign(new Error('limit'), { $fault: 'client' })],
+  ['never reached (the connection refused)', Object.assign(new Error('connect'), { code: 'ECONNREFUSED' })],
+  [
+    'never reached (as the SDK wraps it from another realm)',
+    new Error('AWS SDK error wrapper for Error: connect ECONNREFUSED 127.0.0.1:9'),
+  ],
+])('a start Step Functions %s releases the claim: the group is pending again', async (_how, error) => {
+  startFails = error;
+  expect(await startProcessing(group, NOW)).toEqual({
+    paymentGroupId: 'g',
+    error: 'processing could not be started; try again',
+  });
   expect(releaseClaim).toHaveBeenCalledTimes(1);
 });
+
+test.each<[string, Error]>([
+  ['a 5xx', Object.assign(new Error('internal'), { $fault: 'server' })],
+  ['a timeout', Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })],
+])(
+  'defect: a start that may have happened (%s) released the claim, so a run it started charged while the group read pending: the claim is kept',
+  async (_how, error) => {
+    startFails = error;
+    const { MAYBE_STARTED } = await import('#core/processing');
+    expect(await startProcessing(group, NOW)).toEqual({ paymentGroupId: 'g', error: MAYBE_STARTED });
+    expect(releaseClaim).not.toHaveBeenCalled();
+  },
+);
