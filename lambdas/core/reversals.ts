@@ -186,3 +186,37 @@ export async function refundSale(
   }
   return { refund, transaction: (await requireTransaction(transactionId, merchantId)).transaction };
 }
+
+/**
+ * The transactions API's void and refund reverse the API's own sales. A scheduled payment's sale
+ * is reversed by its group's void-or-refund, which records the reversal on the payment, announces
+ * it (payment.voided, payment.refunded) and is what the group's summary and report count: through
+ * the transactions API it moved money that neither the payment, its events nor its group showed.
+ */
+function assertApiSale(txn: Transaction, reversal: 'voided' | 'refunded'): void {
+  if (txn.paymentId === undefined) return;
+  const group = txn.paymentGroupId === undefined ? '' : ` of group ${txn.paymentGroupId}`;
+  throw new BadRequestError(
+    `transaction ${txn.transactionId} is the sale of scheduled payment ${txn.paymentId}${group}: it is ${reversal} by the group's void-or-refund (paymentIds: ["${txn.paymentId}"])`,
+  );
+}
+
+/** POST .../transactions/{id}/void: voidSale of a sale of the transactions API. */
+export async function voidTransaction(merchantId: string, transactionId: string, now: Date) {
+  const { transaction } = await requireTransaction(transactionId, merchantId);
+  if (transaction.status !== 'Voided') assertApiSale(transaction, 'voided');
+  return voidSale(merchantId, transactionId, now);
+}
+
+/** POST .../transactions/{id}/refunds: refundSale of a sale of the transactions API (a resumed refund goes on). */
+export async function refundTransaction(
+  merchantId: string,
+  transactionId: string,
+  amountCents: number,
+  refundId: string,
+  now: Date,
+) {
+  const { transaction, refunds } = await requireTransaction(transactionId, merchantId);
+  if (!refunds.some((r) => r.refundId === refundId)) assertApiSale(transaction, 'refunded');
+  return refundSale(merchantId, transactionId, amountCents, refundId, now);
+}

@@ -1,4 +1,4 @@
-import { refundSale } from '#core/reversals';
+import { refundTransaction } from '#core/reversals';
 import { fromCents, toCents } from '#domain/money';
 import { availableRefundCents, refundView } from '#domain/transactions';
 import * as routes from '#generated/validators';
@@ -15,7 +15,7 @@ export const handler = merchantRoute(
     const transactionId = params.TransactionID;
     // Keyed, the refund's id is the key's, so that a resumed retry finds its reservation.
     const refundId = idempotency?.resourceId ?? newId();
-    const { refund, transaction } = await refundSale(
+    const { refund, transaction } = await refundTransaction(
       merchant.merchantId,
       transactionId,
       toCents(body.amount),

@@ -15,7 +15,7 @@ import {
   updateMethod,
   updatePayor,
 } from '#core/payors';
-import { refundSale, voidSale } from '#core/reversals';
+import { refundSale, refundTransaction, voidSale, voidTransaction } from '#core/reversals';
 import { runSale } from '#core/sale';
 import { startProcessing } from '#core/processing';
 import { completeGroup } from '#core/processing-run';
@@ -31,6 +31,7 @@ import type { Merchant } from '#store/merchants';
 import { eventStore } from '#store/events';
 import { groupStore } from '#store/groups';
 import { paymentStore } from '#store/payments';
+import { transactionStore } from '#store/transactions';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { injectFaults } from '#support/ddb-faults';
 import { groupInput, makeMethod, makePayor } from '#support/fixtures/index';
@@ -288,6 +289,28 @@ describe('transactions and refunds', () => {
     );
     expect(sale.status).toBe('Approved');
     expect(await eventsOf(sale.transactionId)).toEqual([]);
+  });
+
+  test("defect: the transactions API voided or refunded a scheduled payment's sale with no event, the payment and its group never showing it: 400 naming the group's void-or-refund, nothing moved", async () => {
+    const paymentId = newId();
+    const sale = await runSale(
+      saleRequest(MID, await storedProfile(table, MID), 4321, { paymentId, missingMethod: 'decline' }),
+      new Date(),
+    );
+    expect(sale.status).toBe('Approved');
+    const refusal = `the sale of scheduled payment ${paymentId}`;
+    await expect(voidTransaction(MID, sale.transactionId, new Date())).rejects.toThrow(refusal);
+    await expect(refundTransaction(MID, sale.transactionId, 1000, newId(), settled())).rejects.toThrow(
+      refusal,
+    );
+    const after = await transactionStore().find(sale.transactionId);
+    expect(after).toMatchObject({ transaction: { status: 'Approved', refundedCents: 0 }, refunds: [] });
+    expect(await eventsOf(sale.transactionId)).toEqual([]);
+    // A sale of the transactions API is voided and refunded as before.
+    const own = await runSale(saleRequest(MID, await storedProfile(table, MID), 4322), new Date());
+    await expect(voidTransaction(MID, own.transactionId, new Date())).resolves.toMatchObject({
+      status: 'Voided',
+    });
   });
 
   test('a refund is announced completed, once, with the refund as its POST answers it', async () => {
