@@ -725,7 +725,7 @@ export interface paths {
     put?: never;
     /**
      * Void an unsettled sale
-     * @description Voids an approved sale before it settles (the whole amount; no body). Voiding a voided sale returns it unchanged. A declined sale, or a settled one (refund it instead), is 400. A sale the bank returned is 400 saying so. A bank debit that has not cleared is voided before its cut-off where the processor can (the sandbox can); on a processor that cannot cancel a submitted debit (Stripe) its void is 400: refund it instead, the refund is held until the debit clears (docs/product.md "Reversals of bank debits").
+     * @description Voids an approved sale before it settles (the whole amount; no body). Voiding a voided sale returns it unchanged. A declined sale, or a settled one (refund it instead), is 400. A scheduled payment's sale is 400: it is reversed by its group's void-or-refund, which records it on the payment. A sale the bank returned is 400 saying so. A bank debit that has not cleared is voided before its cut-off where the processor can (the sandbox can); on a processor that cannot cancel a submitted debit (Stripe) its void is 400: refund it instead, the refund is held until the debit clears (docs/product.md "Reversals of bank debits").
      */
     post: operations['VoidTransaction'];
     delete?: never;
@@ -745,7 +745,7 @@ export interface paths {
     put?: never;
     /**
      * Refund a settled sale, whole or in part
-     * @description Refunds a settled sale, whole or in part. An amount above availableRefundAmount is 400; an unsettled sale is 400 (void it instead). A refund the processor refuses ends Failed and is not counted against availableRefundAmount. A sale the bank returned is 400 saying so (availableRefundAmount 0).
+     * @description Refunds a settled sale, whole or in part. An amount above availableRefundAmount is 400; an unsettled sale is 400 (void it instead). A scheduled payment's sale is 400: it is reversed by its group's void-or-refund, which records it on the payment. A refund the processor refuses ends Failed and is not counted against availableRefundAmount. A sale the bank returned is 400 saying so (availableRefundAmount 0).
      *
      *     A bank debit that has not cleared (cleared false): the refund is accepted and **held** (201, status Pending, heldUntilCleared true, its amount reserved) and sent by the service when the debit clears (then Completed or Failed, announced by refund.completed or refund.failed); a return that comes first makes it Failed, saying the debit was returned before it cleared. On a processor that cannot cancel a submitted debit (Stripe) such a refund is accepted before the cut-off too. A return after a completed refund is recorded with return.afterRefund true (docs/product.md "Reversals of bank debits").
      *
