@@ -131,6 +131,10 @@ export function compare(input: ReconcileInput): Difference[] {
     const ids = { transactionId, ...(t?.paymentId !== undefined && { paymentId: t.paymentId }) };
     if (t !== undefined && (t.status as string) === 'Pending') continue; // judged by its age below
     if (a.kind === 'return') {
+      // A return newer than the stale bound may still be on its way (the notices backstop lists
+      // every minute; a notice held while its sale's refund is Pending waits longer): judged by
+      // the next run, as Pending work is.
+      if (t?.status !== 'Returned' && a.at >= staleBefore) continue;
       if (t?.status !== 'Returned')
         add({
           kind: 'return-not-recorded',

@@ -64,6 +64,17 @@ test('a return the processor reports that the record does not show (a notice not
   ]);
 });
 
+test('defect: a return the processor reported minutes ago, its notice still on its way, was return-not-recorded (unhealed: the sweep applies no notices); it is judged once older than the stale bound', () => {
+  const recent = new Date(Date.parse('2026-05-11T00:05:00.000Z') - 10 * 60_000).toISOString();
+  expect(
+    compare(input({ activity: [line('sale'), line('return', { at: recent })], sales: [debit] })),
+  ).toEqual([]);
+  const stale = new Date(Date.parse('2026-05-11T00:05:00.000Z') - 31 * 60_000).toISOString();
+  expect(compare(input({ activity: [line('sale'), line('return', { at: stale })], sales: [debit] }))).toEqual(
+    [expect.objectContaining({ kind: 'return-not-recorded', transactionId: debit.transactionId })],
+  );
+});
+
 test('a Returned record the processor reports no return of: return-unreported', () => {
   expect(compare(input({ activity: [line('sale')], sales: [returnedDebit()] }))).toEqual([
     expect.objectContaining({ kind: 'return-unreported', transactionId: debit.transactionId }),
