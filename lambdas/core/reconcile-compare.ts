@@ -95,8 +95,14 @@ export function compare(input: ReconcileInput): Difference[] {
   const out: Difference[] = [];
   const add = (d: Omit<Difference, 'healed'>) => out.push({ ...d, healed: false });
 
+  // A return is judged once older than the stale bound (its notice may still be on its way): those
+  // of the stale time before the window too, which the run before left for this one.
+  const returnsFrom = new Date(Date.parse(since) - input.staleMinutes * 60_000).toISOString();
+  const judged = (a: ProcessorActivity) =>
+    a.kind === 'return' ? a.at >= returnsFrom && a.at < until && a.at < staleBefore : inWindow(a.at);
+
   for (const a of input.activity) {
-    if (!inWindow(a.at)) continue;
+    if (!judged(a)) continue;
     const call = {
       merchantId: a.merchantId,
       processorKey: a.idempotencyKey,
@@ -131,10 +137,6 @@ export function compare(input: ReconcileInput): Difference[] {
     const ids = { transactionId, ...(t?.paymentId !== undefined && { paymentId: t.paymentId }) };
     if (t !== undefined && (t.status as string) === 'Pending') continue; // judged by its age below
     if (a.kind === 'return') {
-      // A return newer than the stale bound may still be on its way (the notices backstop lists
-      // every minute; a notice held while its sale's refund is Pending waits longer): judged by
-      // the next run, as Pending work is.
-      if (t?.status !== 'Returned' && a.at >= staleBefore) continue;
       if (t?.status !== 'Returned')
         add({
           kind: 'return-not-recorded',

@@ -73,6 +73,14 @@ test('defect: a return the processor reported minutes ago, its notice still on i
   expect(compare(input({ activity: [line('sale'), line('return', { at: stale })], sales: [debit] }))).toEqual(
     [expect.objectContaining({ kind: 'return-not-recorded', transactionId: debit.transactionId })],
   );
+  // The run before left its last stale time's returns in flight: this run judges them; a return
+  // earlier than that was the run before's to judge.
+  const returnedAt = (at: string) =>
+    compare(input({ activity: [line('sale'), line('return', { at })], sales: [debit] }));
+  expect(returnedAt('2026-05-09T23:40:00.000Z')).toEqual([
+    expect.objectContaining({ kind: 'return-not-recorded', transactionId: debit.transactionId }),
+  ]);
+  expect(returnedAt('2026-05-09T23:20:00.000Z')).toEqual([]);
 });
 
 test('a Returned record the processor reports no return of: return-unreported', () => {
