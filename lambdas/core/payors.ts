@@ -64,6 +64,29 @@ export async function findByCustomer(
 export const emailsOf = (payorIds: string[], merchantId: string): Promise<Map<string, string>> =>
   payorStore().emailsOf(payorIds, merchantId);
 
+/**
+ * Refusals a new method's request can be given before its account is vaulted, so that a refused
+ * request leaves nothing at the processor (Stripe: a customer and a PaymentMethod holding the
+ * number) either: a customerAccountId another payor holds, a payor holding the most methods. The
+ * writes still check both (a racing request can take them in between).
+ */
+export async function assertCustomerAccountIdFree(
+  merchantId: string,
+  customerAccountId: string | undefined,
+  store: PayorStore = payorStore(),
+): Promise<void> {
+  if (customerAccountId !== undefined && (await store.payorIdByCustomer(merchantId, customerAccountId)))
+    throw new DuplicateCustomerAccountIdError(customerAccountId);
+}
+
+/** See assertCustomerAccountIdFree. */
+export function assertRoomForMethod(payor: Payor): void {
+  if ((payor.methodCount ?? 0) >= MAX_METHODS_PER_PAYOR) throw tooManyMethods();
+}
+
+const tooManyMethods = () =>
+  new BadRequestError(`a payor can have at most ${MAX_METHODS_PER_PAYOR} saved payment methods`);
+
 /** A new payor with its first method; 400 when its customerAccountId is taken. */
 export async function savePayor(
   payor: Payor,
@@ -107,8 +130,7 @@ export async function addMethod(
   );
   const outcome = await store.addMethod(created, setAsDefault, now, event);
   if (outcome === 'payor-not-found') throw new PayorNotFoundError(method.payorId);
-  if (outcome === 'limit-reached')
-    throw new BadRequestError(`a payor can have at most ${MAX_METHODS_PER_PAYOR} saved payment methods`);
+  if (outcome === 'limit-reached') throw tooManyMethods();
 }
 
 /**

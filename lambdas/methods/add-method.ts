@@ -2,7 +2,7 @@ import { methodView } from '#domain/payors';
 import { createMethod } from '#core/methods';
 import * as routes from '#generated/validators';
 import { merchantRoute } from '#core/merchants';
-import { addMethod, requirePayor } from '#core/payors';
+import { addMethod, assertRoomForMethod, requirePayor } from '#core/payors';
 
 /**
  * POST /v1/rest/merchants/{MID}/payors/{PayorID}/savedPaymentMethods: adds a method; the default
@@ -17,6 +17,7 @@ export const handler = merchantRoute(
       ? before.methods.find((m) => m.savedPaymentMethodId === idempotency.resourceId)
       : undefined;
     if (written) return { status: 201, body: methodView(written, before.payor.defaultPaymentMethodId) };
+    assertRoomForMethod(before.payor);
     const { method, setAsDefault } = await createMethod({
       raw: body,
       payorId: params.PayorID,

@@ -4,7 +4,7 @@ import { createMethod } from '#core/methods';
 import * as routes from '#generated/validators';
 import { merchantRoute } from '#core/merchants';
 import { newId } from '#shared/ids';
-import { findPayor, savePayor } from '#core/payors';
+import { assertCustomerAccountIdFree, findPayor, savePayor } from '#core/payors';
 
 /**
  * POST /v1/rest/merchants/{MID}/payors: a payor with its first saved method (the default). Keyed,
@@ -16,6 +16,7 @@ export const handler = merchantRoute(routes.CreatePayor, async ({ merchant, body
     const written = await findPayor(payorId, merchant.merchantId);
     if (written) return { status: 201, body: payorView(written.payor, written.methods) };
   }
+  await assertCustomerAccountIdFree(merchant.merchantId, body.customerAccountId);
   const { method } = await createMethod({
     raw: body.paymentMethod,
     payorId,
