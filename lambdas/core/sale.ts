@@ -226,12 +226,21 @@ export async function runSale(request: SaleRequest, now: Date): Promise<Transact
   const resumed = pending !== fresh;
 
   // The guard is taken at the time the sale was received, also when it is resumed later.
-  const original = await duplicateGuards().guardDuplicate(
-    duplicateKey(pending),
-    pending.transactionId,
-    new Date(pending.processedAt),
-    duplicateWindowSeconds(),
-  );
+  const guard = () =>
+    duplicateGuards().guardDuplicate(
+      duplicateKey(pending),
+      pending.transactionId,
+      new Date(pending.processedAt),
+      duplicateWindowSeconds(),
+    );
+  let original = await guard();
+  // A declined sale blocks nothing: one whose guard outlived it (its release failed after its
+  // record) gives the guard up now.
+  const holder = original === undefined ? undefined : (await transactions.find(original))?.transaction;
+  if (holder?.status === 'Declined') {
+    await duplicateGuards().releaseGuard(duplicateKey(holder), holder.transactionId);
+    original = await guard();
+  }
   const processor = paymentProcessor();
   const key = {
     idempotencyKey: pending.processorKey ?? request.processorKey,

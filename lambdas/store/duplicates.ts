@@ -85,6 +85,9 @@ class DynamoDuplicateGuards implements DuplicateGuards {
     );
     // Released in between: try once more.
     if (!Item) return this.guardDuplicate(key, transactionId, now, windowSeconds);
+    // Held by a sale received after this one (a sale resumed late: its time is when it was
+    // received): this one came first and duplicates nothing. The later one keeps the guard.
+    if ((Item.at as number) > now.getTime()) return undefined;
     return Item.transactionId as string;
   }
 

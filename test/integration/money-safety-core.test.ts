@@ -18,6 +18,7 @@ import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { BadRequestError } from '#shared/errors';
 import { newId } from '#shared/ids';
+import { duplicateGuards } from '#store/duplicates';
 import { keys } from '#store/keys';
 import { groupStore } from '#store/groups';
 import { paymentStore } from '#store/payments';
@@ -349,5 +350,48 @@ describe('defect 11: the duplicate check takes orderId into account', () => {
       isDuplicate: true,
       originalTransactionId: none.transactionId,
     });
+  });
+});
+
+describe('the duplicate check of a sale settled late', () => {
+  const base = new Date('2031-04-03T10:00:00.000Z');
+  const at = (seconds: number) => new Date(base.getTime() + seconds * 1000);
+
+  test('defect: a sale left Pending was declined (its charge reversed) as the duplicate of an identical sale made 6 minutes after it, outside the window', async () => {
+    const profile = await aProfile();
+    // Sale A: the processor approves it, then the function dies before recording the answer.
+    const a = sale(profile, 4243, { onNoAnswer: 'throw' });
+    processor.failNext(a.processorKey, 'crash-after');
+    await expect(runSale(a, base)).rejects.toThrow('simulated crash');
+    expect((await stored(a.transactionId)).transaction.status).toBe('Pending');
+    // Sale B, identical, 6 minutes later: outside the window, approved.
+    const b = sale(profile, 4243);
+    expect(await runSale(b, at(360))).toMatchObject({ status: 'Approved', isDuplicate: false });
+    // A settled later (the sweeper, or its client's retry): it came first, duplicates nothing.
+    const settledA = await runSale({ ...a, onNoAnswer: 'throw' }, at(420));
+    expect(settledA).toMatchObject({ status: 'Approved', isDuplicate: false });
+    expect(processor.calls.filter((c) => c.kind === 'REVERSE' && c.key === a.processorKey)).toEqual([]);
+    // An identical sale within the window after B is still B's duplicate.
+    expect(await runSale(sale(profile, 4243), at(400))).toMatchObject({
+      isDuplicate: true,
+      originalTransactionId: b.transactionId,
+    });
+  });
+
+  test('defect: a declined sale whose guard release failed after its record kept blocking identical sales (Declined 19) for the whole window', async () => {
+    const profile = await aProfile('51');
+    const a = sale(profile, 5152);
+    jest
+      .spyOn(duplicateGuards(), 'releaseGuard')
+      .mockImplementationOnce(() => Promise.reject(new Error('ProvisionedThroughputExceeded')));
+    await expect(runSale(a, base)).rejects.toThrow('ProvisionedThroughputExceeded');
+    expect((await stored(a.transactionId)).transaction).toMatchObject({
+      status: 'Declined',
+      responseCode: '51',
+    });
+    // The cardholder's next attempt (a category-2 decline may be retried at once) reaches the processor.
+    const next = sale(profile, 5152);
+    expect(await runSale(next, at(60))).toMatchObject({ isDuplicate: false, responseCode: '51' });
+    expect(await ledgerCalls('SALE', next.processorKey)).toBe(1);
   });
 });
