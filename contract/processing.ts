@@ -4,6 +4,7 @@
  * by aws-local-stepfunctions, each Task bound to the same handler in-process).
  */
 import { resolve } from 'node:path';
+import { PROCESSOR_TIMING, type ProcessorName } from './processor';
 import type { Stage } from './stage';
 
 export const PROCESS_GROUP_DEFINITION = resolve(__dirname, '..', 'statemachines', 'process-group.asl.json');
@@ -106,6 +107,15 @@ export const VOID_OR_REFUND = {
   reversalSeconds: 6,
 } as const;
 
+/**
+ * A ReverseBatch task's timeout at a processor: ⌈batch / concurrency⌉ rounds of reversals at the
+ * processor's bound (contract/processor.ts), with room for the reads: 120 s at the sandbox.
+ */
+export const reverseBatchTimeoutSeconds = (processor: ProcessorName): number =>
+  Math.ceil(VOID_OR_REFUND.batchSize / VOID_OR_REFUND.concurrency) *
+    PROCESSOR_TIMING[processor].reversalSeconds +
+  24;
+
 export const voidOrRefundTasks: readonly TaskBinding[] = [
   { state: 'BeginReversal', substitution: 'BeginReversalFunctionArn', handler: 'void-or-refund/begin' },
   {
@@ -141,8 +151,8 @@ export const OUTBOX_FORWARDER_HANDLER = 'notifications/enqueue-outbox';
  * An AuthorizeBatch task takes no token of the processor's rate (core/processor-rate.ts) later
  * than this after it began: a batch that waited this long for the rate is given back unfinished
  * (its charged payments recorded, its cursor after them) and the state machine goes on with the
- * rest of its range. Within the task's 150 s: the last charges (3 s each, retried twice) and
- * their writes fit after it.
+ * rest of its range. Within the sandbox's 120 s batch function: the last charges (3 s each,
+ * retried twice) and their writes fit after it.
  */
 export const BATCH_RATE_WAIT_SECONDS = 90;
 

@@ -11,13 +11,14 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import {
+  reverseBatchTimeoutSeconds,
   VOID_OR_REFUND,
   VOID_OR_REFUND_DEFINITION,
   VOID_OR_REFUND_STATE_MACHINE_NAME,
   voidOrRefundTasks,
 } from '../../contract/processing';
 import type { Stage } from '../../contract/stage';
-import { PROCESSOR_TIMING, type ProcessorName } from '../../contract/processor';
+import type { ProcessorName } from '../../contract/processor';
 import { bindStateMachineIfUsed } from './access';
 import { processorOf } from './processor';
 import { TaskStateMachine, type TaskSettings } from './task-state-machine';
@@ -25,16 +26,9 @@ import { TaskStateMachine, type TaskSettings } from './task-state-machine';
 /** The longest one payment's reversal takes (contract/processing.ts). */
 export const REVERSAL_SECONDS = VOID_OR_REFUND.reversalSeconds;
 
-/**
- * A ReverseBatch task: ⌈batch / concurrency⌉ rounds of reversals at the stage's processor's bound
- * (contract/processor.ts), with room for the reads: 120 s at the sandbox.
- */
+/** A ReverseBatch task's timeout at the stage's processor (contract/processing.ts). */
 const reverseBatchTimeout = (processor: ProcessorName): Duration =>
-  Duration.seconds(
-    Math.ceil(VOID_OR_REFUND.batchSize / VOID_OR_REFUND.concurrency) *
-      PROCESSOR_TIMING[processor].reversalSeconds +
-      24,
-  );
+  Duration.seconds(reverseBatchTimeoutSeconds(processor));
 /** The sandbox stages' ReverseBatch timeout. */
 const REVERSE_BATCH_TIMEOUT = reverseBatchTimeout('sandbox');
 

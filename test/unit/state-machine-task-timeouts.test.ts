@@ -1,0 +1,47 @@
+/**
+ * Each Task of the state machines outlasts its function on every processor: Step Functions gives
+ * up on a Task at its TimeoutSeconds (States.Timeout, which the Retry then starts again), so a
+ * function still running then would charge or reverse beside its own retry. The charging batches
+ * run as long as the stage's processor needs (contract/processor.ts batchTimeoutSeconds: 600 s at
+ * Stripe), the reversing batch likewise (contract/processing.ts reverseBatchTimeoutSeconds).
+ */
+import { readFileSync } from 'node:fs';
+import {
+  PROCESS_GROUP_DEFINITION,
+  reverseBatchTimeoutSeconds,
+  VOID_OR_REFUND_DEFINITION,
+} from '#contract/processing';
+import { PROCESSOR_TIMING, PROCESSORS } from '#contract/processor';
+
+interface State {
+  TimeoutSeconds?: number;
+  ItemProcessor?: { States: Record<string, State> };
+}
+
+/** Every state of a definition by name, those inside a Map's processor included. */
+function statesOf(file: string): Map<string, State> {
+  const found = new Map<string, State>();
+  const walk = (states: Record<string, State>) => {
+    for (const [name, state] of Object.entries(states)) {
+      found.set(name, state);
+      if (state.ItemProcessor) walk(state.ItemProcessor.States);
+    }
+  };
+  walk((JSON.parse(readFileSync(file, 'utf8')) as { States: Record<string, State> }).States);
+  return found;
+}
+
+const processGroup = statesOf(PROCESS_GROUP_DEFINITION);
+const voidOrRefund = statesOf(VOID_OR_REFUND_DEFINITION);
+
+test.each(PROCESSORS)(
+  "defect: on a Stripe stage the charging and reversing batches' functions (600 s, 392 s) outlived their Tasks (150 s), which Step Functions then ran again beside them: on %s each Task outlasts its function",
+  (processor) => {
+    const batch = PROCESSOR_TIMING[processor].batchTimeoutSeconds;
+    for (const name of ['AuthorizeFirstBatch', 'AuthorizeBatch'])
+      expect(processGroup.get(name)?.TimeoutSeconds).toBeGreaterThan(batch);
+    expect(voidOrRefund.get('ReverseBatch')?.TimeoutSeconds).toBeGreaterThan(
+      reverseBatchTimeoutSeconds(processor),
+    );
+  },
+);
