@@ -10,6 +10,7 @@ import { serviceAlarm, type AlarmOptions } from './alarms';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
+import { scheduledTarget } from './scheduled-job';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
@@ -127,7 +128,7 @@ export class ServiceProcessing extends TaskStateMachine {
       description: 'Starts the pending groups of the current and earlier hours',
       schedule: events.Schedule.rate(Duration.seconds(DUE_START_INTERVAL_SECONDS)),
       // A missed minute is caught up by the next one: no retries, no old events.
-      targets: [new targets.LambdaFunction(dueStart, { retryAttempts: 0, maxEventAge: Duration.minutes(2) })],
+      targets: [scheduledTarget(dueStart, 0, Duration.minutes(2))],
     });
 
     this.alarmTopic = new sns.Topic(this, 'Alarms', { topicName: `${SERVICE_NAME}-${stage}-alarms` });

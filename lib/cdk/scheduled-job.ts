@@ -16,6 +16,21 @@ import { bindTable } from './access';
 import { bindProcessor } from './processor';
 import { handlerSlug, SERVICE_NAME, ServiceFunction } from './service-function';
 
+/**
+ * The rule's target: the function, run `retryAttempts` more times after a failed run. The rule's
+ * retry policy covers only EventBridge's delivery of the event; Lambda retries a failed
+ * asynchronous run twice more of its own, so a job that retries nothing says so to Lambda too
+ * (else a run that failed or timed out ran again beside the next scheduled one).
+ */
+export function scheduledTarget(
+  fn: NodejsFunction,
+  retryAttempts: number,
+  maxEventAge?: Duration,
+): targets.LambdaFunction {
+  if (retryAttempts === 0) fn.configureAsyncInvoke({ retryAttempts: 0 });
+  return new targets.LambdaFunction(fn, { retryAttempts, ...(maxEventAge && { maxEventAge }) });
+}
+
 export interface ScheduledJobProps {
   readonly stage: Stage;
   readonly table: ITable;
@@ -51,7 +66,7 @@ export class ScheduledJob extends Construct {
       ruleName: `${SERVICE_NAME}-${stage}-${props.rule.nameSuffix}`,
       description: props.rule.description,
       schedule: props.schedule,
-      targets: [new targets.LambdaFunction(this.fn, { retryAttempts: props.retryAttempts })],
+      targets: [scheduledTarget(this.fn, props.retryAttempts)],
     });
     serviceAlarm(
       this,

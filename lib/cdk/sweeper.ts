@@ -6,7 +6,7 @@
 import { Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
-import * as targets from 'aws-cdk-lib/aws-events-targets';
+import { scheduledTarget } from './scheduled-job';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
@@ -49,7 +49,7 @@ export class ServiceSweeper extends Construct {
       description: 'Settles stale Pending sales and refunds, reserved voids and due reversals',
       schedule: events.Schedule.rate(Duration.minutes(SWEEP_INTERVAL_MINUTES)),
       // A missed run is not retried: the next one comes within minutes and does the same work.
-      targets: [new targets.LambdaFunction(this.fn, { retryAttempts: 0 })],
+      targets: [scheduledTarget(this.fn, 0)],
     });
     serviceAlarm(
       this,

@@ -15,7 +15,7 @@ import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
-import * as targets from 'aws-cdk-lib/aws-events-targets';
+import { scheduledTarget } from './scheduled-job';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -188,7 +188,7 @@ export class ServiceWebhooks extends Construct {
       description: 'Re-enqueues webhook deliveries that are due and whose message is lost',
       schedule: events.Schedule.rate(Duration.minutes(WEBHOOK_RECOVERY_INTERVAL_MINUTES)),
       // A missed run is not retried: the next one, a minute later, does the same work.
-      targets: [new targets.LambdaFunction(this.recovery, { retryAttempts: 0 })],
+      targets: [scheduledTarget(this.recovery, 0)],
     });
 
     // The stream forwarder puts each new event on the queue (its filter admits event items).

@@ -26,7 +26,14 @@ import {
 import { routes } from '#contract/routes/index';
 import type { Stage } from '#contract/stage';
 import { PROCESSOR_TIMEOUT_MS } from '#processor/timeout';
-import { functionIdOf, props, resourcesOf, SYNTH_TIMEOUT_MS, stageTemplateOf } from '#support/cdk/synth';
+import {
+  flatten,
+  functionIdOf,
+  props,
+  resourcesOf,
+  SYNTH_TIMEOUT_MS,
+  stageTemplateOf,
+} from '#support/cdk/synth';
 
 /** API Gateway's integration timeout (REST APIs, default and maximum without a quota raise). */
 const API_GATEWAY_TIMEOUT_SECONDS = 29;
@@ -162,5 +169,24 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s function timeouts'
 
   it('gives the sweeper the timeout its budget was planned with', () => {
     expect(timeoutOf(SWEEPER_HANDLER)).toBe(SWEEP_TIMEOUT_SECONDS);
+  });
+
+  it("defect: a scheduled function whose rule retries nothing (the due start, the sweeper, the notices backstop, the webhook recovery) was still run twice more by Lambda's asynchronous retries, beside the next scheduled run", () => {
+    const functions = resourcesOf(template, 'AWS::Lambda::Function');
+    const idOf = (value: unknown): string => flatten(value).replace(/^\$\{|(\.Arn)?\}$/g, '');
+    const noRetry = Object.values(resourcesOf(template, 'AWS::Events::Rule')).flatMap((rule) =>
+      (props(rule).Targets as { Arn: unknown; RetryPolicy?: { MaximumRetryAttempts?: number } }[])
+        .filter((t) => t.RetryPolicy?.MaximumRetryAttempts === 0)
+        .map((t) => idOf(t.Arn)),
+    );
+    expect(noRetry.length).toBeGreaterThanOrEqual(4);
+    expect(noRetry.every((id) => functions[id] !== undefined)).toBe(true);
+    const asyncRetries = new Map(
+      Object.values(resourcesOf(template, 'AWS::Lambda::EventInvokeConfig')).map((config) => [
+        idOf(props(config).FunctionName),
+        props(config).MaximumRetryAttempts,
+      ]),
+    );
+    expect(noRetry.map((id) => [id, asyncRetries.get(id)])).toEqual(noRetry.map((id) => [id, 0]));
   });
 });
