@@ -28,6 +28,11 @@ export const PROCESSOR_EVENTS = {
     handler: 'processor-events/stripe',
     /** A larger body is 413, unread (Stripe's events are a few KB). */
     maxBodyBytes: 256 * 1024,
-    timeoutSeconds: 29,
+    /**
+     * Under API Gateway's 29 s, as every API function, so that the function, not the gateway,
+     * answers a slow event (one Stripe call of up to 20 s and its writes): a 504 is a 5xx that
+     * Stripe would send again while the function still runs.
+     */
+    timeoutSeconds: 28,
   },
 } as const;

@@ -1,9 +1,11 @@
 /**
- * Each Task of the state machines outlasts its function on every processor: Step Functions gives
- * up on a Task at its TimeoutSeconds (States.Timeout, which the Retry then starts again), so a
- * function still running then would charge or reverse beside its own retry. The charging batches
- * run as long as the stage's processor needs (contract/processor.ts batchTimeoutSeconds: 600 s at
- * Stripe), the reversing batch likewise (contract/processing.ts reverseBatchTimeoutSeconds).
+ * Timeouts against what they bound. Each Task of the state machines outlasts its function on
+ * every processor: Step Functions gives up on a Task at its TimeoutSeconds (States.Timeout, which
+ * the Retry then starts again), so a function still running then would charge or reverse beside
+ * its own retry. The charging batches run as long as the stage's processor needs
+ * (contract/processor.ts batchTimeoutSeconds: 600 s at Stripe), the reversing batch likewise
+ * (contract/processing.ts reverseBatchTimeoutSeconds). And the processor's webhook function, an
+ * API function, ends before API Gateway's 29 s.
  */
 import { readFileSync } from 'node:fs';
 import {
@@ -11,6 +13,7 @@ import {
   reverseBatchTimeoutSeconds,
   VOID_OR_REFUND_DEFINITION,
 } from '#contract/processing';
+import { PROCESSOR_EVENTS } from '#contract/notices';
 import { PROCESSOR_TIMING, PROCESSORS } from '#contract/processor';
 
 interface State {
@@ -45,3 +48,8 @@ test.each(PROCESSORS)(
     );
   },
 );
+
+test("defect: Stripe's webhook function timed out at API Gateway's 29 s, so that the gateway answered a slow event 504 while the function ran on: it ends before", () => {
+  expect(PROCESSOR_EVENTS.stripe.timeoutSeconds).toBeLessThan(29);
+  expect(PROCESSOR_EVENTS.stripe.timeoutSeconds).toBeGreaterThan(PROCESSOR_TIMING.stripe.callMs / 1000 + 5);
+});
