@@ -208,17 +208,29 @@ export function errorResponse(error: unknown): APIGatewayProxyResult {
 function serviceErrorResponse(error: ServiceError): APIGatewayProxyResult {
   const problems =
     error instanceof ValidationError
-      ? error.problems.map((p) => ({
-          field: redactCardNumbers(p.field),
-          message: redactCardNumbers(p.message),
+      ? error.problems.slice(0, MAX_PROBLEMS).map((p) => ({
+          field: echoed(p.field),
+          message: echoed(p.message),
         }))
       : undefined;
   return json(
     error.status,
-    { ...errorBody(error.status, redactCardNumbers(error.message), problems), ...error.details },
+    { ...errorBody(error.status, echoed(error.message), problems), ...error.details },
     { ...error.headers },
   );
 }
+
+/**
+ * What a refusal echoes of the request is clipped, and it lists at most MAX_PROBLEMS problems: a
+ * name the request made up (an unknown key of megabytes, repeated in a message and a field) would
+ * otherwise make a 400 larger than Lambda's 6 MB answer (a 502) from a small request.
+ */
+const MAX_ECHO = 300;
+const MAX_PROBLEMS = 100;
+const echoed = (text: string): string => {
+  const clean = redactCardNumbers(text);
+  return clean.length > MAX_ECHO ? `${clean.slice(0, MAX_ECHO)}…` : clean;
+};
 
 /**
  * The builder of the handlers of routes under `/rest/merchants/{MID}` (or

@@ -12,11 +12,13 @@ import { handler as listGroups } from '#lambdas/groups/list-groups';
 import { handler as createGroup } from '#lambdas/groups/create-group';
 import { handler as addPayment } from '#lambdas/payments/add-payment';
 import {
+  apiEvent,
   expectError,
   FUTURE_DATE,
   GROUP_ID,
   groupPath,
   invoke,
+  lambdaContext,
   MID,
   resetDb,
 } from '#support/handlers/invoke';
@@ -158,5 +160,33 @@ describe('validation errors list every problem', () => {
     const response = await invoke(getGroup, { pathParameters: groupPath() });
     expect(response.status).toBe(404);
     expect(response.body).not.toHaveProperty('errors');
+  });
+});
+
+describe("a 400 echoed what the request sent, several times over, past Lambda's 6 MB answer (a 502)", () => {
+  /** Lambda's limit on a synchronous answer: the proxy result as JSON. */
+  const LAMBDA_RESPONSE_LIMIT = 6 * 1024 * 1024;
+  const post = (rawBody: string) =>
+    (createGroup as (e: unknown, c: unknown) => Promise<{ statusCode: number; body: string }>)(
+      apiEvent({ method: 'POST', pathParameters: { MID }, rawBody }),
+      lambdaContext,
+    );
+
+  it('defect: an unknown body key of 2.2 MB answered a 400 of over 6 MB: the key is echoed clipped', async () => {
+    const key = 'a'.repeat(2_200_000);
+    const result = await post(JSON.stringify({ ...group, [key]: 1 }));
+    expect(result.statusCode).toBe(400);
+    expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThan(10_000);
+    const body = JSON.parse(result.body) as { message: string; errors: { field: string }[] };
+    expect(body.errors[0]!.field).toMatch(/^a{300}…$/);
+  });
+
+  it('defect: 150 lone surrogates under one 40 KB key (a 42 KB request) answered a 400 of about 12 MB: at most 100 problems, each clipped', async () => {
+    const key = 'k'.repeat(40_000);
+    const raw = `{"servicePayId":"${MID}","${key}":[${Array(150).fill('"\\ud800"').join(',')}]}`;
+    const result = await post(raw);
+    expect(result.statusCode).toBe(400);
+    expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThan(LAMBDA_RESPONSE_LIMIT / 50);
+    expect((JSON.parse(result.body) as { errors: unknown[] }).errors.length).toBeLessThanOrEqual(100);
   });
 });
