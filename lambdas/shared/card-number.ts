@@ -56,8 +56,12 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const OTHER = -1;
 const SEPARATOR = -2;
 
-/** Spaces and dashes beyond ASCII: White_Space, dash punctuation, the minus sign, invisible joiners. */
-const WIDE_SEPARATOR = /^[\s\p{Pd}\u2212\u00ad\u180e\u200b-\u200d\u2060]$/u;
+/**
+ * Spaces and dashes beyond ASCII: White_Space, dash punctuation, the minus sign; and what shows as
+ * nothing between two digits: every format character (invisible joiners, direction marks and
+ * isolates, the soft hyphen) and every combining mark (variation selectors included).
+ */
+const WIDE_SEPARATOR = /^[\s\p{Pd}\u2212\p{Cf}\p{M}\u180e]$/u;
 const DECIMAL_DIGIT = /^\p{Nd}$/u;
 const wide = new Map<number, number>();
 

@@ -4,7 +4,7 @@
  * inside any text; and the false positives kept honest (phone numbers, dates, order ids).
  */
 import fc from 'fast-check';
-import { containsCardNumber, passesLuhn } from '#shared/card-number';
+import { containsCardNumber, passesLuhn, redactCardNumbers } from '#shared/card-number';
 
 describe('passesLuhn', () => {
   test.each([
@@ -41,6 +41,23 @@ describe('issue 32 item 1: card numbers slip past the free-text check', () => {
   ])('defect: a card number with %s between its groups is accepted in free text', (_what, text) => {
     expect(containsCardNumber(text)).toBe(true);
   });
+
+  test.each([
+    ['left-to-right marks', '\u200e'],
+    ['right-to-left marks', '\u200f'],
+    ['left-to-right isolates', '\u2066'],
+    ['pop directional isolates', '\u2069'],
+    ['variation selectors', '\ufe0f'],
+    ['combining low lines', '\u0332'],
+    ['byte order marks', '\ufeff'],
+  ])(
+    'defect: a card number with %s between its groups (shown as nothing) passed the free-text check and the redaction',
+    (_what, mark) => {
+      const text = ['4111', '1111', '1111', '1111'].join(mark);
+      expect(containsCardNumber(`note ${text}`)).toBe(true);
+      expect(redactCardNumbers(`note ${text}`)).toBe('note [card number]');
+    },
+  );
 
   test('a card number in another script’s digits is found too', () => {
     expect(containsCardNumber('４１１１ １１１１ １１１１ １１１１')).toBe(true);
