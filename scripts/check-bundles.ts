@@ -20,10 +20,11 @@ import { REPO_ROOT, ServiceFunction } from '../lib/cdk/service-function';
 import cdkJson from '../cdk.json';
 
 /**
- * Minified size budget of one bundle (its source map not counted): 266 KB since the sandbox came to
- * mark voided charges, whose notices it never sends (docs/decisions.md "Bundle budget enforced").
+ * Minified size budget of one bundle (its source map not counted): 267 KB since a refused method
+ * came to be refused before its account is vaulted, and a 400 to clip what it echoes
+ * (docs/decisions.md "Bundle budget enforced").
  */
-export const BUNDLE_BUDGET_BYTES = 266 * 1024;
+export const BUNDLE_BUDGET_BYTES = 267 * 1024;
 /**
  * What a bundle that carries one of these libraries may hold besides: the library, not our code,
  * is the difference. Measured from the bundle's own inputs (esbuild's metafile), so a function

@@ -57,6 +57,8 @@ const FUNCTION_PARTS = [
   'AWS::Logs::LogGroup',
   'AWS::Lambda::Permission',
   'AWS::Lambda::EventSourceMapping',
+  // How many times Lambda runs a failed asynchronous invocation again (lib/cdk/scheduled-job.ts).
+  'AWS::Lambda::EventInvokeConfig',
 ];
 
 /**
