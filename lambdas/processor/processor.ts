@@ -20,21 +20,16 @@ export interface BankMandate {
 /**
  * What is vaulted: a card or a bank account by its numbers, or by a `processorToken` that the
  * processor's own browser fields made (the service never sees that account's numbers). A bank
- * account carries the payor's mandate where the processor keeps one (Stripe does; the sandbox
- * does not ask).
+ * account by its numbers carries its type (the debit's transaction code follows it), and the
+ * payor's mandate where the processor keeps one (Stripe does; the sandbox does not ask).
  */
 export type VaultedAccount =
   | { kind: 'card'; number: string; expiryMonth: number; expiryYear: number }
   | { kind: 'card'; processorToken: string }
-  | {
-      kind: 'bank';
-      routingNumber: string;
-      accountNumber: string;
-      /** Which kind of account the bank debits (the ACH entry's transaction code). */
-      accountType: BankAccountType;
-      mandate?: BankMandate;
-    }
-  | { kind: 'bank'; processorToken: string; mandate?: BankMandate };
+  | ({ kind: 'bank'; routingNumber: string; accountNumber: string; accountType: BankAccountType } & Mandated)
+  | ({ kind: 'bank'; processorToken: string } & Mandated);
+
+type Mandated = { mandate?: BankMandate };
 
 /** An account given by its numbers (not by a processor's token). */
 export type NumberedAccount = Exclude<VaultedAccount, { processorToken: string }>;
@@ -92,16 +87,12 @@ export interface Vaulted {
   expiryMonth?: number;
   expiryYear?: number;
   /**
-   * A bank account's type as the processor holds it (absent where it does not say): an account
-   * vaulted by `processorToken` is checked against the accountType the merchant gave.
-   */
-  accountType?: BankAccountType;
-  /**
    * A card's brand as the processor read it (`VISA`, `MASTERCARD`, `AMEX`, `DISCOVER`; absent for
-   * another brand or a bank account): a card vaulted by `processorToken` is checked against the
-   * accountType the merchant gave.
+   * another brand or a bank account), or a bank account's type (absent where the processor does
+   * not say): an account vaulted by `processorToken` is checked against the accountType given.
    */
   brand?: string;
+  accountType?: BankAccountType;
 }
 
 /** A sale that got no answer, to be answered as declined (`reverseUnanswered`). */
