@@ -225,7 +225,7 @@ function serviceErrorResponse(error: ServiceError): APIGatewayProxyResult {
  * name the request made up (an unknown key of megabytes, repeated in a message and a field) would
  * otherwise make a 400 larger than Lambda's 6 MB answer (a 502) from a small request.
  */
-const MAX_ECHO = 300;
+const MAX_ECHO = 2000;
 const MAX_PROBLEMS = 100;
 const echoed = (text: string): string => {
   const clean = redactCardNumbers(text);

@@ -85,9 +85,10 @@ class DynamoDuplicateGuards implements DuplicateGuards {
     );
     // Released in between: try once more.
     if (!Item) return this.guardDuplicate(key, transactionId, now, windowSeconds);
-    // Held by a sale received after this one (a sale resumed late: its time is when it was
-    // received): this one came first and duplicates nothing. The later one keeps the guard.
-    if ((Item.at as number) > now.getTime()) return undefined;
+    // Held by a sale received more than the window after this one (this one resumed late: its
+    // time is when it was received): they are no duplicates of each other, and the later one
+    // keeps the guard. Within the window either way, the one checked second is the duplicate.
+    if ((Item.at as number) >= now.getTime() + windowSeconds * 1000) return undefined;
     return Item.transactionId as string;
   }
 

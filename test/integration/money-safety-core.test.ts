@@ -378,6 +378,19 @@ describe('the duplicate check of a sale settled late', () => {
     });
   });
 
+  test('two identical sales received within the window are duplicates whichever is checked first: the earlier one, checked second, is declined (d090136 let it through: 2 approvals of 20 at once)', async () => {
+    const profile = await aProfile();
+    const later = sale(profile, 4244);
+    expect(await runSale(later, at(1))).toMatchObject({ status: 'Approved' });
+    const earlier = sale(profile, 4244);
+    expect(await runSale(earlier, base)).toMatchObject({
+      status: 'Declined',
+      isDuplicate: true,
+      originalTransactionId: later.transactionId,
+    });
+    expect(await ledgerCalls('SALE', earlier.processorKey)).toBe(0);
+  });
+
   test('defect: a declined sale whose guard release failed after its record kept blocking identical sales (Declined 19) for the whole window', async () => {
     const profile = await aProfile('51');
     const a = sale(profile, 5152);
