@@ -29,6 +29,13 @@ import { sendScheduledRefund } from './scheduled-refunds';
 import { requireTransaction } from './transactions';
 
 /**
+ * What a caller of voidSale or refundSale asks of the sale it reads (throwing to refuse it): run
+ * on each read, before anything is reserved; not for a sale already voided, nor for a repeat of a
+ * refund already reserved, which are answered as they are.
+ */
+type SaleCheck = (txn: Transaction) => void;
+
+/**
  * Voids an approved, unsettled sale. The void is reserved on the sale first (no refund can start
  * after that), so a void and a refund never both reverse one sale; a reserved void is finished by
  * a repeat (or the sweeper) even after the cut-off, and released when the processor refuses it.
@@ -41,10 +48,16 @@ import { requireTransaction } from './transactions';
  * processor key. An approved void is always recorded, even when a concurrent refusal released the
  * reservation meanwhile.
  */
-export async function voidSale(merchantId: string, transactionId: string, now: Date): Promise<Transaction> {
+export async function voidSale(
+  merchantId: string,
+  transactionId: string,
+  now: Date,
+  check?: SaleCheck,
+): Promise<Transaction> {
   const store = transactionStore();
   const transaction = await withOptimisticRetry(async () => {
     const { transaction: txn } = await requireTransaction(transactionId, merchantId);
+    if (txn.status !== 'Voided') check?.(txn);
     if (txn.status === 'Voided' || txn.voidingAt !== undefined) return txn;
     assertVoidable(txn, now);
     // Refused: another void was recorded meanwhile, or a refund reserved; the next read says which.
@@ -109,12 +122,14 @@ export async function refundSale(
   amountCents: number,
   refundId: string,
   now: Date,
+  check?: SaleCheck,
 ): Promise<{ refund: Refund; transaction: Transaction }> {
   const store = transactionStore();
   const reserved = await withOptimisticRetry(async () => {
     const { transaction: txn, refunds } = await requireTransaction(transactionId, merchantId);
     const same = refunds.find((r) => r.refundId === refundId);
     if (same) return { refund: same, txn };
+    check?.(txn);
     if (txn.voidingAt !== undefined && txn.status === 'Approved')
       throw new BadRequestError(`transaction ${transactionId} is being voided; nothing to refund`);
     const returned = returnedRefusal(txn, 'refund');
@@ -202,21 +217,19 @@ function assertApiSale(txn: Transaction, reversal: 'voided' | 'refunded'): void 
 }
 
 /** POST .../transactions/{id}/void: voidSale of a sale of the transactions API. */
-export async function voidTransaction(merchantId: string, transactionId: string, now: Date) {
-  const { transaction } = await requireTransaction(transactionId, merchantId);
-  if (transaction.status !== 'Voided') assertApiSale(transaction, 'voided');
-  return voidSale(merchantId, transactionId, now);
+export function voidTransaction(merchantId: string, transactionId: string, now: Date) {
+  return voidSale(merchantId, transactionId, now, (txn) => assertApiSale(txn, 'voided'));
 }
 
 /** POST .../transactions/{id}/refunds: refundSale of a sale of the transactions API (a resumed refund goes on). */
-export async function refundTransaction(
+export function refundTransaction(
   merchantId: string,
   transactionId: string,
   amountCents: number,
   refundId: string,
   now: Date,
 ) {
-  const { transaction, refunds } = await requireTransaction(transactionId, merchantId);
-  if (!refunds.some((r) => r.refundId === refundId)) assertApiSale(transaction, 'refunded');
-  return refundSale(merchantId, transactionId, amountCents, refundId, now);
+  return refundSale(merchantId, transactionId, amountCents, refundId, now, (txn) =>
+    assertApiSale(txn, 'refunded'),
+  );
 }
