@@ -116,6 +116,23 @@ async function processedGroupNearCutOff(
 const saleOf = async (payment: Payment) =>
   (await transactionStore().find(payment.authResponse!.transactionId!))!;
 const cutOffOf = async (payment: Payment) => Date.parse((await saleOf(payment)).transaction.settlesAt!);
+/**
+ * A group of one payment processed near its cut-off, whose void-or-refund scheduled the refund
+ * for after the cut-off and crashed before recording it on the payment.
+ */
+async function refundScheduledThenCrash() {
+  const { group, payments } = await processedGroupNearCutOff(1);
+  const payment = payments[0]!;
+  const cutOff = await cutOffOf(payment);
+  jest
+    .spyOn(DynamoPaymentStore.prototype, 'setReversals')
+    .mockRejectedValueOnce(new Error('simulated crash after the refund was reserved'));
+  await expect(voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, testClock.now())).rejects.toThrow(
+    'simulated crash',
+  );
+  return { group, payment, cutOff };
+}
+
 /** The time right after the cut-off (past the 15 s the sweeper leaves work alone). */
 const rightAfter = (cutOff: number) => new Date(cutOff + 16_000);
 /** Moves the test clock to `at` (the sweeper's run) and gives that time. */
@@ -223,15 +240,7 @@ test('defect 4: a processed payment inside the void margin is refunded after the
 }, 60_000);
 
 test('defect 4: a crash between the scheduled refund and its record on the payment leaves it to the sweeper, which sends it once and shows it', async () => {
-  const { group, payments } = await processedGroupNearCutOff(1);
-  const payment = payments[0]!;
-  const cutOff = await cutOffOf(payment);
-  jest
-    .spyOn(DynamoPaymentStore.prototype, 'setReversals')
-    .mockRejectedValueOnce(new Error('simulated crash after the refund was reserved'));
-  await expect(voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, testClock.now())).rejects.toThrow(
-    'simulated crash',
-  );
+  const { group, payment, cutOff } = await refundScheduledThenCrash();
   expect(
     (await paymentStore().getPayment(group.paymentGroupId, payment.paymentId))!.voidOrRefundResponses,
   ).toBeUndefined();
@@ -358,15 +367,7 @@ test('a refund scheduled inside the void margin is not sent once a dispute of it
 }, 60_000);
 
 test('defect: a repeated void-or-refund after the cut-off sent a scheduled refund its sale was disputed since (never recorded on the payment: a crash), where the sweeper would have refused it', async () => {
-  const { group, payments } = await processedGroupNearCutOff(1);
-  const payment = payments[0]!;
-  const cutOff = await cutOffOf(payment);
-  jest
-    .spyOn(DynamoPaymentStore.prototype, 'setReversals')
-    .mockRejectedValueOnce(new Error('simulated crash after the refund was reserved'));
-  await expect(voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, testClock.now())).rejects.toThrow(
-    'simulated crash',
-  );
+  const { group, payment, cutOff } = await refundScheduledThenCrash();
   const scheduled = (await saleOf(payment)).refunds[0]!;
   expect(scheduled).toMatchObject({ status: 'Pending', sendAfter: new Date(cutOff).toISOString() });
 
@@ -391,15 +392,7 @@ test('defect: a repeated void-or-refund after the cut-off sent a scheduled refun
 }, 60_000);
 
 test('defect: a repeated void-or-refund sent a scheduled refund the sweeper had marked refused before a crash (the refusal then gave back an amount the processor had refunded)', async () => {
-  const { group, payments } = await processedGroupNearCutOff(1);
-  const payment = payments[0]!;
-  const cutOff = await cutOffOf(payment);
-  jest
-    .spyOn(DynamoPaymentStore.prototype, 'setReversals')
-    .mockRejectedValueOnce(new Error('simulated crash after the refund was reserved'));
-  await expect(voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, testClock.now())).rejects.toThrow(
-    'simulated crash',
-  );
+  const { group, payment, cutOff } = await refundScheduledThenCrash();
   const scheduled = (await saleOf(payment)).refunds[0]!;
   // The sweeper's run marked it refused (its sale disputed), then crashed before finishing it.
   const at = moveTo(rightAfter(cutOff));
