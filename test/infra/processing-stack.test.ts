@@ -18,6 +18,7 @@ import { MAX_FAN_OUT, rangePlan, stuckGroupsMetricLine } from '#domain/processin
 import { routeList as routes } from '#contract/routes/index';
 import { accessOf, readsSetting } from '#lib/cdk/access';
 import type { Stage } from '#contract/stage';
+import { statesOf } from '#support/asl-states';
 import {
   actionsOf,
   emittedMetric,
@@ -46,27 +47,6 @@ const actionsUsed = (handler: string, service: string): string[] =>
   accessOf(handler).actions.filter((a) => a.startsWith(`${service}:`));
 
 const definitionFile = (): string => readFileSync(PROCESS_GROUP_DEFINITION, 'utf8');
-
-interface AslState {
-  Type: string;
-  Resource?: string;
-  States?: Record<string, AslState>;
-  Iterator?: { States: Record<string, AslState> };
-  ItemProcessor?: { States: Record<string, AslState> };
-  Branches?: { States: Record<string, AslState> }[];
-}
-
-/** Every Task state of a definition by name, nested Map and Parallel states included. */
-function taskStates(states: Record<string, AslState>): Map<string, AslState> {
-  const tasks = new Map<string, AslState>();
-  for (const [name, state] of Object.entries(states)) {
-    if (state.Type === 'Task') tasks.set(name, state);
-    const nested = [state.Iterator, state.ItemProcessor, ...(state.Branches ?? [])];
-    for (const inner of nested)
-      if (inner !== undefined) for (const t of taskStates(inner.States)) tasks.set(...t);
-  }
-  return tasks;
-}
 
 /** The definition as deployed: an inline DefinitionString, or the file asset DefinitionS3Location names. */
 function deployedDefinition(facts: StageFacts, stateMachine: Resource): string {
@@ -219,7 +199,9 @@ describe.each(['dev', 'prod'] as const)('ScheduledPayments-%s processing', (stag
       const text = definitionFile();
       const placeholders = new Set([...text.matchAll(/\$\{([^}]+)\}/g)].map((m) => m[1]));
       expect([...placeholders].sort()).toEqual(Object.keys(substitutions).sort());
-      const tasks = taskStates((JSON.parse(text) as { States: Record<string, AslState> }).States);
+      const tasks = new Map(
+        [...statesOf(PROCESS_GROUP_DEFINITION)].filter(([, state]) => state.Type === 'Task'),
+      );
       expect([...tasks.keys()].sort()).toEqual(processGroupTasks.map((t) => t.state).sort());
       for (const task of processGroupTasks) {
         expect(tasks.get(task.state)?.Resource).toBe(`\${${task.substitution}}`);

@@ -8,7 +8,6 @@
  *   function still running, and retry it alongside).
  * - Every task must declare its bound here: a new task fails this test until it does.
  */
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Template } from 'aws-cdk-lib/assertions';
 import {
@@ -25,6 +24,7 @@ import {
 } from '#contract/processing';
 import { routes } from '#contract/routes/index';
 import type { Stage } from '#contract/stage';
+import { statesOf } from '#support/asl-states';
 import { PROCESSOR_TIMEOUT_MS } from '#processor/timeout';
 import {
   flatten,
@@ -90,26 +90,6 @@ const WORK_BOUNDS: Record<string, { seconds: number; why: string }> = {
   },
   'void-or-refund/complete': { seconds: 2 * TABLE_SECONDS, why: 'one write of the group summary' },
 };
-
-interface AslState {
-  Type: string;
-  Resource?: string;
-  TimeoutSeconds?: number;
-  ItemProcessor?: { States: Record<string, AslState> };
-}
-
-/** Every state of a definition by name, Map iterations' states included. */
-function statesOf(file: string): Map<string, AslState> {
-  const found = new Map<string, AslState>();
-  const walk = (states: Record<string, AslState>) => {
-    for (const [name, state] of Object.entries(states)) {
-      found.set(name, state);
-      if (state.ItemProcessor) walk(state.ItemProcessor.States);
-    }
-  };
-  walk((JSON.parse(readFileSync(file, 'utf8')) as { States: Record<string, AslState> }).States);
-  return found;
-}
 
 const machines: [string, string, readonly TaskBinding[]][] = [
   [basename(PROCESS_GROUP_DEFINITION), PROCESS_GROUP_DEFINITION, processGroupTasks],

@@ -7,7 +7,6 @@
  * (contract/processing.ts reverseBatchTimeoutSeconds). And the processor's webhook function, an
  * API function, ends before API Gateway's 29 s.
  */
-import { readFileSync } from 'node:fs';
 import {
   PROCESS_GROUP_DEFINITION,
   reverseBatchTimeoutSeconds,
@@ -15,24 +14,7 @@ import {
 } from '#contract/processing';
 import { PROCESSOR_EVENTS } from '#contract/notices';
 import { PROCESSOR_TIMING, PROCESSORS } from '#contract/processor';
-
-interface State {
-  TimeoutSeconds?: number;
-  ItemProcessor?: { States: Record<string, State> };
-}
-
-/** Every state of a definition by name, those inside a Map's processor included. */
-function statesOf(file: string): Map<string, State> {
-  const found = new Map<string, State>();
-  const walk = (states: Record<string, State>) => {
-    for (const [name, state] of Object.entries(states)) {
-      found.set(name, state);
-      if (state.ItemProcessor) walk(state.ItemProcessor.States);
-    }
-  };
-  walk((JSON.parse(readFileSync(file, 'utf8')) as { States: Record<string, State> }).States);
-  return found;
-}
+import { statesOf } from '#support/asl-states';
 
 const processGroup = statesOf(PROCESS_GROUP_DEFINITION);
 const voidOrRefund = statesOf(VOID_OR_REFUND_DEFINITION);
