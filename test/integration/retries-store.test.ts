@@ -120,31 +120,45 @@ describe('card history', () => {
   });
 });
 
+/**
+ * A stored group of two payments (on a stored method: a create's fence refuses a method that does
+ * not exist) whose first processing left it waiting for its retry round at 2031-04-02T11, its
+ * status `status`, with the attributes `extra` gives set beside.
+ */
+async function groupAwaitingRetry(
+  status: string,
+  extra: (paymentGroupId: string, retrySlot: string) => Record<string, unknown> = () => ({}),
+) {
+  const profileId = await storedProfile(table, MERCHANT);
+  const { group, payments } = makeGroup(2, { merchantId: MERCHANT, scheduleDate: '2031-04-01' });
+  await groupStore().createGroup(
+    group,
+    payments.map((p) => ({ ...p, profileId })),
+  );
+  const retrySlot = '2031-04-02T11';
+  const attributes: Record<string, unknown> = {
+    status,
+    awaitingRetry: true,
+    retrySlot,
+    processingAttempt: 1,
+    ...extra(group.paymentGroupId, retrySlot),
+  };
+  const names = Object.keys(attributes);
+  await table.db.send(
+    new UpdateCommand({
+      TableName: table.tableName,
+      Key: keys.group(group.paymentGroupId),
+      UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :a${i}`).join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#a${i}`, n])),
+      ExpressionAttributeValues: Object.fromEntries(names.map((n, i) => [`:a${i}`, attributes[n]])),
+    }),
+  );
+  return { group, retrySlot };
+}
+
 describe('retry rounds', () => {
   test('of 8 starters of one round exactly one claims it; a released claim waits again', async () => {
-    // The payments name a stored method: a create's fence refuses a method that does not exist.
-    const profileId = await storedProfile(table, MERCHANT);
-    const { group, payments } = makeGroup(2, { merchantId: MERCHANT, scheduleDate: '2031-04-01' });
-    await groupStore().createGroup(
-      group,
-      payments.map((p) => ({ ...p, profileId })),
-    );
-    const retrySlot = '2031-04-02T11';
-    await table.db.send(
-      new UpdateCommand({
-        TableName: table.tableName,
-        Key: keys.group(group.paymentGroupId),
-        UpdateExpression:
-          'SET #status = :processed, awaitingRetry = :true, retrySlot = :slot, processingAttempt = :one',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':processed': 'processed',
-          ':true': true,
-          ':slot': retrySlot,
-          ':one': 1,
-        },
-      }),
-    );
+    const { group, retrySlot } = await groupAwaitingRetry('processed');
     const target = { paymentGroupId: group.paymentGroupId, retrySlot, processingAttempt: 1 };
     const now = new Date('2031-04-02T11:00:05.000Z');
     const claims = await Promise.all(
@@ -173,31 +187,10 @@ describe('retry rounds', () => {
   });
 
   test("defect: a deleted group's retry round (the round that cancels its retries) whose execution closed early was never re-driven: the group stayed in the due index, its retries scheduled for good", async () => {
-    const profileId = await storedProfile(table, MERCHANT);
-    const { group, payments } = makeGroup(2, { merchantId: MERCHANT, scheduleDate: '2031-04-01' });
-    await groupStore().createGroup(
-      group,
-      payments.map((p) => ({ ...p, profileId })),
-    );
-    const retrySlot = '2031-04-02T11';
-    await table.db.send(
-      new UpdateCommand({
-        TableName: table.tableName,
-        Key: keys.group(group.paymentGroupId),
-        UpdateExpression:
-          'SET #status = :deleted, awaitingRetry = :true, retrySlot = :slot, processingAttempt = :one, ' +
-          'executionName = :e, gsi2sk = :sort',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':deleted': 'deleted',
-          ':true': true,
-          ':slot': retrySlot,
-          ':one': 1,
-          ':e': `pg-${group.paymentGroupId}-1`,
-          ':sort': keys.dueSort(retrySlot, group.paymentGroupId),
-        },
-      }),
-    );
+    const { group, retrySlot } = await groupAwaitingRetry('deleted', (id, slot) => ({
+      executionName: `pg-${id}-1`,
+      gsi2sk: keys.dueSort(slot, id),
+    }));
     // Waiting for its round: nothing to re-drive.
     const waiting = (await claimStore().read(group.paymentGroupId))!;
     expect(await claimStore().redrive(waiting, new Date())).toBeUndefined();
