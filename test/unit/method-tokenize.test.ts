@@ -57,14 +57,15 @@ test('a card is vaulted for the merchant and payor that own the method', async (
   expect(method).toMatchObject({ payorId: 'payor-7', merchantId: '32350000001', processorToken: 'tok-1' });
 });
 
-test('a bank account is vaulted for the merchant and payor that own the method', async () => {
+test.each([
+  ['a bank account is vaulted for the merchant and payor that own the method', 'CHECKING'],
+  [
+    'defect: a SAVINGS account was vaulted without its type (Stripe made it a checking account): the processor is told which',
+    'SAVINGS',
+  ],
+])('%s', async (_name, accountType) => {
   await createMethod({
-    raw: {
-      accountType: 'CHECKING',
-      routingNumber: '011000015',
-      accountNumber: '000123456789',
-      billingAddress: address,
-    },
+    raw: { accountType, routingNumber: '011000015', accountNumber: '000123456789', billingAddress: address },
     payorId: 'payor-8',
     merchantId: '32350000002',
     now,
@@ -76,24 +77,9 @@ test('a bank account is vaulted for the merchant and payor that own the method',
       kind: 'bank',
       routingNumber: '011000015',
       accountNumber: '000123456789',
-      accountType: 'CHECKING',
+      accountType,
     },
   ]);
-});
-
-test('defect: a SAVINGS account was vaulted without its type (Stripe made it a checking account): the processor is told which', async () => {
-  await createMethod({
-    raw: {
-      accountType: 'SAVINGS',
-      routingNumber: '011000015',
-      accountNumber: '000123456789',
-      billingAddress: address,
-    },
-    payorId: 'payor-8',
-    merchantId: '32350000002',
-    now,
-  });
-  expect(asked).toEqual([expect.objectContaining({ kind: 'bank', accountType: 'SAVINGS' })]);
 });
 
 describe('defect: an account vaulted by processorToken whose last four digits or expiry the processor answered null was a 500 (a plain Error), or saved with a null expiry', () => {
