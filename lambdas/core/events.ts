@@ -46,6 +46,9 @@ export async function listEvents(merchantId: string, q: ListEventsQuery): Promis
       throw new BadRequestError('pageToken is not a token of this list (filters included)');
     start = eventPosition(merchantId, createdAt, id);
   }
+  // A moment past the year 9999 (its last day at an offset west of UTC) is `+010000-…` in UTC,
+  // which as text sorts before every date: no event is that late.
+  if (since?.startsWith('+')) return { meta: { pageSize }, items: [] };
   const filter = { type: q.type, objectId: q.objectId, since };
   const { events, next } = await eventStore().page(merchantId, filter, pageSize, start);
   // 500 events whose objects are large (custom attributes) can pass Lambda's response limit.

@@ -428,6 +428,22 @@ describe('the events list', () => {
     expect((await listEvents(MID, { objectId: group.paymentGroupId, since: before })).items).toHaveLength(1);
   });
 
+  test('defect: a since past the year 9999 (an offset west of UTC on its last day) listed every event instead of none: its UTC form (+010000-…) sorted before every date', async () => {
+    const { group } = await createGroup(
+      groupInput({ servicePayId: MID, scheduleDate: day(3) }) as never,
+      MERCHANT,
+      new Date(),
+    );
+    const { listEvents } = await import('#core/events');
+    expect((await listEvents(MID, { objectId: group.paymentGroupId })).items).toHaveLength(1);
+    for (const since of ['9999-12-31T23:59:59-05:00', '9999-12-31T20:00:00-04:00'])
+      expect((await listEvents(MID, { objectId: group.paymentGroupId, since })).items).toEqual([]);
+    // The last moment of 9999 in UTC is still an ordinary date: none are that late either.
+    expect(
+      (await listEvents(MID, { objectId: group.paymentGroupId, since: '9999-12-31T23:59:59Z' })).items,
+    ).toEqual([]);
+  });
+
   test('defect: a filtered page read on until it was full or the events ended, so one request for a rare object read every event of a busy merchant: a page reads at most 2,000 events and ends short, with a token that reads on', async () => {
     const { listEvents } = await import('#core/events');
     const { eventItem } = await import('#store/events');
