@@ -36,7 +36,11 @@ function headerKey(event: APIGatewayProxyEvent): string | undefined {
   );
   if (found.length === 0) return undefined;
   const value = found[0]![1]!;
-  if (found.length > 1 || !KEY_PATTERN.test(value)) {
+  // A header sent twice is in `headers` by its last value only; `multiValueHeaders` has them all.
+  const repeated = Object.entries(event.multiValueHeaders ?? {}).some(
+    ([name, values]) => name.toLowerCase() === 'idempotency-key' && (values?.length ?? 0) > 1,
+  );
+  if (found.length > 1 || repeated || !KEY_PATTERN.test(value)) {
     throw new BadRequestError(
       'Idempotency-Key must be one value of 1-100 characters of letters, digits and _ . : -',
     );

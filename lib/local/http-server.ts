@@ -266,7 +266,10 @@ export function createHttpServer(options: HttpServerOptions): Server {
         path: url.pathname,
         httpMethod: method,
         headers,
-        multiValueHeaders: {},
+        // Every value of each header, as API Gateway passes them beside `headers`.
+        multiValueHeaders: Object.fromEntries(
+          Object.entries(req.headersDistinct).filter((e): e is [string, string[]] => e[1] !== undefined),
+        ),
         queryStringParameters: url.searchParams.size > 0 ? query : null,
         multiValueQueryStringParameters: url.searchParams.size > 0 ? multi : null,
         pathParameters: Object.fromEntries(names.map((n, i) => [n, match.values[i]!])),

@@ -257,6 +257,21 @@ describe('request body', () => {
     expect(response.body.scheduleDate).toBe(FUTURE_DATE);
   });
 
+  it('defect: a repeated Idempotency-Key header was taken as its last value (API Gateway passes that one in headers, every one in multiValueHeaders): 400 naming the header, nothing written', async () => {
+    const response = await invoke(createGroup, {
+      method: 'POST',
+      pathParameters: { MID },
+      body: createBody,
+      headers: { 'Idempotency-Key': 'second' },
+      multiValueHeaders: { 'Idempotency-Key': ['first', 'second'] },
+    });
+    expect(expectError(response, 400)).toBe(
+      'Idempotency-Key must be one value of 1-100 characters of letters, digits and _ . : -',
+    );
+    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
+    expect(sentCommands().filter((c) => c !== 'GetCommand')).toEqual([]);
+  });
+
   it('400 for "deleted" in a PUT group body, before any write', async () => {
     storedGroup(group());
     const response = await invoke(updateGroup, {

@@ -31,6 +31,10 @@ export interface EventInput {
   pathParameters?: Record<string, string>;
   query?: Record<string, string>;
   multiQuery?: Record<string, string[]>;
+  /** Headers besides content-type: as API Gateway passes them, each header's last value. */
+  headers?: Record<string, string>;
+  /** Every value of each header, as API Gateway passes them beside. */
+  multiValueHeaders?: Record<string, string[]>;
   body?: unknown;
   rawBody?: string | null;
   isBase64Encoded?: boolean;
@@ -55,8 +59,8 @@ export function apiEvent(input: EventInput = {}): APIGatewayProxyEvent {
     resource: input.path ?? '/rest/merchants/{MID}/groups',
     path: input.path ?? '/rest/merchants/x/groups',
     httpMethod: input.method ?? 'GET',
-    headers: { 'content-type': 'application/json' },
-    multiValueHeaders: {},
+    headers: { 'content-type': 'application/json', ...input.headers },
+    multiValueHeaders: input.multiValueHeaders ?? {},
     pathParameters: input.pathParameters ?? { MID },
     queryStringParameters: query ?? lastOf,
     multiValueQueryStringParameters: multi,
