@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 
 type States = Record<string, AslState>;
 
-export interface AslState {
+interface AslState {
   Type: string;
   Resource?: string;
   TimeoutSeconds?: number;
