@@ -1,9 +1,12 @@
 /**
  * The merchant registry and client→merchant grants, as table items (keys.ts):
  *
- * - `MID#<8 or 11 digits>` / `MERCHANT`: one item per MID form, both holding the 11-digit MID;
- * - `CLIENT#<clientId>` / `MID#<digits>`: one grant item per MID form, so one GetItem both resolves
- *   the path MID to the 11-digit MID and authorizes the client.
+ * - `MID#<8 or 11 digits>` / `MERCHANT`: one item per MID form, both holding the 11-digit MID: the
+ *   forms registered now (a rename drops the old 8-digit form's item);
+ * - `CLIENT#<clientId>` / `MID#<11 digits>`: the client's grant of the merchant. A request's MID, of
+ *   either form, is resolved by the registry, then the grant of the merchant it names decides: a
+ *   grant covers the merchant's 8-digit form whenever it was registered, and a revocation ends
+ *   both forms at once. (Grants were once written under each form: revoke removes those too.)
  *
  * - `AUDIT#<yyyy-MM>` / `<at>#<auditId>`: one audit record per grant or revocation (who, when,
  *   what), written in the transaction that makes the change, so a change never goes unrecorded and
@@ -62,31 +65,49 @@ export class MerchantRegistry {
 
   /**
    * Registers (or renames) a merchant under both MID forms, in one transaction. A renamed
-   * merchant keeps its processor accounts.
+   * merchant keeps its processor accounts; an 8-digit form it had before and is not given now
+   * stops naming it in the same transaction (for every client at once).
    */
   async register(merchant: Merchant): Promise<void> {
     if (!/^\d{11}$/.test(merchant.merchantId)) throw new Error('merchantId must have 11 digits');
     if (merchant.shortId !== undefined && !/^\d{8}$/.test(merchant.shortId))
       throw new Error('shortId must have 8 digits');
-    const accounts = merchant.processorAccounts ?? (await this.find(merchant.merchantId))?.processorAccounts;
+    const stored = await this.find(merchant.merchantId);
+    const accounts = merchant.processorAccounts ?? stored?.processorAccounts;
     if (accounts !== undefined) merchant = { ...merchant, processorAccounts: accounts };
+    const dropped =
+      stored?.shortId !== undefined && stored.shortId !== merchant.shortId ? stored.shortId : undefined;
     await this.db.send(
       new TransactWriteCommand({
-        TransactItems: forms(merchant).map((mid) => ({
-          Put: {
-            TableName: this.tableName,
-            Item: {
-              ...keys.merchant(mid),
-              // The 11-digit form is listed (GSI1 `MERCHANTS`): reconciliation reads every merchant's groups.
-              ...(mid === merchant.merchantId && { gsi1pk: keys.merchantList, gsi1sk: mid }),
-              entity: 'merchant',
-              ...merchant,
+        TransactItems: [
+          ...(dropped === undefined
+            ? []
+            : [
+                {
+                  Delete: {
+                    TableName: this.tableName,
+                    Key: keys.merchant(dropped),
+                    ConditionExpression: 'attribute_not_exists(pk) OR merchantId = :m',
+                    ExpressionAttributeValues: { ':m': merchant.merchantId },
+                  },
+                },
+              ]),
+          ...forms(merchant).map((mid) => ({
+            Put: {
+              TableName: this.tableName,
+              Item: {
+                ...keys.merchant(mid),
+                // The 11-digit form is listed (GSI1 `MERCHANTS`): reconciliation reads every merchant's groups.
+                ...(mid === merchant.merchantId && { gsi1pk: keys.merchantList, gsi1sk: mid }),
+                entity: 'merchant',
+                ...merchant,
+              },
+              // An 8-digit form must not be taken over from another merchant.
+              ConditionExpression: 'attribute_not_exists(pk) OR merchantId = :m',
+              ExpressionAttributeValues: { ':m': merchant.merchantId },
             },
-            // An 8-digit form must not be taken over from another merchant.
-            ConditionExpression: 'attribute_not_exists(pk) OR merchantId = :m',
-            ExpressionAttributeValues: { ':m': merchant.merchantId },
-          },
-        })),
+          })),
+        ],
       }),
     );
   }
@@ -106,8 +127,9 @@ export class MerchantRegistry {
   }
 
   /**
-   * Grants a client a merchant (both MID forms), with its audit record, in one transaction that
-   * also checks the merchant is still registered: all of it is written, or nothing.
+   * Grants a client a merchant (under its 11-digit MID: every form the registry gives it), with its
+   * audit record, in one transaction that also checks the merchant is still registered: all of it
+   * is written, or nothing.
    */
   async grant(clientId: string, mid: string, actor: string, now = clock.now()): Promise<Merchant> {
     const found = await this.find(mid);
@@ -124,12 +146,12 @@ export class MerchantRegistry {
               ConditionExpression: 'attribute_exists(pk)',
             },
           },
-          ...forms(merchant).map((form) => ({
+          {
             Put: {
               TableName: this.tableName,
-              Item: { ...keys.grant(clientId, form), entity: 'grant', clientId, ...merchant },
+              Item: { ...keys.grant(clientId, merchant.merchantId), entity: 'grant', clientId, ...merchant },
             },
-          })),
+          },
           this.auditPut({ action: 'grant', actor, clientId, merchantId: merchant.merchantId, mid }, now),
         ],
       }),
@@ -137,18 +159,25 @@ export class MerchantRegistry {
     return merchant;
   }
 
-  /** Revokes a client's grant of a merchant (both MID forms), with its audit record, in one transaction. */
+  /**
+   * Revokes a client's grant of a merchant, with its audit record, in one transaction: its grant
+   * item and any other of the client's naming the merchant (one an earlier version wrote under an
+   * 8-digit form, which may no longer be the merchant's).
+   */
   async revoke(clientId: string, mid: string, actor: string, now = clock.now()): Promise<void> {
     const merchant = await this.find(mid);
-    const all = merchant ? forms(merchant) : [mid];
+    const merchantId = merchant?.merchantId ?? mid;
+    const pk = keys.grant(clientId, '').pk;
+    const held = new Set([
+      keys.grant(clientId, merchantId).sk,
+      keys.grant(clientId, mid).sk,
+      ...(await this.grantItems(clientId)).filter((i) => i.merchantId === merchantId).map((i) => i.sk),
+    ]);
     await this.db.send(
       new TransactWriteCommand({
         TransactItems: [
-          ...all.map((form) => ({ Delete: { TableName: this.tableName, Key: keys.grant(clientId, form) } })),
-          this.auditPut(
-            { action: 'revoke', actor, clientId, merchantId: merchant?.merchantId ?? mid, mid },
-            now,
-          ),
+          ...[...held].map((sk) => ({ Delete: { TableName: this.tableName, Key: { pk, sk } } })),
+          this.auditPut({ action: 'revoke', actor, clientId, merchantId, mid }, now),
         ],
       }),
     );
@@ -192,27 +221,48 @@ export class MerchantRegistry {
     return records;
   }
 
-  /** The merchant a client may act for under this path MID, or undefined. */
+  /**
+   * The merchant a client may act for under this path MID, or undefined: the merchant the registry
+   * names under the MID now (either form), if the client holds its grant. An 11-digit MID is the
+   * grant's own key: both are read at once; an 8-digit one is resolved first.
+   */
   async authorized(clientId: string, mid: string): Promise<Merchant | undefined> {
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: keys.grant(clientId, mid) }),
-    );
-    return Item ? { merchantId: Item.merchantId, shortId: Item.shortId, name: Item.name } : undefined;
+    const granted = async (merchantId: string) =>
+      (
+        await this.db.send(
+          new GetCommand({ TableName: this.tableName, Key: keys.grant(clientId, merchantId) }),
+        )
+      ).Item !== undefined;
+    const [found, byPath] = await Promise.all([
+      this.find(mid),
+      /^\d{11}$/.test(mid) ? granted(mid) : undefined,
+    ]);
+    if (found === undefined) return undefined;
+    const { processorAccounts: _accounts, ...merchant } = found;
+    const ok =
+      byPath !== undefined && merchant.merchantId === mid ? byPath : await granted(merchant.merchantId);
+    return ok ? merchant : undefined;
   }
 
-  async grantsOf(clientId: string): Promise<Merchant[]> {
+  /** The client's grant items, as stored. */
+  private async grantItems(
+    clientId: string,
+  ): Promise<{ sk: string; merchantId: string; shortId?: string; name: string }[]> {
     const { Items = [] } = await this.db.send(
       new QueryCommand({
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk',
         ExpressionAttributeValues: { ':pk': keys.grant(clientId, '').pk },
+        ConsistentRead: true,
       }),
     );
+    return Items as { sk: string; merchantId: string; shortId?: string; name: string }[];
+  }
+
+  async grantsOf(clientId: string): Promise<Merchant[]> {
+    const Items = await this.grantItems(clientId);
     const byId = new Map(
-      Items.map((i) => [
-        i.merchantId as string,
-        { merchantId: i.merchantId, shortId: i.shortId, name: i.name },
-      ]),
+      Items.map((i) => [i.merchantId, { merchantId: i.merchantId, shortId: i.shortId, name: i.name }]),
     );
     return [...byId.values()];
   }

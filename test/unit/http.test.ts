@@ -16,6 +16,7 @@ import {
   expectError,
   FUTURE_DATE,
   grantKey,
+  registryKey,
   group,
   GROUP_ID,
   groupPath,
@@ -89,12 +90,12 @@ describe('authentication and authorization', () => {
     expect(expectError(response, 403)).toBe(
       `client ${CLIENT_ID} is not authorized for merchant ${OTHER_MID}`,
     );
-    // Only the grant was looked up: nothing about the group is read for an unauthorized client.
-    expect(ddbMock.commandCalls(GetCommand)).toHaveLength(1);
-    expect(ddbMock.commandCalls(GetCommand)[0]!.args[0].input).toEqual({
-      TableName: 't',
-      Key: grantKey(OTHER_MID),
-    });
+    // Only the registry and the grant were looked up: nothing about the group is read for an
+    // unauthorized client.
+    expect(ddbMock.commandCalls(GetCommand).map((c) => c.args[0].input)).toEqual([
+      { TableName: 't', Key: registryKey(OTHER_MID) },
+      { TableName: 't', Key: grantKey(OTHER_MID) },
+    ]);
   });
 
   it('403 for another client, even for a merchant granted to c1', async () => {
@@ -103,7 +104,10 @@ describe('authentication and authorization', () => {
       claims: { client_id: 'c2', scope: apiScope('dev') },
     });
     expectError(response, 403);
-    expect(ddbMock.commandCalls(GetCommand)[0]!.args[0].input.Key).toEqual(grantKey(MID, 'c2'));
+    expect(ddbMock.commandCalls(GetCommand).map((c) => c.args[0].input.Key)).toEqual([
+      registryKey(MID),
+      grantKey(MID, 'c2'),
+    ]);
   });
 
   it('authorizes before validating the body: an unauthorized client learns nothing from a 400', async () => {
@@ -115,12 +119,17 @@ describe('authentication and authorization', () => {
     expectError(response, 403);
   });
 
-  it('resolves an 8-digit MID through the grant to the 11-digit merchant', async () => {
+  it('resolves an 8-digit MID through the registry to the 11-digit merchant, whose grant decides', async () => {
     storedGroup(group());
     const response = await invoke(getGroup, { pathParameters: groupPath({ MID: SHORT_MID }) });
     expect(response.status).toBe(200);
     expect(response.body.servicePayId).toBe(MID);
-    expect(ddbMock.commandCalls(GetCommand)[0]!.args[0].input.Key).toEqual(grantKey(SHORT_MID));
+    expect(
+      ddbMock
+        .commandCalls(GetCommand)
+        .slice(0, 2)
+        .map((c) => c.args[0].input.Key),
+    ).toEqual([registryKey(SHORT_MID), grantKey(MID)]);
   });
 
   it('looks the grant up on every request when AUTHZ_CACHE_SECONDS is 0 (a revoked grant takes effect)', async () => {
@@ -170,7 +179,12 @@ describe('path parameters', () => {
   it('decodes percent-encoded values before checking them', async () => {
     const response = await invoke(getGroup, { pathParameters: groupPath({ MID: '3235%30000001' }) });
     expect(response.status).toBe(404);
-    expect(ddbMock.commandCalls(GetCommand)[0]!.args[0].input.Key).toEqual(grantKey('32350000001'));
+    expect(
+      ddbMock
+        .commandCalls(GetCommand)
+        .slice(0, 2)
+        .map((c) => c.args[0].input.Key),
+    ).toEqual([registryKey('32350000001'), grantKey('32350000001')]);
   });
 
   it.each([
@@ -223,7 +237,8 @@ describe('request body', () => {
 
   it('400 for malformed JSON', async () => {
     expect(expectError(await post('{"servicePayId": '), 400)).toBe('body is not valid JSON');
-    expect(sentCommands()).toEqual(['GetCommand']);
+    // The authorization's two reads (the registry, the grant), nothing after.
+    expect(sentCommands()).toEqual(['GetCommand', 'GetCommand']);
   });
 
   it.each([null, '', '   \n'])('400 for an empty body %p', async (rawBody) => {
@@ -280,7 +295,8 @@ describe('request body', () => {
       body: { deleted: true },
     });
     expect(expectError(response, 400)).toBe('deleted cannot be set by PUT; use DELETE on the group');
-    expect(sentCommands()).toEqual(['GetCommand']);
+    // The authorization's two reads (the registry, the grant), nothing after.
+    expect(sentCommands()).toEqual(['GetCommand', 'GetCommand']);
   });
 
   it('400 for "deleted": false too', async () => {

@@ -203,6 +203,7 @@ describe('filters', () => {
       ['processed', false],
       ['deleted', true],
     ]);
-    expect(sentCommands()).toEqual(['GetCommand', 'QueryCommand']);
+    // The authorization's two reads (the registry, the grant), then the list's query.
+    expect(sentCommands()).toEqual(['GetCommand', 'GetCommand', 'QueryCommand']);
   });
 });

@@ -142,6 +142,9 @@ export const grantKey = (mid: string, clientId = CLIENT_ID) => ({
   sk: `MID#${mid}`,
 });
 
+/** The merchant registry's item of one MID form (store/merchants.ts). */
+export const registryKey = (mid: string) => ({ pk: `MID#${mid}`, sk: 'MERCHANT' });
+
 export const MERCHANT_NAME = 'Springfield Elementary';
 const merchantItem = { merchantId: MID, shortId: SHORT_MID, name: MERCHANT_NAME };
 
@@ -160,8 +163,8 @@ const methods = new Map<string, MethodRecord>();
 const payors = new Map<string, { merchantId: string; email?: string }>();
 
 /**
- * Resets the mock: any command not set up by the test fails loudly, client c1 is granted
- * merchant 32350000001 under both of its MID forms, and that merchant has the saved methods
+ * Resets the mock: any command not set up by the test fails loudly, merchant 32350000001 is
+ * registered under both of its MID forms and granted to client c1, and it has the saved methods
  * `payor1/method1` and `payor2/method2` (the profileIds the handler tests use). No payor has an
  * e-mail address until `payorEmail` gives one.
  */
@@ -171,8 +174,13 @@ export function resetDb(): void {
     throw new Error(`unmocked DynamoDB command: ${JSON.stringify(input)}`);
   });
   ddbMock.on(GetCommand).resolves({});
-  grant(MID);
-  grant(SHORT_MID);
+  for (const mid of [MID, SHORT_MID])
+    ddbMock
+      .on(GetCommand, { TableName: 't', Key: registryKey(mid) })
+      .resolves({ Item: { ...registryKey(mid), entity: 'merchant', ...merchantItem } });
+  ddbMock
+    .on(GetCommand, { TableName: 't', Key: grantKey(MID) })
+    .resolves({ Item: { ...grantKey(MID), entity: 'grant', clientId: CLIENT_ID, ...merchantItem } });
   methods.clear();
   payors.clear();
   ddbMock.on(BatchGetCommand).callsFake(batchGetItems);
@@ -260,12 +268,6 @@ export const METHOD_PROJECTION =
   'payorId, savedPaymentMethodId, merchantId, maskedAccountNumber, accountType, #status, deletion';
 export const METHOD_PROJECTION_NAMES = { '#status': 'status' };
 export const EMAIL_PROJECTION = 'payorId, merchantId, email';
-
-function grant(mid: string, merchant = merchantItem): void {
-  ddbMock
-    .on(GetCommand, { TableName: 't', Key: grantKey(mid) })
-    .resolves({ Item: { ...grantKey(mid), entity: 'grant', clientId: CLIENT_ID, ...merchant } });
-}
 
 // The records themselves are the shared fixtures' (same ids, dates and amounts).
 export { group, payment } from '#support/fixtures/index';
