@@ -84,8 +84,12 @@ export function returnRateWindow(now: Date): { since: string; until: string } {
 }
 
 /** `count` over `debits`, rounded to 4 decimals; 0 without debits. */
+/**
+ * count / debits to four decimals, half up, in whole numbers: floating point takes some exact halves
+ * down (139 / 800 = 0.17375 is 1737.4999… ten-thousandths).
+ */
 const roundedRate = (count: number, debits: number): number =>
-  debits === 0 ? 0 : Math.round((count / debits) * 10_000) / 10_000;
+  debits === 0 ? 0 : Math.floor((2 * count * 10_000 + debits) / (2 * debits)) / 10_000;
 
 /**
  * The status of `count` returns of `debits` debits against `kind`'s limit, exactly: `over` above

@@ -155,3 +155,15 @@ describe('return rates', () => {
     expect(rates.overall.rate).toBe(0.3333);
   });
 });
+
+test('defect: a return rate exactly halfway between two 4-decimal values was rounded down by float error (139 of 800 debits, 0.17375, showed 0.1737)', () => {
+  const at = new Date('2031-03-02T10:00:00.000Z');
+  const rates = returnRates([{ day: '2031-03-01', debits: 800, returns: { nsf: 139 } }], at);
+  expect(rates.overall).toMatchObject({ count: 139, rate: 0.1738 });
+  // Halves up, below halves down, as before.
+  const rate = (returns: number, debits: number) =>
+    returnRates([{ day: '2031-03-01', debits, returns: { nsf: returns } }], at).overall.rate;
+  expect([rate(1, 3), rate(2, 3), rate(1, 20_000), rate(1, 20_001), rate(57, 800), rate(0, 5)]).toEqual([
+    0.3333, 0.6667, 0.0001, 0, 0.0713, 0,
+  ]);
+});
