@@ -162,7 +162,9 @@ export function paymentAfterNotice(
 }
 
 function authAfter(auth: AuthResponse, after: Transaction): AuthResponse {
-  if (after.status === 'Returned') return { ...auth, status: 'Returned', return: { ...after.return! } };
+  // Returned: nothing of it is left to refund (its refund fields, otherwise as at processing time).
+  if (after.status === 'Returned')
+    return { ...auth, status: 'Returned', return: { ...after.return! }, availableRefundAmount: 0 };
   return { ...auth, cleared: true, clearedAt: after.clearedAt! };
 }
 

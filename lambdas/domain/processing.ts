@@ -266,7 +266,11 @@ export function countOutcome(
     const approvedCents = Math.round(Number(auth.approvedAmount) * 100);
     totals.approvedCents += approvedCents;
     if (approvedCents < payment.amountCents) totals.partial++;
-    if (payment.retry?.status === 'succeeded') {
+    // A return not yet moved into the summary leaves the payment counted as the run counted it:
+    // recovered when a retry approved it, though its nsf return may have scheduled the next one.
+    const approvedByRetry =
+      (payment.attempts?.findIndex((a) => a.transactionId === auth.transactionId) ?? 0) > 0;
+    if (payment.retry?.status === 'succeeded' || (auth.status === 'Returned' && approvedByRetry)) {
       totals.recovered = (totals.recovered ?? 0) + 1;
       totals.recoveredCents = (totals.recoveredCents ?? 0) + approvedCents;
     }
