@@ -21,7 +21,7 @@ export interface ChargedPayment {
   amountCents: Cents;
   authResponse: AuthResponse | null;
   retry?: { status: string; nextAttemptAt?: string };
-  attempts?: readonly { round?: number }[];
+  attempts?: readonly { round?: number; transactionId?: string }[];
   /**
    * The sale whose return was moved into the group's processingSummary (core/notice-follow-ups.ts:
    * once, while no run of the group counts); until then the summary counts it as approved still.
