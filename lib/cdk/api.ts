@@ -202,7 +202,7 @@ export class ServiceApi extends Construct {
       let fn: lambda.Function;
       // Prod's trigger endpoints only answer 403: a function that holds nothing says so.
       if (prod && handlerRoutes.every((r) => r.nonProdOnly === true)) {
-        fn = prodRefusalFunction(scope, handler, stage);
+        fn = prodRefusalFunction(scope, handler, stage, handlerRoutes[0]!.path);
       } else {
         fn = new ServiceFunction(scope, handlerSlug(handler), {
           handler,

@@ -159,25 +159,33 @@ export class ServiceFunction extends Construct {
   }
 }
 
-/** The answer of a non-production-only endpoint in prod: the service's error body, 403. */
-export const PROD_REFUSAL = {
-  message: 'process-payments is not available in production',
-  responseCode: 403,
-} as const;
+/**
+ * The answer of a non-production-only endpoint in prod: the service's error body, 403, naming the
+ * operation as the handler's own refusal does (lambdas/core/triggers.ts): the last segment of the
+ * route's path (process-payments, retry-payments, settle-now).
+ */
+export const prodRefusal = (path: string) =>
+  ({ message: `${path.split('/').at(-1)} is not available in production`, responseCode: 403 }) as const;
 
 /**
  * Prod's function of a non-production-only handler (the trigger endpoints): inline code that
  * answers 403 with the service's error body, with no variables and no grant beyond its logs. The
  * handler module would read the table (authorization) before refusing; this holds no table access.
  */
-export function prodRefusalFunction(scope: Construct, handler: string, stage: Stage): lambda.Function {
+export function prodRefusalFunction(
+  scope: Construct,
+  handler: string,
+  stage: Stage,
+  path: string,
+): lambda.Function {
   const holder = new Construct(scope, handlerSlug(handler));
   const functionName = functionNameOf(stage, handler);
   const logGroup = functionLogGroup(holder, stage, functionName);
+  const refusal = prodRefusal(path);
   const response = {
-    statusCode: PROD_REFUSAL.responseCode,
+    statusCode: refusal.responseCode,
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(PROD_REFUSAL),
+    body: JSON.stringify(refusal),
   };
   return new lambda.Function(holder, 'Function', {
     functionName,
