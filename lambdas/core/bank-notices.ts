@@ -120,7 +120,7 @@ export async function applyBankNotice(notice: BankNotice, now: Date): Promise<No
         cancelledRefunds: cancelled,
         // A held refund of the API's sale cancelled: announced as its other outcomes are.
         refundEvents: ofApi
-          ? cancelled.map((r) => refundEvent('refund.failed', r, next.merchantId, now))
+          ? cancelled.map((r) => refundEvent('refund.failed', r, next.merchantId, now, next))
           : [],
         ...(payment && { payment }),
         followUps,

@@ -315,11 +315,20 @@ export const transactionEvent = (
     now,
   );
 
-/** The event announcing a refund's outcome: the refund as its POST answers it, less the sale's available amount. */
+/**
+ * The event announcing a refund's outcome: the refund as its POST answers it, with its sale's
+ * availableRefundAmount once the outcome is written (`sale` as read before it: a failed refund's
+ * amount is given back).
+ */
 export const refundEvent = (
   type: EventType,
   refund: Refund,
   merchantId: string,
   now: Date,
-): ServiceEvent<ReturnType<typeof refundView>> =>
-  newEvent({ type, merchantId, objectId: refund.refundId, sequence: 1, data: refundView(refund) }, now);
+  sale: Transaction | undefined,
+): ServiceEvent<ReturnType<typeof refundView> & { availableRefundAmount: number }> => {
+  const back = refund.status === 'Failed' ? refund.amountCents : 0;
+  const available = sale ? availableRefundCents({ ...sale, refundedCents: sale.refundedCents - back }) : 0;
+  const data = { ...refundView(refund), availableRefundAmount: fromCents(available) };
+  return newEvent({ type, merchantId, objectId: refund.refundId, sequence: 1, data }, now);
+};

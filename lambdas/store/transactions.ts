@@ -372,7 +372,8 @@ export class DynamoTransactionStore implements TransactionStore {
     if (announceFor !== undefined) {
       // A refund of the transactions API: refund.completed or refund.failed, its one event.
       const type = outcome.status === 'Completed' ? 'refund.completed' : 'refund.failed';
-      items.push(eventPut(this.tableName, refundEvent(type, finished, announceFor, clock.now())));
+      const sale = (await this.find(refund.transactionId))?.transaction;
+      items.push(eventPut(this.tableName, refundEvent(type, finished, announceFor, clock.now(), sale)));
     }
     try {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));

@@ -229,6 +229,37 @@ test('a return before the clearing cancels the held refund: Failed, saying the d
   expect(await eventTypes(mid, refundId)).toEqual(['refund.failed']);
 });
 
+test("defect: refund.completed and refund.failed carried the refund without its sale's availableRefundAmount, which the Refund object the API answers has", async () => {
+  const mid = await newMerchant();
+  const clears = await approvedDebit(mid, 'bank');
+  const returned = await approvedDebit(mid, 'nR01');
+  const completed = newId();
+  const failed = newId();
+  await refundSale(mid, clears, 1500, completed, settled());
+  await refundSale(mid, returned, 1000, failed, settled());
+  await sandbox.noticesNow({ merchantId: mid });
+  await backstop();
+  await backstop();
+  const data = async (refundId: string) =>
+    (await eventStore().page(mid, { objectId: refundId }, 100)).events.map((e: ServiceEvent) => [
+      e.type,
+      e.data,
+    ]);
+  // The cleared sale of 40.00 has 25.00 left after the refund; the returned one nothing.
+  expect(await data(completed)).toEqual([
+    [
+      'refund.completed',
+      expect.objectContaining({ refundId: completed, amount: 15, availableRefundAmount: 25 }),
+    ],
+  ]);
+  expect(await data(failed)).toEqual([
+    [
+      'refund.failed',
+      expect.objectContaining({ refundId: failed, status: 'Failed', availableRefundAmount: 0 }),
+    ],
+  ]);
+});
+
 test('defect: a void of a returned debit answered another reason (its cut-off) — a returned debit has nothing left to reverse: availableRefundAmount 0, a refund and a void answer 400 saying it was returned', async () => {
   const mid = await newMerchant();
   const transactionId = await approvedDebit(mid, 'nR02');
