@@ -164,7 +164,7 @@ export class ServiceFunction extends Construct {
  * operation as the handler's own refusal does (lambdas/core/triggers.ts): the last segment of the
  * route's path (process-payments, retry-payments, settle-now).
  */
-export const prodRefusal = (path: string) =>
+const prodRefusal = (path: string) =>
   ({ message: `${path.split('/').at(-1)} is not available in production`, responseCode: 403 }) as const;
 
 /**
