@@ -70,6 +70,24 @@ export class ScheduledPaymentsClient extends ApiSession {
   searchPayors(mid: string, query: Query<'SearchPayors'>) {
     return this.call<'SearchPayors'>('GET', PAYORS, { MID: mid }, { query });
   }
+  /**
+   * Every payor with a card expiring before the month (`yyyy-MM`): each page in turn (at most 100
+   * payors an answer, the next named by its `Link: <?expiringBefore=…&pageToken=…>; rel="next"`),
+   * a payor listed on two pages (several expiring cards) once.
+   */
+  async expiringPayors(mid: string, expiringBefore: string): Promise<Result<'SearchPayors'>> {
+    const payors = new Map<string, Result<'SearchPayors'>[number]>();
+    let pageToken: string | undefined;
+    do {
+      const query = { expiringBefore, pageToken };
+      const answer = await this.exchange('GET', PAYORS, { MID: mid }, { query });
+      for (const payor of JSON.parse(answer.text) as Result<'SearchPayors'>)
+        if (!payors.has(payor.payorId)) payors.set(payor.payorId, payor);
+      const next = answer.link && /[?&]pageToken=([^&>]+)[^>]*>;\s*rel="next"/.exec(answer.link)?.[1];
+      pageToken = next ? decodeURIComponent(next) : undefined;
+    } while (pageToken !== undefined);
+    return [...payors.values()];
+  }
   /** Many payors at once by their customer account ids (a POST that only reads: no key needed). */
   bulkSearchPayors(mid: string, body: RequestBody<'BulkSearchPayors'>) {
     return this.call<'BulkSearchPayors'>('POST', `${PAYORS}/search`, { MID: mid }, { body });

@@ -4395,6 +4395,8 @@ export interface operations {
       /** @description Zero or one payor (customerAccountId), or a page of payors (expiringBefore). */
       200: {
         headers: {
+          /** @description expiringBefore only: `<?expiringBefore=…&pageToken=…>; rel="next"` while more payors follow (absent on the last page). */
+          Link?: string;
           [name: string]: unknown;
         };
         content: {

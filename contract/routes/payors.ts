@@ -59,6 +59,10 @@ With \`expiringBefore=yyyy-MM\`: the payors having a saved card that expires bef
       schema: { type: 'array', maxItems: EXPIRING_PAGE_PAYORS, items: payorSchema },
       description: 'Zero or one payor (customerAccountId), or a page of payors (expiringBefore).',
     },
+    link: {
+      description:
+        'expiringBefore only: `<?expiringBefore=…&pageToken=…>; rel="next"` while more payors follow (absent on the last page).',
+    },
   }),
   BulkSearchPayors: route({
     id: 'BulkSearchPayors',

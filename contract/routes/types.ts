@@ -94,6 +94,11 @@ export interface Route {
    * type first in `Accept`: contract/media-types.ts), paged as the CSV is.
    */
   readonly spreadsheet?: { readonly description: string };
+  /**
+   * The JSON success answer may be one page of several, the next named only by a `Link` header
+   * (`rel="next"`): the document declares the header with this description.
+   */
+  readonly link?: { readonly description: string };
   /** A 202 the operation answers instead when its work continues in the background. */
   readonly accepted?: { readonly schema: object; readonly description: string };
   /** The operation's own 409 body (listed in `errors`), instead of the shared `Error`. */

@@ -151,6 +151,9 @@ function responsesOf(route: Route): OperationObject['responses'] {
             description: route.response.description,
             ...replayed,
             ...(route.csv && { headers: LINK_HEADER }),
+            ...(route.link && {
+              headers: { Link: { description: route.link.description, schema: { type: 'string' } } },
+            }),
             content: {
               ...content(
                 responseSchema(route.response.schema),
