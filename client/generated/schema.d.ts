@@ -1816,7 +1816,7 @@ export interface components {
       /** @description This page; [] for a page past the end. */
       items: components['schemas']['Payment'][];
     };
-    /** @description The sale that charged a scheduled payment, as a Transaction at processing time (its refund fields are not updated later, but for availableRefundAmount: 0 once the debit is Returned). */
+    /** @description The sale that charged a scheduled payment, as a Transaction at processing time (its refund fields are not updated later, but for availableRefundAmount: 0 once the debit is Returned; a dispute or a refund since shows on the sale, which transactionId names). */
     AuthResponse: {
       /**
        * Format: uuid

@@ -176,7 +176,7 @@ export const transactionSchema = {
 export const authResponseSchema = {
   type: 'object',
   description:
-    'The sale that charged a scheduled payment, as a Transaction at processing time (its refund fields are not updated later, but for availableRefundAmount: 0 once the debit is Returned).',
+    'The sale that charged a scheduled payment, as a Transaction at processing time (its refund fields are not updated later, but for availableRefundAmount: 0 once the debit is Returned; a dispute or a refund since shows on the sale, which transactionId names).',
   required: [
     'status',
     'responseCode',
