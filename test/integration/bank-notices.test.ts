@@ -5,7 +5,8 @@
  * that beats its sale held, then applied when tried again after the sale exists; a crash between
  * the notice's transaction and its follow-up, finished by the next pass over the follow-ups; a
  * returned payment moved into its group's processingSummary once (a crash in the move, repeated
- * passes, a retry round charging meanwhile), its payor e-mailed once.
+ * passes, a retry round charging meanwhile), its payor e-mailed once; its authResponse left with
+ * nothing to refund, and a payment a retry had recovered no longer counted recovered.
  */
 import { PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { deletePayment } from '#core/payments';
@@ -20,9 +21,9 @@ import { createDueOccurrences, createSeries } from '#core/series';
 import { applyNotice, receiveNotices, retryHeldNotices } from '#core/notices';
 import type { ServiceEvent } from '#domain/events';
 import { reattemptsWithin } from '#domain/retries';
-import { attemptOf, type Payment } from '#domain/groups';
-import { emptyTotals, summaryView, type AuthResponse } from '#domain/processing';
-import type { Transaction } from '#domain/transactions';
+import { attemptOf, paymentView, type Payment } from '#domain/groups';
+import { emptyTotals, saleAuthResponse, summaryView } from '#domain/processing';
+import { transactionView, type Transaction } from '#domain/transactions';
 import { processorKeys } from '#domain/processor-keys';
 import type { ProcessorNotice } from '#processor/processor';
 import { reloadConfigForTests } from '#shared/config';
@@ -117,18 +118,8 @@ async function paidPayment(
 ): Promise<{ payment: Payment; sale: Transaction }> {
   const paymentId = newId();
   const sale = debit(profileId, attemptTransactionId(paymentId, 1));
-  const auth = {
-    status: 'Approved',
-    responseCode: '00',
-    responseMessage: 'Approved',
-    isDuplicate: false,
-    amount: 25,
-    approvedAmount: 25,
-    processedAt: T0.toISOString(),
-    transactionId: sale.transactionId,
-    accountType: 'CHECKING',
-    maskedAccountNumber: '********6789',
-  } as AuthResponse;
+  // As processing answers it: the sale's view at processing time.
+  const auth = saleAuthResponse(transactionView(debit(profileId, sale.transactionId), [], T0));
   const payment = paymentRecord({
     paymentId,
     paymentGroupId,
@@ -715,4 +706,97 @@ test('deleting a payment whose nsf return scheduled its retry moves its group’
   });
   const report = await groupReport(MID, paymentGroupId);
   expect(report.counts).toMatchObject({ returned: 0, declined: 0, deleted: 1 });
+});
+
+test("defect: a returned payment's authResponse kept availableRefundAmount at its approved amount beside status Returned (its sale said 0)", async () => {
+  const { profileId } = await checkingPayor();
+  const { payment, sale } = await paidPayment(profileId);
+  expect(payment.authResponse).toMatchObject({ status: 'Approved', availableRefundAmount: 25 });
+
+  const applied = await applyNotice(
+    returned(sale, 'R01', processorKeys.payment(payment.paymentId)),
+    later(70),
+  );
+  expect(applied.outcome).toBe('applied');
+
+  const after = (await paymentStore().getPayment(payment.paymentGroupId, payment.paymentId))!;
+  expect(paymentView(after).authResponse).toMatchObject({
+    status: 'Returned',
+    return: { code: 'R01' },
+    availableRefundAmount: 0,
+  });
+});
+
+test("defect: a payment a retry recovered whose debit was then returned nsf (and retried again) stayed in its group's recoveredCount and recoveredAmount; the report said 0", async () => {
+  const { profileId } = await checkingPayor();
+  const paymentGroupId = newId();
+  const paymentId = newId();
+  // Attempt 1 declined 51, attempt 2 (the retry round) approved: recovered, as the round counted it.
+  const declinedAuth = {
+    ...saleAuthResponse(
+      transactionView(
+        {
+          ...debit(profileId, attemptTransactionId(paymentId, 1), { paymentId, paymentGroupId } as Payment),
+          status: 'Declined',
+          responseCode: '51',
+          responseMessage: 'Insufficient funds',
+          approvedCents: 0,
+        },
+        [],
+        T0,
+      ),
+    ),
+  };
+  const sale = debit(profileId, attemptTransactionId(paymentId, 2), { paymentId, paymentGroupId } as Payment);
+  const auth = saleAuthResponse(transactionView(sale, [], T0));
+  const payment = paymentRecord({
+    paymentId,
+    paymentGroupId,
+    merchantId: MID,
+    profileId,
+    amountCents: 2500,
+    authResponse: auth,
+    attempts: [attemptOf(1, declinedAuth), attemptOf(2, auth, 1)],
+    retry: { status: 'succeeded' },
+    eventSeq: 3,
+    lastUpdated: T0.toISOString(),
+  });
+  const group = groupRecord({
+    paymentGroupId,
+    merchantId: MID,
+    status: 'processed',
+    paymentCount: 1,
+    totalCents: 2500,
+    retryPolicy: { maxRetries: 3, intervalHours: 24 },
+    processingSummary: {
+      ...emptyTotals(),
+      approved: 1,
+      approvedCents: 2500,
+      recovered: 1,
+      recoveredCents: 2500,
+      processedAt: T0.toISOString(),
+    },
+  });
+  await table.db.send(new PutCommand({ TableName: table.tableName, Item: groupItem(group) }));
+  await table.db.send(new PutCommand({ TableName: table.tableName, Item: paymentItem(payment) }));
+  await new DynamoTransactionStore(table.db, table.tableName).recordSale(sale);
+
+  const notice = returned(sale, 'R01', processorKeys.payment(paymentId, 2));
+  expect((await applyNotice(notice, later(70))).outcome).toBe('applied');
+  await runDueFollowUps(later(90), 10);
+
+  const after = (await paymentStore().getPayment(paymentGroupId, paymentId))!;
+  expect(after.authResponse).toMatchObject({ status: 'Returned' });
+  expect(after.retry).toMatchObject({ status: 'scheduled' });
+  const report = await groupReport(MID, paymentGroupId);
+  const summary = summaryView((await claimStore().read(paymentGroupId))!.processingSummary!);
+  // docs/product.md "Returns": a returned payment leaves approvedCount ... and recoveredCount /
+  // recoveredAmount when it was one of those. The report (which counts what is) agrees.
+  expect(report.counts).toMatchObject({ approved: 0, returned: 1, recovered: 0 });
+  expect({
+    approvedCount: summary.approvedCount,
+    returnedCount: summary.returnedCount,
+    recoveredCount: summary.recoveredCount,
+    recoveredAmount: summary.recoveredAmount,
+  }).toEqual({ approvedCount: 0, returnedCount: 1, recoveredCount: 0, recoveredAmount: 0 });
 });
