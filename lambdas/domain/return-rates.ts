@@ -83,10 +83,9 @@ export function returnRateWindow(now: Date): { since: string; until: string } {
   };
 }
 
-/** `count` over `debits`, rounded to 4 decimals; 0 without debits. */
 /**
- * count / debits to four decimals, half up, in whole numbers: floating point takes some exact halves
- * down (139 / 800 = 0.17375 is 1737.4999… ten-thousandths).
+ * `count` over `debits` to four decimals, half up, in whole numbers (floating point takes some exact
+ * halves down: 139 / 800 = 0.17375 is 1737.4999… ten-thousandths); 0 without debits.
  */
 const roundedRate = (count: number, debits: number): number =>
   debits === 0 ? 0 : Math.floor((2 * count * 10_000 + debits) / (2 * debits)) / 10_000;
