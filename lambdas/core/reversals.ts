@@ -25,7 +25,7 @@ import { processorKeys } from '#domain/processor-keys';
 import { paymentProcessor } from '#core/processor';
 import { transactionStore } from '#store/transactions';
 import { withOptimisticRetry } from '#shared/optimistic-concurrency';
-import { sendScheduledRefund } from './scheduled-refunds';
+import { sendRefundNow, sendScheduledRefund } from './scheduled-refunds';
 import { requireTransaction } from './transactions';
 
 /**
@@ -180,24 +180,11 @@ export async function refundSale(
   if (refund.status === 'Pending' && refund.sendAfter !== undefined) {
     if (now.toISOString() >= refund.sendAfter) refund = await sendScheduledRefund(reserved.txn, refund, now);
   } else if (refund.status === 'Pending' && refund.heldUntilCleared !== true) {
-    const result = await paymentProcessor().refund({
-      idempotencyKey: processorKeys.refund(refundId),
-      merchantId,
-      processorTransactionId: reserved.txn.processorTransactionId!,
-      amountCents: refund.amountCents,
-    });
-    // A refund of a sale of the transactions API is announced (refund.completed, refund.failed);
-    // one of a scheduled payment's sale is announced by its payment (payment.refunded).
-    const announceFor = reserved.txn.paymentId === undefined ? merchantId : undefined;
-    refund = await store.finishRefund(
-      refund,
-      {
-        status: result.approved ? 'Completed' : 'Failed',
-        responseCode: result.responseCode,
-        responseMessage: result.responseMessage,
-      },
-      announceFor,
-    );
+    // Under its sent and refused marks too: resumed after a crash (a repeat, the sweeper) once its
+    // sale is disputed, one never sent is refused rather than sent. A refund of a sale of the
+    // transactions API is announced (refund.completed, refund.failed); one of a scheduled
+    // payment's sale is announced by its payment (payment.refunded).
+    refund = await sendRefundNow(reserved.txn, refund, now);
   }
   return { refund, transaction: (await requireTransaction(transactionId, merchantId)).transaction };
 }

@@ -2,7 +2,8 @@
  * Refunds that a group's void-or-refund scheduled inside the void safety margin before a sale's
  * settlement cut-off (docs/decisions.md "Refunds scheduled inside the void
  * margin"): how a payment shows them, and how the sweeper (core/sweeper.ts) sends them once the
- * cut-off has passed. Scheduling them is core/void-or-refund.ts's part.
+ * cut-off has passed. Scheduling them is core/void-or-refund.ts's part. Every refund is sent under
+ * the same marks, one asked for now included (sendRefundNow).
  */
 import type { VoidOrRefundResponse } from '#contract/schemas/payments';
 import { disputedRefusal } from '#domain/disputes';
@@ -94,39 +95,70 @@ async function sentOutcome(
   };
 }
 
+/** Settles a refund with its outcome (and whatever else its kind records first). */
+type Settle = (
+  sale: Transaction,
+  refund: Refund,
+  outcome: Pick<Refund, 'status' | 'responseCode' | 'responseMessage'>,
+) => Promise<Refund>;
+
 /**
- * The sweeper's part (core/sweeper.ts): sends a scheduled refund whose cut-off has passed, with its
- * own processor key (a replay gets the first answer), or not at all when its sale is disputed since
- * and it was never sent (marked refused, then refusedOutcome; one sent before, whose answer a crash lost, is replayed:
- * the processor may have made it), shows the outcome on the payment, and only then settles the
- * refund (Completed, or Failed with its amount given back), which drops its sweep entry: a crash
- * anywhere before that leaves it Pending for the next sweep. The same for a refund held until its
- * debit cleared, sent by the clearing's follow-up (core/notice-follow-ups.ts), which stays written
- * until it is done; a refund of a sale of the transactions API is announced (refund.completed,
- * refund.failed) with its outcome.
+ * Sends a Pending refund under its sent and refused marks (store/refund-sends.ts): with its own
+ * processor key (a replay gets the first answer) once marked sent, whatever its sale became since
+ * (the processor may have made it); not at all when its sale is disputed and it was never sent
+ * (marked refused, then refusedOutcome). Each pass either settles the refund or marks it and reads
+ * it again; the second pass finds a mark, this run's or a concurrent one's, or the refund settled.
  */
-export async function sendScheduledRefund(txn: Transaction, refund: Refund, now: Date): Promise<Refund> {
+async function sendUnderMarks(txn: Transaction, refund: Refund, now: Date, settle: Settle): Promise<Refund> {
   let sale = txn;
   let current = refund;
-  // Each pass either finishes the refund or marks it (sent or refused) and reads it again: the
-  // second pass finds a mark, this run's or a concurrent one's, or the refund finished.
   for (let pass = 0; pass < 3; pass++) {
     if (current.status !== 'Pending') return current;
-    if (current.refusedAt !== undefined) return finish(sale, current, refusedOutcome(current), now);
-    // Once sent, it may have been made: a dispute opened since changes nothing of it.
-    if (current.sentAt !== undefined) return finish(sale, current, await sentOutcome(sale, current), now);
+    if (current.refusedAt !== undefined) return settle(sale, current, refusedOutcome(current));
+    if (current.sentAt !== undefined) return settle(sale, current, await sentOutcome(sale, current));
     const at = now.toISOString();
     if (disputedNow(sale)) {
       await markRefundRefused(ddb(), config().tableName, current, at, disputedRefusal(sale, 'refunded'));
-    } else await markRefundSent(ddb(), config().tableName, current, at);
+    } else if (await markRefundSent(ddb(), config().tableName, current, at)) {
+      // Marked (by this run or an earlier one): nothing can refuse it now.
+      return settle(sale, current, await sentOutcome(sale, current));
+    }
     const found = await transactionStore().find(sale.transactionId);
     const again = found?.refunds.find((r) => r.refundId === current.refundId);
     if (found === undefined || again === undefined) return current;
     sale = found.transaction;
     current = again;
   }
-  throw new Error(`scheduled refund ${refund.refundId} neither marked sent nor refused after 3 reads`);
+  throw new Error(`refund ${refund.refundId} neither marked sent nor refused after 3 reads`);
 }
+
+/**
+ * The sweeper's part (core/sweeper.ts): sends a scheduled refund whose cut-off has passed under its
+ * marks (sendUnderMarks), shows the outcome on the payment, and only then settles the refund
+ * (Completed, or Failed with its amount given back), which drops its sweep entry: a crash anywhere
+ * before that leaves it Pending for the next sweep. The same for a refund held until its debit
+ * cleared, sent by the clearing's follow-up (core/notice-follow-ups.ts), which stays written until
+ * it is done; a refund of a sale of the transactions API is announced (refund.completed,
+ * refund.failed) with its outcome.
+ */
+export const sendScheduledRefund = (txn: Transaction, refund: Refund, now: Date): Promise<Refund> =>
+  sendUnderMarks(txn, refund, now, (sale, current, outcome) => finish(sale, current, outcome, now));
+
+/**
+ * A refund sent when it is asked for (core/reversals.ts refundSale, and the sweeper's resumption
+ * of one a crash left Pending), under the same marks: one reserved before a crash whose sale was
+ * disputed before it was resumed is never sent (the cardholder would be paid twice). Its outcome
+ * settles it (announced for the transactions API); a scheduled payment's void-or-refund records it
+ * on the payment itself.
+ */
+export const sendRefundNow = (txn: Transaction, refund: Refund, now: Date): Promise<Refund> =>
+  sendUnderMarks(txn, refund, now, (sale, current, outcome) =>
+    transactionStore().finishRefund(
+      current,
+      outcome,
+      sale.paymentId === undefined ? sale.merchantId : undefined,
+    ),
+  );
 
 /** Shows the outcome on the payment, then settles the refund (announced for the transactions API). */
 async function finish(

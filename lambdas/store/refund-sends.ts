@@ -1,6 +1,6 @@
 /**
- * A refund written ahead and sent later (a scheduled refund, a refund held until its debit
- * cleared: core/scheduled-refunds.ts) is marked sent (`sentAt`) before the processor is asked, or
+ * A refund (a scheduled refund, one held until its debit cleared, one sent when asked for:
+ * core/scheduled-refunds.ts) is marked sent (`sentAt`) before the processor is asked, or
  * refused (`refusedAt`, its sale disputed) before it is recorded Failed: one mark or the other,
  * never both, whichever run writes first. A crash after the processor refunded leaves the refund
  * Pending with the sent mark: the next try replays it under its key whatever happened to the sale

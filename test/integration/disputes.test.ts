@@ -14,6 +14,7 @@ import { groupReport } from '#core/reports';
 import { runNoticeBackstop } from '#core/notice-backstop';
 import { refundSale, voidSale } from '#core/reversals';
 import { runSale } from '#core/sale';
+import { sweep } from '#core/sweeper';
 import { disputeIdOf } from '#domain/disputes';
 import type { ServiceEvent } from '#domain/events';
 import { attemptOf } from '#domain/groups';
@@ -297,6 +298,71 @@ it('a refund reserved on a sale read before its dispute opened is refused by the
   expect(await transactionStore().reserveRefund(read, refund)).toBe(false);
   expect(await transactionStore().reserveVoid(transactionId, new Date().toISOString())).toBe(false);
   expect((await saleOf(transactionId)).refunds).toEqual([]);
+});
+
+it('defect: a refund of the transactions API reserved before a crash, its sale disputed before the sweeper ran, was sent by the sweeper (the cardholder paid twice); it is refused unsent, Failed naming the dispute, its amount given back', async () => {
+  const mid = await newMerchant();
+  const { transactionId } = await approvedCardSale(mid, 'ok');
+  const refundId = crypto.randomUUID();
+  // The request dies right after its reservation, before anything else.
+  const { transaction: read } = await saleOf(transactionId);
+  const pending = {
+    refundId,
+    transactionId,
+    amountCents: 1000,
+    status: 'Pending' as const,
+    date: later().toISOString(),
+  };
+  expect(await transactionStore().reserveRefund(read, pending)).toBe(true);
+  const refunds = jest.spyOn(sandbox, 'refund');
+  // The cardholder disputes the charge before the sweeper's run.
+  expect(await applyNotice(await disputeNotice(transactionId, {}), new Date())).toEqual({
+    outcome: 'applied',
+  });
+  const report = await sweep(new Date(later().getTime() + 60_000), { olderThanSeconds: 30 });
+  expect(report.settled).toContainEqual(
+    expect.objectContaining({ kind: 'refund', refundId, result: 'Failed' }),
+  );
+  expect(refunds).not.toHaveBeenCalled();
+  refunds.mockRestore();
+  const after = await saleOf(transactionId);
+  expect(after.refunds).toEqual([
+    expect.objectContaining({
+      refundId,
+      status: 'Failed',
+      responseCode: '400',
+      responseMessage: expect.stringContaining(
+        `is disputed (dispute ${after.transaction.dispute!.disputeId}`,
+      ),
+    }),
+  ]);
+  expect(after.transaction.refundedCents).toBe(0);
+  // Announced as any refund of the transactions API that failed.
+  expect((await eventsOf(mid, refundId)).map((e) => e.type)).toEqual(['refund.failed']);
+});
+
+it('a refund of the transactions API the processor made before a crash is replayed by the sweeper and recorded Completed, its sale disputed since or not', async () => {
+  const mid = await newMerchant();
+  const { transactionId } = await approvedCardSale(mid, 'ok');
+  const refundId = crypto.randomUUID();
+  // The processor refunds; the answer is lost with the request.
+  const refunds = jest.spyOn(sandbox, 'refund');
+  refunds.mockImplementationOnce(async (request) => {
+    await SandboxProcessor.prototype.refund.call(sandbox, request);
+    throw new Error('simulated crash after the refund was made');
+  });
+  await expect(refundSale(mid, transactionId, 1000, refundId, later())).rejects.toThrow('simulated crash');
+  refunds.mockRestore();
+  expect(await applyNotice(await disputeNotice(transactionId, {}), new Date())).toEqual({
+    outcome: 'applied',
+  });
+  const report = await sweep(new Date(later().getTime() + 60_000), { olderThanSeconds: 30 });
+  expect(report.settled).toContainEqual(
+    expect.objectContaining({ kind: 'refund', refundId, result: 'Completed' }),
+  );
+  const after = await saleOf(transactionId);
+  expect(after.transaction.refundedCents).toBe(1000);
+  expect((await sandbox.ledger('REFUND', processorKeys.refund(refundId)))?.calls).toBe(2);
 });
 
 it('a dispute notice read while its sale was Approved and written after the sale was voided changes nothing', async () => {
