@@ -23,6 +23,21 @@ export const mediaTypes = (header: string | undefined): string[] =>
     .filter((type) => type !== '');
 
 /**
+ * The media types a header refuses: those given the weight 0 (`text/csv;q=0`: "not acceptable",
+ * RFC 9110 section 12.4.2), lower-cased.
+ */
+export const refusedMediaTypes = (header: string | undefined): Set<string> =>
+  new Set(
+    (header ?? '').split(',').flatMap((part) => {
+      const [type, ...params] = part.split(';');
+      const weight = params
+        .map((p) => p.split('='))
+        .find(([name]) => name!.trim().toLowerCase() === 'q')?.[1];
+      return weight !== undefined && Number(weight.trim()) === 0 ? [type!.trim().toLowerCase()] : [];
+    }),
+  );
+
+/**
  * Whether API Gateway treats `type` as binary: one of BINARY_MEDIA_TYPES, or matched by a
  * wildcard among them (`image/*`, `*\/*`), as the gateway matches.
  */

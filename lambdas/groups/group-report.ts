@@ -5,7 +5,7 @@
  * docs/decisions.md "Group report CSV in pages").
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { mediaTypes, XLSX_MEDIA_TYPE } from '#contract/media-types';
+import { mediaTypes, refusedMediaTypes, XLSX_MEDIA_TYPE } from '#contract/media-types';
 import * as routes from '#generated/validators';
 import { BadRequestError } from '#shared/errors';
 import { merchantRoute } from '#core/merchants';
@@ -14,7 +14,7 @@ import { groupReport, groupReportPage, type ReportFormat } from '#core/reports';
 /**
  * The file the request asks for: the workbook when its Accept header names the spreadsheet type
  * first (API Gateway sends a binary answer as bytes only for the first Accept type, else as base64
- * text), CSV when it names text/csv anywhere, else none (JSON).
+ * text), CSV when it names text/csv anywhere, else none (JSON); never a type it refuses (`;q=0`).
  */
 function fileFormat(event: APIGatewayProxyEvent): ReportFormat | undefined {
   const accept = Object.entries(event.headers ?? {})
@@ -22,8 +22,9 @@ function fileFormat(event: APIGatewayProxyEvent): ReportFormat | undefined {
     .map(([, value]) => value ?? '')
     .join(',');
   const types = mediaTypes(accept);
-  if (types[0] === XLSX_MEDIA_TYPE) return 'xlsx';
-  return types.includes('text/csv') ? 'csv' : undefined;
+  const refused = refusedMediaTypes(accept);
+  if (types[0] === XLSX_MEDIA_TYPE && !refused.has(XLSX_MEDIA_TYPE)) return 'xlsx';
+  return types.includes('text/csv') && !refused.has('text/csv') ? 'csv' : undefined;
 }
 
 export const handler = merchantRoute(routes.GroupReport, async ({ event, merchant, params, query }) => {

@@ -302,3 +302,19 @@ it('refuses a cursor of another group, an altered one, and a cursor without Acce
     expect(JSON.parse(answer.body)).toMatchObject({ responseCode: 400 });
   }
 });
+
+it('defect: a CSV or workbook the Accept header refuses (q=0) was answered anyway; JSON is answered', async () => {
+  for (const accept of [
+    'application/json, text/csv;q=0',
+    'text/csv; q=0.0, application/json',
+    `${XLSX_MEDIA_TYPE};Q=0, application/json`,
+  ]) {
+    const answer = await handler(reportEvent(accept), context);
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers?.['content-type']).toContain('application/json');
+    expect(JSON.parse(answer.body)).toMatchObject({ paymentGroupId: GROUP_ID });
+  }
+  // A weight above 0 still asks for it.
+  const csv = await handler(reportEvent('application/json;q=0.5, text/csv;q=0.1'), context);
+  expect(csv.headers?.['content-type']).toBe('text/csv; charset=utf-8');
+});
