@@ -181,7 +181,7 @@ A method that payments of groups not yet processed use (not deleted, not yet cha
 - with \`?replaceWith=<savedPaymentMethodId>\` (another method of the same payor, not closed, not itself being deleted; else 400): those payments move to it (each payment of a group announced by \`payment.updated\`, its profileId now naming the replacement; a series' payment shows the replacement in \`GET .../series/{SeriesID}\`, and its next occurrences charge it) and the method is deleted after them. A payment never names a deleted method, even if the request is cut off: the deletion is written ahead and the service finishes it. Payments of a group being processed cannot move, nor those of a series still being created: 409 listing them (the method stays; retry once the group is processed).
 - many payments: the request moves them for a few seconds, then answers 202 \`{savedPaymentMethodId, status: "deleting", movedCount}\` and the service goes on in the background (within minutes); the method is gone when GET answers 404. Repeating the same DELETE meanwhile is safe.
 
-While a deletion is under way no payment can take the method (400), and another DELETE of it (or of its payor) answers 409 (retry in a minute).`,
+While a deletion is under way no payment can take the method (400), and another DELETE of it (or of its payor) answers 409 (retry in a minute), as does a DELETE of the method it moves payments to (delete that one once the first deletion is done).`,
     query: {
       schema: deleteMethodQuerySchema,
       parameters: {

@@ -94,6 +94,7 @@ export async function deleteMethod(
     if (!method) throw new MethodNotFoundError(methodId);
     if (methods.length === 1) throw new BadRequestError(ONLY_METHOD);
     if (replaceWith !== undefined) assertReplacement(methods, methodId, replaceWith);
+    assertNotReplacing(methods, methodId);
     if (method.deletion) {
       const record = await store.find(payorId, method.deletion.payor ? 'PAYOR' : { methodId });
       if (!record) return undefined; // finished or undone meanwhile: read again
@@ -111,6 +112,18 @@ export async function deleteMethod(
     if ((await store.begin(record, [method])) !== 'ok') return undefined;
     return run(record, now);
   }, PAYOR);
+}
+
+/**
+ * 409 while the method is the replacement of another's deletion under way: deleted now, it would
+ * leave that deletion neither finished (its payments move onto it) nor undone.
+ */
+function assertNotReplacing(methods: readonly SavedMethod[], methodId: string): void {
+  const replaced = methods.find((m) => m.deletion?.replaceWith === methodId);
+  if (replaced)
+    throw new ConflictError(
+      `saved payment method ${methodId} is the replacement of saved payment method ${replaced.savedPaymentMethodId}, whose deletion is under way: delete it once that is done`,
+    );
 }
 
 /** 400 unless `replaceWith` is another usable method of the payor, not itself being deleted. */

@@ -27,7 +27,7 @@ import { conditionOutcome } from '#shared/ddb';
 import { containerStore, strip } from './items';
 import { readAll } from './paging';
 import { seriesUseDelete, seriesUsePut } from './method-series-uses';
-import { methodUsable, useDelete, usePut } from './method-uses';
+import { methodUsable, methodUsableAndTouched, useDelete, usePut } from './method-uses';
 import { atRevision, type PayorWithMethods } from './payors';
 import { clock } from '#shared/clock';
 
@@ -64,7 +64,8 @@ export class MethodDeletionStore {
 
   /**
    * Marks the methods (each as read: its revision) and writes the record; with a replacement,
-   * only while it is there and not being deleted itself. `changed`: a method changed or is marked
+   * only while it is there and not being deleted itself, and its revision moved (a deletion of the
+   * replacement begun on an earlier read is refused). `changed`: a method changed or is marked
    * already since read (the caller reads again).
    */
   async begin(record: DeletionRecord, methods: readonly SavedMethod[]): Promise<BeginOutcome> {
@@ -100,7 +101,7 @@ export class MethodDeletionStore {
       },
     });
     if (record.mark.replaceWith !== undefined)
-      items.push(methodUsable(this.tableName, `${record.payorId}/${record.mark.replaceWith}`));
+      items.push(methodUsableAndTouched(this.tableName, `${record.payorId}/${record.mark.replaceWith}`));
     try {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
       return 'ok';

@@ -66,6 +66,24 @@ export function methodUsable(tableName: string, profileId: string) {
   };
 }
 
+/**
+ * The fence as an update: the method is there and not being deleted, and its revision moves, so
+ * that a deletion of it that read it before this transaction is refused and reads it again (a
+ * replacement deleted while a deletion moves payments onto it: core/method-deletion.ts).
+ */
+export function methodUsableAndTouched(tableName: string, profileId: string) {
+  const { payorId, savedPaymentMethodId } = parseProfileId(profileId);
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.method(payorId, savedPaymentMethodId),
+      UpdateExpression: 'ADD revision :one',
+      ConditionExpression: USABLE_METHOD,
+      ExpressionAttributeValues: { ':one': 1 },
+    },
+  };
+}
+
 /** The distinct methods (as profileIds) of these payments, each once: a transaction names an item once. */
 export const distinctProfiles = (payments: readonly Pick<Payment, 'profileId'>[]): string[] => [
   ...new Map(

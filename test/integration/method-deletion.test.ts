@@ -463,6 +463,78 @@ describe('under concurrency', () => {
   });
 });
 
+describe('the replacement of a deletion under way', () => {
+  test('defect: the replacement deleted while a replaceWith deletion was under way left the payor’s only method marked for deletion for good (the sweeper failed on it at every run); its DELETE is refused (409) and the sweeper finishes the move', async () => {
+    const { payorId, methods } = await payorWith(2);
+    const [old, replacement] = methods;
+    const { payments } = await pendingGroup(2, profileOf(old!));
+    // DELETE old?replaceWith=replacement dies at its last step (its mark and record are written).
+    jest.spyOn(MethodDeletionStore.prototype, 'finishMethod').mockRejectedValueOnce(new Error('crash'));
+    const started = new Date();
+    await expect(
+      deleteMethod(payorId, old!.savedPaymentMethodId, MERCHANT, replacement!.savedPaymentMethodId, started),
+    ).rejects.toThrow('crash');
+    jest.restoreAllMocks();
+    expect(await methodItem(old!)).toHaveProperty('deletion');
+
+    // The replacement's own DELETE is refused, naming the deletion it serves; nothing is written.
+    const refused = deleteMethod(payorId, replacement!.savedPaymentMethodId, MERCHANT, undefined, started);
+    await expect(refused).rejects.toBeInstanceOf(ConflictError);
+    await expect(refused).rejects.toThrow(
+      `is the replacement of saved payment method ${old!.savedPaymentMethodId}, whose deletion is under way`,
+    );
+    expect(await methodItem(replacement!)).not.toHaveProperty('deletion');
+
+    const later = new Date(started.getTime() + (DELETION_SWEEP_AFTER_SECONDS + 1) * 1000);
+    const swept = await sweepDeletions(later);
+    expect(swept.map((r) => r.result)).toEqual(['deleted']);
+    expect(await methodItem(old!)).toBeUndefined();
+    expect(new Set(await methodIdsOf(payments))).toEqual(new Set([replacement!.savedPaymentMethodId]));
+    // Then it can go like any other method.
+    const third = makeMethod(payorId, MERCHANT);
+    await addMethod(third, false, new Date());
+    await expect(
+      deleteMethod(
+        payorId,
+        replacement!.savedPaymentMethodId,
+        MERCHANT,
+        third.savedPaymentMethodId,
+        new Date(),
+      ),
+    ).resolves.toEqual({ status: 'deleted' });
+  });
+
+  test('a deletion of the replacement begun on a read from before the replaceWith deletion’s mark is refused by the mark’s transaction (the replacement’s revision moved)', async () => {
+    const { payorId, methods } = await payorWith(3);
+    const [old, replacement] = methods;
+    const store = new MethodDeletionStore(table.db, table.tableName);
+    const readBefore = (await methodItem(replacement!)) as SavedMethod;
+    const mark = (replaceWith?: string) => ({
+      token: newId(),
+      startedAt: new Date().toISOString(),
+      ...(replaceWith !== undefined && { replaceWith }),
+    });
+    expect(
+      await store.begin(
+        {
+          merchantId: MERCHANT,
+          payorId,
+          methodIds: [old!.savedPaymentMethodId],
+          mark: mark(replacement!.savedPaymentMethodId),
+        },
+        [(await methodItem(old!)) as SavedMethod],
+      ),
+    ).toBe('ok');
+    expect(
+      await store.begin(
+        { merchantId: MERCHANT, payorId, methodIds: [replacement!.savedPaymentMethodId], mark: mark() },
+        [readBefore],
+      ),
+    ).toBe('changed');
+    expect(await methodItem(replacement!)).not.toHaveProperty('deletion');
+  });
+});
+
 describe('the migration of payments created before uses existed (backfill-method-uses)', () => {
   test('writes the use of each unanswered payment of a pending group, so its method is not deleted; reports a method already gone; repeats safely', async () => {
     const { payorId, methods } = await payorWith(2);
