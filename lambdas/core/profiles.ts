@@ -4,7 +4,7 @@
  */
 import type { Group, Payment } from '#domain/groups';
 import { noticeOutboxId, type OutboxItem } from '#domain/notifications';
-import { isUnusable, parseProfileId } from '#domain/payors';
+import { isUnusable, parseProfileId, type MethodStatus } from '#domain/payors';
 import { BadRequestError, ServiceUnavailableError } from '#shared/errors';
 import { methodStore } from '#store/methods';
 import { IncompleteReadError } from '#store/items';
@@ -89,11 +89,19 @@ export async function resolveProfiles(
     const m = found.get(keyOf(profileIds[refused]!))!;
     if (m.deletion !== undefined) throw methodUnavailable(field(refused), profileIds[refused]!);
     throw new BadRequestError(
-      `${field(refused)} ${profileIds[refused]} names a saved payment method whose account is ${m.status === 'closed' ? 'closed' : 'to be checked with the cardholder (contact_cardholder)'}; add a new method`,
+      `${field(refused)} ${profileIds[refused]} names a saved payment method ${UNUSABLE[m.status as Exclude<MethodStatus, 'active'>]}; add a new method`,
     );
   }
   return found;
 }
+
+/** Why a method takes no new payment, by its status. */
+const UNUSABLE: Record<Exclude<MethodStatus, 'active'>, string> = {
+  closed: 'whose account is closed',
+  contact_cardholder: 'whose account is to be checked with the cardholder (contact_cardholder)',
+  revoked:
+    'whose authorization was revoked (revoked: an unauthorized return or a fraud dispute; it is never charged again)',
+};
 
 /**
  * Which of `profileIds` still name a saved method of a payor of this merchant (true at their

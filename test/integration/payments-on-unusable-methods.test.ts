@@ -1,0 +1,58 @@
+/**
+ * A payment on a method the processor must not be asked to charge is refused (400) when it is
+ * created, the message naming why by the method's status: closed, contact_cardholder, revoked.
+ */
+import { createGroup } from '#core/groups';
+import type { MethodStatus } from '#domain/payors';
+import { reloadConfigForTests } from '#shared/config';
+import { MerchantRegistry, type Merchant } from '#store/merchants';
+import { DynamoPayorStore } from '#store/payors';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { makePayor } from '#support/fixtures/index';
+
+const MERCHANT: Merchant = { merchantId: '32350000001', shortId: '23500001', name: 'Springfield Elementary' };
+const MID = MERCHANT.merchantId;
+const day = (ahead: number) => new Date(Date.now() + ahead * 86_400_000).toISOString().slice(0, 10);
+let table: TestTable;
+
+beforeAll(async () => {
+  table = await createTestTable();
+  process.env.TABLE_NAME = table.tableName;
+  process.env.SERVICE_STAGE = 'dev';
+  reloadConfigForTests();
+  await new MerchantRegistry(table.db, table.tableName).register(MERCHANT);
+});
+afterAll(() => table.drop());
+
+async function refusal(status: MethodStatus): Promise<string> {
+  const { payor, method } = makePayor(MID);
+  await new DynamoPayorStore(table.db, table.tableName).create(payor, { ...method, status });
+  const profileId = `${payor.payorId}/${method.savedPaymentMethodId}`;
+  const group = {
+    servicePayId: MID,
+    scheduleDate: day(2),
+    scheduleHour: 10,
+    locationId: 1,
+    payments: [{ profileId, amount: 5 }],
+  };
+  const error = await createGroup(group, MERCHANT, new Date()).then(
+    () => undefined,
+    (e: unknown) => e as { status?: number; message: string },
+  );
+  expect(error?.status).toBe(400);
+  expect(error?.message).toContain(`payments[0].profileId ${profileId} names a saved payment method`);
+  return error!.message;
+}
+
+test('defect: a payment on a revoked method was refused as one to check with the cardholder (contact_cardholder); it names the revoked authorization', async () => {
+  const message = await refusal('revoked');
+  expect(message).toContain('whose authorization was revoked (revoked');
+  expect(message).not.toContain('contact_cardholder');
+});
+
+test('a payment on a closed method, or on one to check with the cardholder, names that', async () => {
+  expect(await refusal('closed')).toContain('whose account is closed; add a new method');
+  expect(await refusal('contact_cardholder')).toContain(
+    'whose account is to be checked with the cardholder (contact_cardholder); add a new method',
+  );
+});
