@@ -25,6 +25,12 @@ export class ApiError extends Error {
   readonly attempts: number;
   /** The Idempotency-Key every attempt carried (POSTs); undefined for reads and deletes. */
   readonly idempotencyKey: string | undefined;
+  /**
+   * The error body as the API sent it (undefined when it was not JSON), with what some errors
+   * carry besides `message`: a 409 of DeletePayor or DeleteMethod lists the `payments` and `series`
+   * that use the methods, to move or delete before deleting again.
+   */
+  readonly body: Record<string, unknown> | undefined;
 
   constructor(
     message: string,
@@ -34,8 +40,10 @@ export class ApiError extends Error {
     cause?: unknown,
     idempotencyKey?: string,
     responseCode?: number | string,
+    body?: Record<string, unknown>,
   ) {
     super(message, cause === undefined ? undefined : { cause });
+    this.body = body;
     this.status = status;
     this.responseCode = responseCode ?? status;
     this.errors = errors;
@@ -82,5 +90,6 @@ export function errorFromResponse(
   const errors = Array.isArray(record.errors) ? record.errors.filter(isFieldError) : [];
   const code = record.responseCode;
   const responseCode = typeof code === 'number' || typeof code === 'string' ? code : status;
-  return new ApiError(message, status, errors, attempts, undefined, idempotencyKey, responseCode);
+  const parsed = typeof body === 'object' && body !== null && !Array.isArray(body) ? record : undefined;
+  return new ApiError(message, status, errors, attempts, undefined, idempotencyKey, responseCode, parsed);
 }

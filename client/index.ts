@@ -109,9 +109,10 @@ export class ScheduledPaymentsClient extends ApiSession {
     const path = { MID: mid, PayorID: payorId, PaymentMethodID: methodId };
     return this.call<'UpdateMethod'>('PUT', METHOD, path, { body });
   }
-  deleteMethod(mid: string, payorId: string, methodId: string) {
+  /** `query.replaceWith`: another method of the payor that the method's pending payments move to. */
+  deleteMethod(mid: string, payorId: string, methodId: string, query: Query<'DeleteMethod'> = {}) {
     const path = { MID: mid, PayorID: payorId, PaymentMethodID: methodId };
-    return this.call<'DeleteMethod'>('DELETE', METHOD, path);
+    return this.call<'DeleteMethod'>('DELETE', METHOD, path, { query });
   }
 
   // Single transactions.

@@ -158,7 +158,8 @@ function describe(error: unknown): string {
  * 503, 504 and network errors are tried MAX_ATTEMPTS times in all with backoff (a Retry-After, when
  * longer, is waited instead); a 409 with Retry-After (the key's first request still running) is
  * waited out for up to IN_PROGRESS_WAIT_MS besides. `init` is reused as is, so its Idempotency-Key
- * (and a body's idempotencyKey) is the same on every attempt and no retry does anything twice.
+ * (and a body's idempotencyKey) is the same on every attempt and no retry does anything twice; a
+ * DELETE whose retry is answered 404 did its work on an earlier attempt (answered as a 204).
  * Returns the 2xx answer; throws ApiError (or NetworkError) with the attempts made and the key.
  */
 export async function sendWithRetry(
@@ -196,6 +197,9 @@ export async function sendWithRetry(
     if (outcome instanceof NetworkError)
       throw new NetworkError(outcome.message, attempts, outcome.cause, idempotencyKey);
     if (outcome.status >= 200 && outcome.status < 300) return outcome;
+    // A DELETE retried after an attempt whose outcome is unknown (no answer, a 5xx or a 429 after
+    // which the service may have deleted it) that now finds nothing: deleted, as asked.
+    if (init.method === 'DELETE' && outcome.status === 404 && attempts > 1) return { status: 204, text: '' };
     throw errorFromResponse(outcome.status, outcome.text, attempts, idempotencyKey);
   }
 }
