@@ -4,15 +4,18 @@
  * - `reconcile --stage` invokes the stage's own reconciliation function (Lambda Invoke), so the
  *   sweeper runs with the stage's settlement settings, its role and its processor credentials,
  *   never the operator's machine's defaults. The operator needs `lambda:InvokeFunction` on that
- *   function only (docs/operating.md "Runbook").
+ *   function only (docs/operating.md "Runbook"). `account-updater --stage` likewise invokes the
+ *   stage's account updater function.
  * - `grant` and `revoke` name who made the change in their audit record: the caller's AWS identity
  *   (STS GetCallerIdentity) for a stage, the OS user for the local runtime.
  */
 import { userInfo } from 'node:os';
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import { GetCallerIdentityCommand, type STSClient } from '@aws-sdk/client-sts';
+import { ACCOUNT_UPDATER_JOB } from '../contract/account-updater';
 import { RECONCILIATION } from '../contract/processing';
 import type { Stage } from '../contract/stage';
+import type { AccountUpdaterReport } from '../lambdas/core/account-updater';
 import type { ReconcileReport } from '../lambdas/core/reconcile';
 import { functionNameOf } from '../lib/cdk/service-function';
 
@@ -30,12 +33,22 @@ export const reconciliationFunctionName = (stage: Stage): string =>
  * Runs the stage's reconciliation function once and answers its report. A function error (its
  * payload says which) is thrown with the function's message.
  */
-export async function invokeReconciliation(
+export const invokeReconciliation = (
   lambda: LambdaClient,
   stage: Stage,
   payload: ReconcilePayload,
-): Promise<ReconcileReport> {
-  const functionName = reconciliationFunctionName(stage);
+): Promise<ReconcileReport> => invokeJob(lambda, reconciliationFunctionName(stage), payload);
+
+/**
+ * Runs the stage's account updater function once (its processor and credentials: on a Stripe
+ * stage, the connected accounts' card updates; run here, the operator's machine has neither and
+ * would move the stage's cursor past updates it never listed) and answers its report.
+ */
+export const invokeAccountUpdater = (lambda: LambdaClient, stage: Stage): Promise<AccountUpdaterReport> =>
+  invokeJob(lambda, functionNameOf(stage, ACCOUNT_UPDATER_JOB.handler), {});
+
+/** Invokes a job's function synchronously: its answer, or its error thrown with its message. */
+async function invokeJob<T>(lambda: LambdaClient, functionName: string, payload: object): Promise<T> {
   const answer = await lambda.send(
     new InvokeCommand({
       FunctionName: functionName,
@@ -53,7 +66,7 @@ export async function invokeReconciliation(
     }
     throw new Error(`${functionName} failed (${answer.FunctionError}): ${message}`);
   }
-  return JSON.parse(text) as ReconcileReport;
+  return JSON.parse(text) as T;
 }
 
 /** Who runs the command: the caller's AWS identity (its ARN) for a stage. */

@@ -21,14 +21,15 @@
  *
  * target: --local (default; the running `npm start`, found through DATA_DIR/runtime.json) or
  * --stage dev|prod (the deployed table, with the usual AWS credentials and region). With --stage,
- * reconcile invokes the stage's reconciliation function (bin/admin-cloud.ts) instead of running
- * the sweeper here; grant and revoke record the caller's AWS identity in their audit record.
+ * reconcile and account-updater invoke the stage's own function (bin/admin-cloud.ts) instead of
+ * running the job here; grant and revoke record the caller's AWS identity in their audit record.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { MerchantRegistry } from '../lambdas/store/merchants';
 import { ProcessorAccounts } from '../lambdas/store/processor-accounts';
 import { listOutbox, requeue } from '../lambdas/store/outbox';
@@ -73,7 +74,8 @@ commands:
                     merchants' series only; safe to repeat)
   account-updater   [--json]
                     applies the processor's account updates to saved methods now, as the daily
-                    job does (each update once: safe to repeat)
+                    job does (each update once: safe to repeat); with --stage, the stage's own
+                    function runs it
   backfill-method-indexes
                     migration: puts saved methods written before those indexes on the token and
                     expiry indexes (account updater, ?expiringBefore=); reads the whole table;
@@ -129,7 +131,31 @@ function target(values: { local?: boolean; stage?: string }): {
   return { client, table: runtime.tableName, where: `local runtime (${runtime.dynamodbEndpoint})`, env };
 }
 
+/** The commands (the switch below), known before the target is looked for. */
+const COMMANDS: readonly string[] = [
+  'register-merchant',
+  'grant',
+  'revoke',
+  'grants',
+  'audit',
+  'merchant',
+  'resend-notification',
+  'webhooks',
+  'outbox',
+  'reconcile',
+  'account-updater',
+  'backfill-method-indexes',
+  'backfill-merchant-list',
+  'backfill-method-uses',
+];
+
 const OUTBOX_STATUSES: readonly OutboxStatus[] = ['failed', 'stuck', 'pending', 'sending', 'sent'];
+
+/** The value of --<flag>, an ISO-8601 time, or the error naming it. */
+function isoTime(value: string, flag: string): string {
+  if (Number.isNaN(Date.parse(value))) throw new Error(`--${flag} ${value} is not an ISO-8601 time`);
+  return value;
+}
 
 function need(value: string | undefined, flag: string): string {
   if (!value) throw new Error(`--${flag} is required\n${USAGE}`);
@@ -161,6 +187,7 @@ async function main(): Promise<void> {
   // Asked for, the usage is the answer (stdout, exit 0); without a command it is the error.
   if (values.help || command === 'help') return void console.log(USAGE);
   if (!command) throw new Error(USAGE);
+  if (!COMMANDS.includes(command)) throw new Error(`unknown command ${command}\n${USAGE}`);
   const { client, table, where, env } = target(values);
   const registry = new MerchantRegistry(DynamoDBDocumentClient.from(client), table);
   /** Who runs the command, for the audit record of a grant or revocation. */
@@ -198,7 +225,10 @@ async function main(): Promise<void> {
       break;
     }
     case 'revoke':
-      await registry.revoke(need(values.client, 'client'), need(values.mid, 'mid'), await actor());
+      if (!(await registry.revoke(need(values.client, 'client'), need(values.mid, 'mid'), await actor())))
+        throw new Error(
+          `${values.client} holds no grant of ${values.mid} in ${where}: nothing revoked (its grants: \`npm run admin -- grants --client ${values.client}\`)`,
+        );
       console.log(
         `revoked ${values.client}'s access to ${values.mid} in ${where} (warm containers may honour it for up to AUTHZ_CACHE_SECONDS)`,
       );
@@ -207,13 +237,11 @@ async function main(): Promise<void> {
       console.log(JSON.stringify(await registry.grantsOf(need(values.client, 'client')), null, 2));
       break;
     case 'audit': {
-      const until = values.until ?? new Date().toISOString();
-      const since = values.since ?? new Date(Date.parse(until) - 30 * 24 * 3600_000).toISOString();
-      for (const [flag, value] of [
-        ['since', since],
-        ['until', until],
-      ])
-        if (Number.isNaN(Date.parse(value!))) throw new Error(`--${flag} ${value} is not an ISO-8601 time`);
+      const until = isoTime(values.until ?? new Date().toISOString(), 'until');
+      const since = isoTime(
+        values.since ?? new Date(Date.parse(until) - 30 * 24 * 3600_000).toISOString(),
+        'since',
+      );
       const records = await registry.auditTrail(new Date(since).toISOString(), new Date(until).toISOString());
       if (values.json) console.log(JSON.stringify(records, null, 2));
       else {
@@ -286,10 +314,14 @@ async function main(): Promise<void> {
       break;
     }
     case 'reconcile': {
-      const since = values.since ?? new Date(Date.now() - 24 * 3600_000).toISOString();
-      if (Number.isNaN(Date.parse(since))) throw new Error(`--since ${since} is not an ISO-8601 time`);
-      const staleMinutes =
-        values['stale-minutes'] === undefined ? undefined : Number(values['stale-minutes']);
+      const since = isoTime(values.since ?? new Date(Date.now() - 24 * 3600_000).toISOString(), 'since');
+      const stale = values['stale-minutes'];
+      const staleMinutes = stale === undefined ? undefined : Number(stale);
+      if (
+        staleMinutes !== undefined &&
+        !(stale!.trim() !== '' && Number.isFinite(staleMinutes) && staleMinutes >= 0)
+      )
+        throw new Error(`--stale-minutes ${stale} is not a number of minutes (0 or more)`);
       const report = values.stage
         ? await reconcileInStage(parseStage(values.stage), {
             since: new Date(since).toISOString(),
@@ -302,15 +334,9 @@ async function main(): Promise<void> {
       break;
     }
     case 'account-updater': {
-      // The functions' code reads its configuration from the environment on first use; the report
-      // below says what the run's info log would (stdout stays the report alone, e.g. with --json).
-      Object.assign(process.env, env, { POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN' });
-      const { ACCOUNT_UPDATER_JOB } = await import('../contract/account-updater');
-      const { runAccountUpdater } = await import('../lambdas/core/account-updater');
-      const report = await runAccountUpdater(
-        new Date(),
-        Date.now() + ACCOUNT_UPDATER_JOB.budgetSeconds * 1000,
-      );
+      const report = values.stage
+        ? await accountUpdaterInStage(parseStage(values.stage))
+        : await accountUpdaterHere(env);
       console.log(
         values.json
           ? JSON.stringify(report, null, 2)
@@ -365,14 +391,34 @@ async function main(): Promise<void> {
 /** A stage's reconciliation: its own function, with its settings and role (bin/admin-cloud.ts). */
 async function reconcileInStage(stage: Stage, payload: { since: string; staleMinutes?: number }) {
   const { invokeReconciliation } = await import('./admin-cloud');
+  return withLambda((lambda) => invokeReconciliation(lambda, stage, payload));
+}
+
+/** A stage's account updater: its own function, with its processor and credentials. */
+async function accountUpdaterInStage(stage: Stage) {
+  const { invokeAccountUpdater } = await import('./admin-cloud');
+  return withLambda((lambda) => invokeAccountUpdater(lambda, stage));
+}
+
+/** A Lambda client that waits for a job's 15 minutes, for one call. */
+async function withLambda<T>(call: (lambda: LambdaClient) => Promise<T>): Promise<T> {
   const { LambdaClient } = await import('@aws-sdk/client-lambda');
-  // A day's reconciliation may take the function's 15 minutes: wait for it.
   const lambda = new LambdaClient({ requestHandler: { requestTimeout: 16 * 60_000 } });
   try {
-    return await invokeReconciliation(lambda, stage, payload);
+    return await call(lambda);
   } finally {
     lambda.destroy();
   }
+}
+
+/** The local runtime's account updater: the functions' code here, with the runtime's settings. */
+async function accountUpdaterHere(env: Record<string, string>) {
+  // The functions' code reads its configuration from the environment on first use; the report
+  // says what the run's info log would (stdout stays the report alone, e.g. with --json).
+  Object.assign(process.env, env, { POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN' });
+  const { ACCOUNT_UPDATER_JOB } = await import('../contract/account-updater');
+  const { runAccountUpdater } = await import('../lambdas/core/account-updater');
+  return runAccountUpdater(new Date(), Date.now() + ACCOUNT_UPDATER_JOB.budgetSeconds * 1000);
 }
 
 /** The local runtime's reconciliation: the functions' code here, with the runtime's settings. */

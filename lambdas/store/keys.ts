@@ -223,6 +223,8 @@ export const keys = {
   noticeCursor: (processor: string) => ({ pk: 'NOTICES', sk: `CURSOR#${processor}` }),
   /** Outbox: one item per e-mail to send, written with the change that causes it. */
   outbox: (outboxId: string) => ({ pk: `OUTBOX#${outboxId}`, sk: 'OUTBOX' }),
+  /** An operator's requeue of the item under way (store/outbox.ts requeue): the item to write anew. */
+  outboxRequeue: (outboxId: string) => ({ pk: `OUTBOX#${outboxId}`, sk: 'REQUEUE' }),
   /**
    * The test clock's mark (non-production): the time up to which it settled a merchant's approved
    * sales (core/test-clock.ts).

@@ -20,6 +20,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
 import { readAll } from './paging';
 import { clock } from '#shared/clock';
+import { conditionOutcome } from '#shared/ddb';
 
 export interface Merchant {
   /** The 11-digit MID records hold. */
@@ -77,7 +78,7 @@ export class MerchantRegistry {
     if (accounts !== undefined) merchant = { ...merchant, processorAccounts: accounts };
     const dropped =
       stored?.shortId !== undefined && stored.shortId !== merchant.shortId ? stored.shortId : undefined;
-    await this.db.send(
+    const write = this.db.send(
       new TransactWriteCommand({
         TransactItems: [
           ...(dropped === undefined
@@ -110,6 +111,17 @@ export class MerchantRegistry {
         ],
       }),
     );
+    try {
+      await write;
+    } catch (error) {
+      // Only an 8-digit form another merchant holds fails its condition (the 11-digit one is its own).
+      conditionOutcome(error, [['any', 'taken']]);
+      const owner = merchant.shortId === undefined ? undefined : await this.find(merchant.shortId);
+      throw new Error(
+        `the 8-digit MID ${merchant.shortId} is merchant ${owner?.merchantId ?? 'another'}'s${owner ? ` ("${owner.name}")` : ''}: choose another --mid8`,
+        { cause: error },
+      );
+    }
   }
 
   async find(mid: string): Promise<Merchant | undefined> {
@@ -162,25 +174,30 @@ export class MerchantRegistry {
   /**
    * Revokes a client's grant of a merchant, with its audit record, in one transaction: its grant
    * item and any other of the client's naming the merchant (one an earlier version wrote under an
-   * 8-digit form, which may no longer be the merchant's).
+   * 8-digit form, which may no longer be the merchant's). False, and nothing written, when the
+   * client holds no grant of it (a mistyped client id, or a second run): no revocation to record.
    */
-  async revoke(clientId: string, mid: string, actor: string, now = clock.now()): Promise<void> {
+  async revoke(clientId: string, mid: string, actor: string, now = clock.now()): Promise<boolean> {
     const merchant = await this.find(mid);
     const merchantId = merchant?.merchantId ?? mid;
     const pk = keys.grant(clientId, '').pk;
-    const held = new Set([
-      keys.grant(clientId, merchantId).sk,
-      keys.grant(clientId, mid).sk,
-      ...(await this.grantItems(clientId)).filter((i) => i.merchantId === merchantId).map((i) => i.sk),
-    ]);
+    const asMid = keys.grant(clientId, mid).sk;
+    const held = (await this.grantItems(clientId))
+      .filter((i) => i.merchantId === merchantId || i.sk === asMid)
+      .map((i) => i.sk);
+    if (held.length === 0) return false;
+    const deletes = [...new Set([keys.grant(clientId, merchantId).sk, ...held])].map((sk) => ({
+      Delete: { TableName: this.tableName, Key: { pk, sk } },
+    }));
     await this.db.send(
       new TransactWriteCommand({
         TransactItems: [
-          ...[...held].map((sk) => ({ Delete: { TableName: this.tableName, Key: { pk, sk } } })),
+          ...deletes,
           this.auditPut({ action: 'revoke', actor, clientId, merchantId, mid }, now),
         ],
       }),
     );
+    return true;
   }
 
   private auditPut(what: Omit<AuditRecord, 'at' | 'auditId'>, now: Date) {

@@ -13,12 +13,13 @@ import {
   DeleteCommand,
   GetCommand,
   PutCommand,
+  TransactWriteCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
 import type { OutboxItem, OutboxStatus } from '#domain/notifications';
-import { isConditionFailure } from '#shared/ddb';
+import { conditionOutcome, isConditionFailure } from '#shared/ddb';
 import { containerStore, strip } from './items';
 import { scanPages } from './paging';
 import { clock } from '#shared/clock';
@@ -175,35 +176,69 @@ export async function listOutbox(
 }
 
 /**
- * Operator action: queues a failed, stuck (or stuck pending) item again. The stream hands only new items
- * to the notifier, so the item is deleted and written anew, as pending with no attempts.
+ * Operator action: queues a failed, stuck (or stuck pending) item again. The stream hands only new
+ * items to the notifier, so the item is deleted and written anew, as pending with no attempts: in
+ * two transactions (one cannot hold two writes of one item), the first deleting it and writing the
+ * fresh item ahead under its requeue key, the second writing it and removing that. A run cut off
+ * between the two leaves the item to write: the next run of the command (the runbook's "run it
+ * again") finishes it.
  */
 export async function requeue(
   db: DynamoDBDocumentClient,
   tableName: string,
   outboxId: string,
 ): Promise<OutboxItem> {
-  const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: keys.outbox(outboxId), ConsistentRead: true }),
-  );
+  const read = (Key: Record<string, string>) =>
+    db.send(new GetCommand({ TableName: tableName, Key, ConsistentRead: true }));
+  const [{ Item }, { Item: ahead }] = await Promise.all([
+    read(keys.outbox(outboxId)),
+    read(keys.outboxRequeue(outboxId)),
+  ]);
+  if (!Item && ahead) return finishRequeue(db, tableName, ahead.item as OutboxItem);
   if (!Item) throw new Error(`outbox item ${outboxId} not found`);
   const item = strip<OutboxItem>(Item);
   if (item.status !== 'failed' && item.status !== 'stuck' && item.status !== 'pending')
     throw new Error(
       `outbox item ${outboxId} is ${item.status}; only failed, stuck or pending items are requeued`,
     );
-  await db.send(
-    new DeleteCommand({
-      TableName: tableName,
-      Key: keys.outbox(outboxId),
-      ConditionExpression: '#status = :s',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':s': item.status },
-    }),
-  );
   const { lastError: _e, throttles: _t, ...rest } = item;
   const fresh: OutboxItem = { ...rest, status: 'pending', attempts: 0, createdAt: clock.now().toISOString() };
-  await db.send(new PutCommand(outboxPut(tableName, fresh).Put));
+  await db.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Delete: {
+            TableName: tableName,
+            Key: keys.outbox(outboxId),
+            ConditionExpression: '#status = :s',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':s': item.status },
+          },
+        },
+        {
+          Put: {
+            TableName: tableName,
+            Item: { ...keys.outboxRequeue(outboxId), entity: 'outbox-requeue', item: fresh },
+          },
+        },
+      ],
+    }),
+  );
+  return finishRequeue(db, tableName, fresh);
+}
+
+/** Writes the requeued item and removes its requeue record (an item written since stays). */
+async function finishRequeue(db: DynamoDBDocumentClient, tableName: string, fresh: OutboxItem) {
+  const done = new DeleteCommand({ TableName: tableName, Key: keys.outboxRequeue(fresh.outboxId) });
+  try {
+    await db.send(
+      new TransactWriteCommand({ TransactItems: [outboxPut(tableName, fresh), { Delete: done.input }] }),
+    );
+  } catch (error) {
+    // The item was written anew meanwhile (another run): it stands.
+    conditionOutcome(error, [[0, 'written']]);
+    await db.send(done);
+  }
   return fresh;
 }
 
