@@ -34,7 +34,11 @@ function report(error: unknown): string {
   // rate limit): sent again with it, it cannot be done twice. A refusal is final.
   const unsure = error.status === 0 || error.status >= 500 || error.status === 409 || error.status === 429;
   if (error.idempotencyKey && unsure)
-    lines.push(`  sent with Idempotency-Key ${error.idempotencyKey}: retry with it`);
+    lines.push(
+      `  sent with Idempotency-Key ${error.idempotencyKey}: it may have been done. Run it again with ` +
+        `--idempotency-key ${error.idempotencyKey} (group create, series create) and the service ` +
+        'answers as it did then; anything else, look before running it again',
+    );
   for (const problem of error.errors) lines.push(`  ${problem.field}: ${problem.message}`);
   return lines.join('\n');
 }

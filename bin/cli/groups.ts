@@ -33,6 +33,7 @@ interface CreateOptions {
   hour: string;
   location: string;
   quiet?: boolean;
+  idempotencyKey?: string;
 }
 
 export function groupCommands(program: Command): void {
@@ -49,17 +50,25 @@ export function groupCommands(program: Command): void {
     .option('--hour <0-23>', 'schedule hour (UTC)', '14')
     .option('--location <id>', 'locationId', '1')
     .option('-q, --quiet', 'print only the group id (for scripts)')
+    .option(
+      '--idempotency-key <key>',
+      'the key an earlier run gave up with: the service answers as it did to that run, never creating twice',
+    )
     .action(async (options: CreateOptions) => {
       const session = loadSession();
       const source = readPaymentsFile(options.file);
       const created = await sendingFile(source, () =>
-        clientOf(session).createGroup(session.mid, {
-          servicePayId: session.mid,
-          scheduleDate: options.date,
-          scheduleHour: Number(options.hour),
-          locationId: Number(options.location),
-          payments: source.payments,
-        }),
+        clientOf(session).createGroup(
+          session.mid,
+          {
+            servicePayId: session.mid,
+            scheduleDate: options.date,
+            scheduleHour: Number(options.hour),
+            locationId: Number(options.location),
+            payments: source.payments,
+          },
+          { ...(options.idempotencyKey !== undefined && { idempotencyKey: options.idempotencyKey }) },
+        ),
       );
       if (options.quiet) return console.log(created.paymentGroupId);
       console.log(groupCard(created));
@@ -226,10 +235,13 @@ export function groupCommands(program: Command): void {
     .option('--date <yyyy-mm-dd>', 'only groups scheduled on this date')
     .action(async (options: { date?: string }) => {
       const session = loadSession();
-      const groups = await clientOf(session).listGroups(session.mid, {
+      // Every page of them, not the first 500 alone.
+      const groups = [];
+      const pages = clientOf(session).allGroups(session.mid, {
         ...(options.date && { date: options.date }),
         pageSize: 500,
       });
-      console.log(groupTable(Array.isArray(groups) ? groups : groups.items));
+      for await (const group of pages) groups.push(group);
+      console.log(groupTable(groups));
     });
 }

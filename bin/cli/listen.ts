@@ -75,7 +75,14 @@ export function listenCommands(program: Command): void {
     .option('--events <types>', 'comma-separated types or patterns, e.g. "payment.*,group.processed"', '*')
     .option('--port <port>', 'the loopback port deliveries arrive on (default: a free one)', portOption)
     .action(async (options: { forwardTo: string; events: string; port?: number }) => {
-      const target = new URL(options.forwardTo).toString();
+      let target: string;
+      try {
+        target = new URL(options.forwardTo).toString();
+      } catch (error) {
+        throw new Error(`--forward-to ${options.forwardTo}: not a URL (e.g. http://localhost:4242/hooks)`, {
+          cause: error,
+        });
+      }
       const session = loadSession();
       const api = clientOf(session);
       const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -108,11 +115,17 @@ export function listenCommands(program: Command): void {
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean);
-      const endpoint = await api.createWebhookEndpoint(session.mid, {
-        url: `http://127.0.0.1:${port}/`,
-        enabledEvents,
-        description: `spay listen -> ${target}`.slice(0, 500),
-      });
+      const endpoint = await api
+        .createWebhookEndpoint(session.mid, {
+          url: `http://127.0.0.1:${port}/`,
+          enabledEvents,
+          description: `spay listen -> ${target}`.slice(0, 500),
+        })
+        .catch((error: unknown) => {
+          // Refused (a deployed stage delivers to public https hosts only): nothing to listen for.
+          server.close();
+          throw error;
+        });
       console.log(`Ready: forwarding ${enabledEvents.join(', ')} to ${target}`);
       console.log('Signing secret (verify each delivery with it):');
       console.log(endpoint.secret);

@@ -14,7 +14,7 @@ type InlinePayment = NonNullable<RequestBody<'CreateGroup'>['payments']>[number]
 const NUMBERS = new Set(['amount']);
 const BOOLEANS = new Set(['sendEmailReceipt', 'sendPaymentScheduledNotification', 'allowPartial']);
 
-/** One CSV line's fields. */
+/** One CSV record's fields. */
 function fields(line: string): string[] {
   const out: string[] = [];
   let field = '';
@@ -45,12 +45,37 @@ interface PaymentsFile {
   readonly lines?: number[];
 }
 
+/**
+ * The file's records, each with the line it starts on: a line break inside a quoted field (a
+ * spreadsheet's two-line cell, RFC 4180) belongs to its record. Blank lines are skipped, not
+ * renumbered.
+ */
+function records(text: string): { line: string; number: number }[] {
+  const out: { line: string; number: number }[] = [];
+  let start = 0;
+  let startLine = 1;
+  let line = 1;
+  let quoted = false;
+  const end = (at: number, next: number) => {
+    const record = text.slice(start, at);
+    if (record.trim() !== '') out.push({ line: record, number: startLine });
+    start = next;
+    startLine = line;
+  };
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i]!;
+    if (c === '"') quoted = !quoted;
+    else if (c === '\n') {
+      line += 1;
+      if (!quoted) end(i > 0 && text[i - 1] === '\r' ? i - 1 : i, i + 1);
+    }
+  }
+  end(text.length, text.length);
+  return out;
+}
+
 function fromCsv(file: string, text: string): PaymentsFile {
-  // Each non-blank line with its line number in the file (blank lines are skipped, not renumbered).
-  const lines = text
-    .split(/\r?\n/)
-    .map((line, i) => ({ line, number: i + 1 }))
-    .filter(({ line }) => line.trim() !== '');
+  const lines = records(text);
   const header = fields(lines[0]?.line ?? '');
   if (!header.includes('profileId') || !header.includes('amount'))
     throw new Error(`${file}: the CSV header must name at least profileId and amount`);

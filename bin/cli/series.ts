@@ -23,6 +23,7 @@ interface CreateOptions {
   location: string;
   noticeDays: string;
   quiet?: boolean;
+  idempotencyKey?: string;
 }
 
 /** A series' rule in words: `monthly ×1 at 09:00 America/New_York from 2030-09-15, 10 times`. */
@@ -112,22 +113,31 @@ export function seriesCommands(program: Command): void {
     .option('--location <id>', 'locationId', '1')
     .option('--notice-days <0-30>', "days before its slot each occurrence's group is created", '3')
     .option('-q, --quiet', 'print only the series id (for scripts)')
+    .option(
+      '--idempotency-key <key>',
+      'the key an earlier run gave up with: the service answers as it did to that run, never creating twice',
+    )
     .action(async (options: CreateOptions) => {
       const session = loadSession();
       const source = readPaymentsFile(options.file);
+      const key = { ...(options.idempotencyKey !== undefined && { idempotencyKey: options.idempotencyKey }) };
       const created = await sendingFile(source, () =>
-        clientOf(session).createSeries(session.mid, {
-          timeZone: options.zone,
-          localHour: Number(options.hour),
-          startDate: options.start,
-          frequency: options.frequency as 'weekly' | 'monthly',
-          interval: Number(options.interval),
-          ...(options.count !== undefined && { count: Number(options.count) }),
-          ...(options.end !== undefined && { endDate: options.end }),
-          locationId: Number(options.location),
-          noticeDays: Number(options.noticeDays),
-          payments: source.payments,
-        }),
+        clientOf(session).createSeries(
+          session.mid,
+          {
+            timeZone: options.zone,
+            localHour: Number(options.hour),
+            startDate: options.start,
+            frequency: options.frequency as 'weekly' | 'monthly',
+            interval: Number(options.interval),
+            ...(options.count !== undefined && { count: Number(options.count) }),
+            ...(options.end !== undefined && { endDate: options.end }),
+            locationId: Number(options.location),
+            noticeDays: Number(options.noticeDays),
+            payments: source.payments,
+          },
+          key,
+        ),
       );
       if (options.quiet) return console.log(created.seriesId);
       console.log(seriesCard(created));

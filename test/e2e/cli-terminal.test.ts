@@ -163,7 +163,7 @@ test('log in, create payors and a group, process it with a progress bar, settle 
     /Error 403: settle-now needs an 11-digit test MID within\s+32350000000-32350099999\s+\(got 41000000001\)/,
   );
   // A refusal is final: no advice to send it again with its key.
-  expect(refused).not.toContain('retry with it');
+  expect(refused).not.toContain('Idempotency-Key');
   await run(`${cli} login --data-dir ${runtime!.dataDir}`);
 
   expect(await run(`${cli} groups`)).toMatch(/│ [0-9a-f-]{36} │ \d{4}-\d\d-\d\d 14h\s+│ processed\s+│ 3\s+│/);
