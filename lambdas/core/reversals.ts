@@ -11,6 +11,7 @@ import {
   disputedNow,
   isSettled,
   isUnclearedDebit,
+  MAX_FAILED_REFUNDS_PER_SALE,
   MAX_HELD_REFUNDS,
   MAX_REFUNDS_PER_SALE,
   returnedRefusal,
@@ -147,6 +148,10 @@ export async function refundSale(
         `transaction ${transactionId} has not settled yet (settles ${txn.settlesAt}); void it instead`,
       );
     }
+    if ((txn.failedRefundCount ?? 0) >= MAX_FAILED_REFUNDS_PER_SALE)
+      throw new BadRequestError(
+        `transaction ${transactionId} has had ${MAX_FAILED_REFUNDS_PER_SALE} refunds refused by the processor, the most a sale takes: no more are sent`,
+      );
     // Also when the reservation refused it: the sale read again holds as many already.
     if (txn.refundCount >= MAX_REFUNDS_PER_SALE)
       throw new BadRequestError(

@@ -26,6 +26,7 @@ import {
   disputedNow,
   isSettled,
   isUnclearedDebit,
+  MAX_FAILED_REFUNDS_PER_SALE,
   MAX_HELD_REFUNDS,
   MAX_REFUNDS_PER_SALE,
   voidMarginSeconds,
@@ -103,6 +104,7 @@ async function writeAheadRefund(
         outcome: 'skipped',
         reason: `its sale already has ${MAX_REFUNDS_PER_SALE} refunds, the most a sale takes`,
       };
+    if (tooManyRefused(transaction)) return { paymentId, outcome: 'skipped', reason: TOO_MANY_REFUSED };
     if (kind === 'held' && transaction.refundCount >= MAX_HELD_REFUNDS)
       return {
         paymentId,
@@ -150,6 +152,11 @@ function heldReversal(transaction: Transaction, refunds: Refund[], refundId: str
     withinVoidMargin(transaction, now, voidMarginSeconds(config().settlement.periodSeconds))
   );
 }
+
+/** A sale whose refunds the processor refused MAX_FAILED_REFUNDS_PER_SALE times takes no more. */
+const tooManyRefused = (sale: Transaction): boolean =>
+  (sale.failedRefundCount ?? 0) >= MAX_FAILED_REFUNDS_PER_SALE;
+const TOO_MANY_REFUSED = `its sale has had ${MAX_FAILED_REFUNDS_PER_SALE} refunds refused by the processor, the most a sale takes`;
 
 /** Voids an unsettled sale, refunds what is left of a settled one. */
 async function reverseSale(
@@ -201,6 +208,8 @@ async function reverseSale(
   if (available === 0 && !refunds.some((r) => r.refundId === refundId)) {
     return { paymentId, outcome: 'skipped', reason: 'nothing left to refund' };
   }
+  if (tooManyRefused(transaction) && !refunds.some((r) => r.refundId === refundId))
+    return { paymentId, outcome: 'skipped', reason: TOO_MANY_REFUSED };
   const { refund } = await refundSale(merchantId, transaction.transactionId, available, refundId, now);
   return {
     paymentId,

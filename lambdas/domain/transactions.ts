@@ -79,6 +79,8 @@ export interface Transaction {
   refundedCents: Cents;
   /** Completed plus pending refunds, counted. */
   refundCount: number;
+  /** Refunds the processor refused, counted (absent: none). */
+  failedRefundCount?: number;
   voidedAt?: string;
   /** Set when a void is reserved (before the processor is asked); no refund after it. */
   voidingAt?: string;
@@ -203,6 +205,14 @@ export const MAX_HELD_REFUNDS = 40;
  * (60,000 refunds: 7 MB) and make every later refund read them all.
  */
 export const MAX_REFUNDS_PER_SALE = 100;
+
+/**
+ * The most refused refunds a sale takes: a refused refund gives its place back, but stays listed
+ * on the sale (and on a scheduled payment, in its voidOrRefundResponses, one DynamoDB item of at
+ * most 400 KB), so that a refund the processor refuses again and again would otherwise grow both
+ * without end. After as many, a refund is refused (400) before the processor is asked.
+ */
+export const MAX_FAILED_REFUNDS_PER_SALE = 100;
 
 /**
  * A bank debit the processor accepted that has not cleared: money that may still come back. A

@@ -3,7 +3,7 @@
  * transactions (store/transactions.ts, store/bank-notices.ts).
  */
 import { keys } from './keys';
-import type { Refund } from '#domain/transactions';
+import { MAX_FAILED_REFUNDS_PER_SALE, MAX_REFUNDS_PER_SALE, type Refund } from '#domain/transactions';
 
 /**
  * The transaction item that gives a Pending refund its outcome (`finished`: the refund as it is
@@ -39,4 +39,15 @@ export const NO_OPEN_DISPUTE = {
     ':underReview': 'under_review',
     ':lost': 'lost',
   },
+} as const;
+
+/**
+ * A refund's reservation: the sale takes another one (MAX_REFUNDS_PER_SALE completed and pending)
+ * and has not refused too many (MAX_FAILED_REFUNDS_PER_SALE).
+ */
+export const REFUND_ROOM = {
+  condition:
+    '(attribute_not_exists(refundCount) OR refundCount < :maxRefunds) AND ' +
+    '(attribute_not_exists(failedRefundCount) OR failedRefundCount < :maxFailed)',
+  values: { ':maxRefunds': MAX_REFUNDS_PER_SALE, ':maxFailed': MAX_FAILED_REFUNDS_PER_SALE },
 } as const;

@@ -18,7 +18,6 @@ import {
 import { keys } from './keys';
 import {
   MAX_HELD_REFUNDS,
-  MAX_REFUNDS_PER_SALE,
   refundEvent,
   transactionEvent,
   type Refund,
@@ -32,7 +31,7 @@ import { sweepEntry } from './sweep-index';
 import { saleUseItem } from './card-history';
 import { debitCountItem, isBankDebit } from './return-rates';
 import { clock } from '#shared/clock';
-import { NO_OPEN_DISPUTE, refundFinished } from './transaction-items';
+import { NO_OPEN_DISPUTE, REFUND_ROOM, refundFinished } from './transaction-items';
 
 export interface SaleWithRefunds {
   transaction: Transaction;
@@ -295,7 +294,7 @@ export class DynamoTransactionStore implements TransactionStore {
    * would never send it: the caller reads again and sends it now) and holds fewer than
    * MAX_HELD_REFUNDS (before it clears, every refund of a debit is held: refundCount counts them),
    * and has no sweep entry: the clearing's follow-up sends it (core/notice-follow-ups.ts). No sale
-   * takes more than MAX_REFUNDS_PER_SALE.
+   * takes more than MAX_REFUNDS_PER_SALE, nor one after MAX_FAILED_REFUNDS_PER_SALE refused.
    */
   async reserveRefund(txn: Transaction, refund: Refund): Promise<boolean> {
     const held = refund.heldUntilCleared === true;
@@ -310,7 +309,7 @@ export class DynamoTransactionStore implements TransactionStore {
                 UpdateExpression: 'ADD refundedCents :a, refundCount :one',
                 ConditionExpression:
                   `#status = :approved AND refundedCents <= :limit AND attribute_not_exists(voidingAt) AND ${NO_OPEN_DISPUTE.condition}` +
-                  ' AND (attribute_not_exists(refundCount) OR refundCount < :maxRefunds)' +
+                  ` AND ${REFUND_ROOM.condition}` +
                   (held
                     ? ' AND (attribute_not_exists(cleared) OR cleared = :no) AND refundCount < :maxHeld'
                     : ''),
@@ -321,7 +320,7 @@ export class DynamoTransactionStore implements TransactionStore {
                   ':one': 1,
                   ':approved': 'Approved',
                   ':limit': txn.approvedCents - refund.amountCents,
-                  ':maxRefunds': MAX_REFUNDS_PER_SALE,
+                  ...REFUND_ROOM.values,
                   ...(held && { ':no': false, ':maxHeld': MAX_HELD_REFUNDS }),
                 },
               },
@@ -364,8 +363,8 @@ export class DynamoTransactionStore implements TransactionStore {
         Update: {
           TableName: this.tableName,
           Key: keys.transaction(refund.transactionId),
-          UpdateExpression: 'ADD refundedCents :minus, refundCount :minusOne',
-          ExpressionAttributeValues: { ':minus': -refund.amountCents, ':minusOne': -1 },
+          UpdateExpression: 'ADD refundedCents :minus, refundCount :minusOne, failedRefundCount :one',
+          ExpressionAttributeValues: { ':minus': -refund.amountCents, ':minusOne': -1, ':one': 1 },
         },
       });
     }
