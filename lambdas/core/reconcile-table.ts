@@ -51,5 +51,8 @@ export function renderReport(report: ReconcileReport): string {
       d.detail,
     ]),
   ]);
-  return `${title}\n\n${counts}\n\n${lines}\n`;
+  const more = report.differencesNotListed
+    ? `\n${report.differencesNotListed} more not listed: reconcile a shorter window (--since) to list them\n`
+    : '';
+  return `${title}\n\n${counts}\n\n${lines}\n${more}`;
 }

@@ -46,6 +46,8 @@ export interface ReconcileReport {
   healed: number;
   unhealed: number;
   differences: Difference[];
+  /** Differences counted but not listed (listedDifferences): the counts stay whole. */
+  differencesNotListed?: number;
   /** Bank debits returned in the window, as the processor reports them: how many, what they gave back. */
   returns: { count: number; cents: number };
 }
@@ -172,4 +174,18 @@ export function windowOf(event: ReconcileEvent): { since: string; now: Date; sta
   if (staleMinutes !== undefined && !(Number.isInteger(staleMinutes) && staleMinutes > 0))
     throw new Error(`staleMinutes ${String(staleMinutes)} is not a whole number of minutes above 0`);
   return { since: since.toISOString(), now, ...(staleMinutes !== undefined && { staleMinutes }) };
+}
+
+/**
+ * The report with at most `max` differences listed, unhealed ones first (what the operator acts
+ * on), the rest counted in differencesNotListed: a run with many differences still fits a log
+ * event and a Lambda answer. The counts are those of every difference.
+ */
+export function listedDifferences(report: ReconcileReport, max: number): ReconcileReport {
+  if (report.differences.length <= max) return report;
+  const ordered = [
+    ...report.differences.filter((d) => !d.healed),
+    ...report.differences.filter((d) => d.healed),
+  ];
+  return { ...report, differences: ordered.slice(0, max), differencesNotListed: ordered.length - max };
 }
