@@ -101,14 +101,3 @@ export async function deletePayment(
     return undefined;
   });
 }
-
-/**
- * Up to `limit` of the group's payments after the cursor (a sort key; null: from the first), in
- * creation order, and the cursor to continue from (null after the last): the batch tasks' pages.
- */
-export const paymentsAfter = (
-  groupId: string,
-  cursor: string | null,
-  limit: number,
-): Promise<{ payments: Payment[]; cursor: string | null }> =>
-  paymentStore().paymentsAfter(groupId, cursor, limit);

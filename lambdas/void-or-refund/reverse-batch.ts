@@ -13,7 +13,7 @@ import type { Payment } from '#domain/groups';
 import { mapLimit } from '#shared/concurrency';
 import { logger } from '#shared/logger';
 import { taskHandler } from '#shared/task';
-import { paymentsAfter } from '#core/payments';
+import { paymentsInRange } from '#core/processing-run';
 import { showRunSummary } from '#core/void-or-refund-run';
 import { summaryOf, type ReversalState } from '#core/void-or-refund-state';
 import { clock } from '#shared/clock';
@@ -33,9 +33,12 @@ function recordedByThisRun(payment: Payment, startedAt: string): Outcome | undef
 
 export const handler = taskHandler(async (state: ReversalState): Promise<ReversalState> => {
   logger.appendKeys({ paymentGroupId: state.paymentGroupId, merchantId: state.merchantId });
-  const { payments, cursor } = await paymentsAfter(
+  // The next batchSize payments not deleted, with the deleted ones read past (as processing's
+  // batches): a group's deleted payments do not take a batch's places, nor its history events.
+  const { payments, cursor } = await paymentsInRange(
     state.paymentGroupId,
     state.cursor,
+    null,
     VOID_OR_REFUND.batchSize,
   );
   const outcomes = await mapLimit(
