@@ -209,6 +209,12 @@ async function main(): Promise<void> {
         shortId: values.mid8,
         name: need(values.name, 'name'),
       };
+      // An 8-digit form another merchant holds is refused by the registry's condition: named here.
+      const owner = merchant.shortId === undefined ? undefined : await registry.find(merchant.shortId);
+      if (owner && owner.merchantId !== merchant.merchantId)
+        throw new Error(
+          `the 8-digit MID ${merchant.shortId} is merchant ${owner.merchantId}'s ("${owner.name}") in ${where}: choose another --mid8`,
+        );
       await registry.register(merchant);
       console.log(
         `registered ${merchant.merchantId}${merchant.shortId ? ` (${merchant.shortId})` : ''} "${merchant.name}" in ${where}`,

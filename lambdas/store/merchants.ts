@@ -20,7 +20,6 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
 import { readAll } from './paging';
 import { clock } from '#shared/clock';
-import { conditionOutcome } from '#shared/ddb';
 
 export interface Merchant {
   /** The 11-digit MID records hold. */
@@ -78,7 +77,7 @@ export class MerchantRegistry {
     if (accounts !== undefined) merchant = { ...merchant, processorAccounts: accounts };
     const dropped =
       stored?.shortId !== undefined && stored.shortId !== merchant.shortId ? stored.shortId : undefined;
-    const write = this.db.send(
+    await this.db.send(
       new TransactWriteCommand({
         TransactItems: [
           ...(dropped === undefined
@@ -111,17 +110,6 @@ export class MerchantRegistry {
         ],
       }),
     );
-    try {
-      await write;
-    } catch (error) {
-      // Only an 8-digit form another merchant holds fails its condition (the 11-digit one is its own).
-      conditionOutcome(error, [['any', 'taken']]);
-      const owner = merchant.shortId === undefined ? undefined : await this.find(merchant.shortId);
-      throw new Error(
-        `the 8-digit MID ${merchant.shortId} is merchant ${owner?.merchantId ?? 'another'}'s${owner ? ` ("${owner.name}")` : ''}: choose another --mid8`,
-        { cause: error },
-      );
-    }
   }
 
   async find(mid: string): Promise<Merchant | undefined> {
@@ -186,13 +174,10 @@ export class MerchantRegistry {
       .filter((i) => i.merchantId === merchantId || i.sk === asMid)
       .map((i) => i.sk);
     if (held.length === 0) return false;
-    const deletes = [...new Set([keys.grant(clientId, merchantId).sk, ...held])].map((sk) => ({
-      Delete: { TableName: this.tableName, Key: { pk, sk } },
-    }));
     await this.db.send(
       new TransactWriteCommand({
         TransactItems: [
-          ...deletes,
+          ...held.map((sk) => ({ Delete: { TableName: this.tableName, Key: { pk, sk } } })),
           this.auditPut({ action: 'revoke', actor, clientId, merchantId, mid }, now),
         ],
       }),
