@@ -21,6 +21,9 @@ export function emailCommands(program: Command): void {
     .option('--to <address>', 'only those sent to this address')
     .option('--wait-for <n>', 'wait (up to 2 minutes) until there are at least n of them')
     .action(async (options: { to?: string; waitFor?: string }) => {
+      const wanted = Number(options.waitFor ?? 0);
+      if (!/^\d+$/.test(options.waitFor ?? '0'))
+        throw new Error(`--wait-for ${options.waitFor}: not a number of e-mails`);
       const session = loadSession();
       const sesUrl = session.sesUrl;
       if (!sesUrl) throw new Error('e-mails are shown for the local runtime only (its SES store)');
@@ -33,7 +36,6 @@ export function emailCommands(program: Command): void {
           (e) => !to || e.destination.to.some((address) => address.toLowerCase().includes(to)),
         );
       };
-      const wanted = Number(options.waitFor ?? 0);
       const until = Date.now() + WAIT_MS;
       let shown = await read();
       if (shown.length < wanted)

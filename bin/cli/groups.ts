@@ -81,6 +81,9 @@ export function groupCommands(program: Command): void {
     .option('--timeout <minutes>', 'stop watching after this long', '30')
     .option('--all', `every payment's row (the first ${FIRST_ROWS} otherwise)`)
     .action(async (groupId: string, options: { watch: boolean; timeout: string; all?: boolean }) => {
+      const minutes = Number(options.timeout);
+      if (!(options.timeout.trim() !== '' && minutes > 0))
+        throw new Error(`--timeout ${options.timeout}: not a number of minutes`);
       const session = loadSession();
       const api = clientOf(session);
       const started = await api.processGroup(session.mid, groupId);
@@ -89,13 +92,7 @@ export function groupCommands(program: Command): void {
       // The execution's name (its ARN is wider than a terminal; `spay group steps` finds it).
       print(`Started execution ${executionName(entry?.executionArn)}`);
       if (!options.watch) return;
-      const processed = await watchProcessing(
-        api,
-        session.mid,
-        groupId,
-        500,
-        Number(options.timeout) * 60_000,
-      );
+      const processed = await watchProcessing(api, session.mid, groupId, 500, minutes * 60_000);
       const payments = await paymentsOf(api, session.mid, groupId);
       console.log(outcomeTable(payments, options.all));
       print(`Group ${processed.status}: ${summaryLine(outcomesOf(payments))}`);

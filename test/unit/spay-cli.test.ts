@@ -256,3 +256,13 @@ test('defect: `spay payor create --count N` that fails part-way prints only the 
   // The first payor's profile id (payorId/defaultPaymentMethodId): what a payments file names.
   expect(run.stdout).toContain('0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e01/0193c2a4-5b1e-7c3d-8e4f-5a6b7c8d9e02');
 }, 60_000);
+
+test('defect: `spay group process --timeout abc` and `spay emails --wait-for abc` took the bad number (a watch without end, a wait for nothing): each is refused naming its option, nothing asked', async () => {
+  const process = await spay('group', 'process', '0193c2a4-5b1e-7c3d-8e4f-000000000001', '--timeout', 'abc');
+  expect(process.code).toBe(1);
+  expect(process.stderr).toContain('--timeout abc: not a number of minutes');
+  const emails = await spay('emails', '--wait-for', 'abc');
+  expect(emails.code).toBe(1);
+  expect(emails.stderr).toContain('--wait-for abc: not a number of e-mails');
+  expect(seen).toEqual([]);
+}, 60_000);
