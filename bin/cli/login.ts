@@ -72,10 +72,17 @@ export function loginCommands(program: Command): void {
     .description("test clock (non-production, test MIDs): settle the merchant's approved sales now")
     .action(async () => {
       const session = loadSession();
-      const result = await clientOf(session).settleNow(session.mid);
+      const api = clientOf(session);
+      // A call settles up to 2,000 sales: again until none is left.
+      let result = await api.settleNow(session.mid);
+      let settled = result.settledCount;
+      while (result.more) {
+        result = await api.settleNow(session.mid);
+        settled += result.settledCount;
+      }
       const notices = result.noticesBroughtForward;
       print(
-        `Settled ${result.settledCount} sale${result.settledCount === 1 ? '' : 's'} of ${result.merchantId} at ${readable(result.settledAt)};\nprocessed groups go on to their receipts within a minute` +
+        `Settled ${settled} sale${settled === 1 ? '' : 's'} of ${result.merchantId} at ${readable(result.settledAt)};\nprocessed groups go on to their receipts within a minute` +
           (notices > 0
             ? `\n${notices} bank notice${notices === 1 ? '' : 's'} (clearing or return) due now: applied within a minute`
             : ''),

@@ -2331,8 +2331,10 @@ export interface components {
       settledAt: string;
       /** @description Approved sales whose settlement cut-off was still ahead: they are settled now. */
       settledCount: number;
-      /** @description The merchant's notices (a bank debit's clearing or return) due at the next cut-off still ahead, now due: each call is one banking day sooner. They are applied by the next run of the notices backstop (locally within seconds). */
+      /** @description The merchant's notices (a bank debit's clearing or return) due at the next cut-off still ahead, now due: each call is one banking day sooner. They are applied by the next run of the notices backstop (locally within seconds). 0 while `more`. */
       noticesBroughtForward: number;
+      /** @description The merchant has more approved sales than one call settles (2,000): those are settled, the rest are not yet. Call again until false; the test clock marks the merchant settled, and brings its notices forward, on the call that settles the last. */
+      more: boolean;
     };
     Event: {
       /** @description The event id; the `webhook-id` of its deliveries. */

@@ -238,6 +238,7 @@ export const groupExamples: Record<string, OperationExamples> = {
       settledAt: '2030-05-20T15:10:00.000Z',
       settledCount: 2,
       noticesBroughtForward: 1,
+      more: false,
     }),
     invalid: noSuchQuery,
   },

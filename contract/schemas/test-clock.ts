@@ -6,7 +6,7 @@ export const settleNowResultSchema = {
   type: 'object',
   description: "Result of the test clock: the merchant's approved sales settled now.",
   additionalProperties: false,
-  required: ['merchantId', 'settledAt', 'settledCount', 'noticesBroughtForward'],
+  required: ['merchantId', 'settledAt', 'settledCount', 'noticesBroughtForward', 'more'],
   properties: {
     merchantId: { type: 'string', description: 'The 11-digit MID.' },
     settledAt: dateTime(
@@ -14,8 +14,13 @@ export const settleNowResultSchema = {
     ),
     settledCount: count('Approved sales whose settlement cut-off was still ahead: they are settled now.'),
     noticesBroughtForward: count(
-      "The merchant's notices (a bank debit's clearing or return) due at the next cut-off still ahead, now due: each call is one banking day sooner. They are applied by the next run of the notices backstop (locally within seconds).",
+      "The merchant's notices (a bank debit's clearing or return) due at the next cut-off still ahead, now due: each call is one banking day sooner. They are applied by the next run of the notices backstop (locally within seconds). 0 while `more`.",
     ),
+    more: {
+      type: 'boolean',
+      description:
+        'The merchant has more approved sales than one call settles (2,000): those are settled, the rest are not yet. Call again until false; the test clock marks the merchant settled, and brings its notices forward, on the call that settles the last.',
+    },
   },
 } as const;
 

@@ -122,6 +122,23 @@ test('CheckSettlement: settled by the cut-off, or by a mark after the group comp
   expect(await check(unmarked, OTHER, now.toISOString())).toMatchObject({ settled: true });
 });
 
+test('defect: settle-now settled every approved sale of the merchant in one request (a 20,000-payment group took 43 s of its 10): a call settles at most so many, says `more`, and marks the merchant settled (bringing its notices forward) on the call that settles the last', async () => {
+  const merchant = '32350000077';
+  const sales = [];
+  for (let i = 0; i < 5; i++) sales.push(await approved(merchant, 1000 + i));
+  const { testClockStore } = await import('#store/test-clock');
+  const first = await settleNow(merchant, new Date(), 2);
+  expect(first).toMatchObject({ settledCount: 2, more: true, noticesBroughtForward: 0 });
+  expect(await testClockStore().settledThrough(merchant)).toBeUndefined();
+  expect(await settleNow(merchant, new Date(), 2)).toMatchObject({ settledCount: 2, more: true });
+  expect(await testClockStore().settledThrough(merchant)).toBeUndefined();
+  const last = await settleNow(merchant, new Date(), 2);
+  expect(last).toMatchObject({ settledCount: 1, more: false });
+  expect(await testClockStore().settledThrough(merchant)).toBeDefined();
+  for (const sale of sales)
+    expect((await requireTransaction(sale.transactionId, merchant)).transaction.clockSettledAt).toBeDefined();
+});
+
 test('an adapter without a test clock makes settle-now a 403', async () => {
   const sandbox = paymentProcessor();
   const withoutClock: PaymentProcessor = {
