@@ -132,3 +132,11 @@ export function apiTimeoutSecondsOf(handler: string): number {
   if (handler === VOID_OR_REFUND.apiHandler) return VOID_OR_REFUND.apiTimeoutSeconds;
   return API_FUNCTION_TIMEOUT_SECONDS;
 }
+
+/**
+ * The non-production triggers' bounds per call: the groups the merchant-wide process-payments
+ * starts (a claim and a StartExecution each) and the sales settle-now settles (a conditional
+ * write each, 8 at once): a few seconds of their functions' 10. With more, the answer says `more`.
+ */
+export const MERCHANT_TRIGGER_GROUPS = 200;
+export const SETTLE_NOW_SALES = 2_000;

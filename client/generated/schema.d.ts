@@ -441,7 +441,7 @@ export interface paths {
      * Process a merchant's pending groups of a slot now (non-production, test MIDs)
      * @description **Non-production only**: in production this operation answers 403.
      *
-     *     Non-production only (403 in production). The path MID must be an 11-digit test MID within 32350000000-32350099999 (the 8-digit form, or any other MID, is 403). Processes the merchant's pending groups now, one entry per group. Optional body: `{scheduleDate, scheduleHour}` selects the pending groups of that UTC slot; scheduleDate alone, every pending group of that date; scheduleHour without scheduleDate is 400 (an hour alone is no slot); no body, every pending group of the merchant. No matching group: 200 with `triggeredGroups: []`.
+     *     Non-production only (403 in production). The path MID must be an 11-digit test MID within 32350000000-32350099999 (the 8-digit form, or any other MID, is 403). Processes the merchant's pending groups now, one entry per group. Optional body: `{scheduleDate, scheduleHour}` selects the pending groups of that UTC slot; scheduleDate alone, every pending group of that date; scheduleHour without scheduleDate is 400 (an hour alone is no slot); no body, every pending group of the merchant. No matching group: 200 with `triggeredGroups: []`. A call starts at most 200 groups, the first pending ones: with more pending, the answer says `more: true`; call again for the next.
      */
     post: operations['ProcessMerchant'];
     delete?: never;
@@ -2256,6 +2256,11 @@ export interface components {
       totalTriggered: number;
       /** @description Groups whose run could not be started. */
       totalFailed: number;
+      /**
+       * @description Present (true) when the merchant has more pending groups than one call starts (200): call again for the next ones.
+       * @enum {boolean}
+       */
+      more?: true;
     };
     /** @description Result of running the scheduled retries now: one entry per group whose retry round was due to start; when no round started, `reason` and `message` say why. */
     RetryResult: {
@@ -2271,6 +2276,11 @@ export interface components {
       totalTriggered: number;
       /** @description Groups whose run could not be started. */
       totalFailed: number;
+      /**
+       * @description Present (true) when the merchant has more pending groups than one call starts (200): call again for the next ones.
+       * @enum {boolean}
+       */
+      more?: true;
       /**
        * @description Present exactly when totalTriggered is 0. `no_retries_scheduled`: no group of the merchant has a retry scheduled. `awaiting_settlement`: groups have retries scheduled, but their last run (the first run or a retry round that approved payments) still waits for its sales' settlement cut-off to send their receipts; their retries can start once it has passed (`settlesAt`; the test clock `POST .../settle-now` settles them now), within a minute. `round_running`: the retry rounds of the groups with retries scheduled are running now. `start_failed`: rounds were due but none could be started; each entry of triggeredGroups says why.
        * @enum {string}
@@ -2333,7 +2343,7 @@ export interface components {
       settledCount: number;
       /** @description The merchant's notices (a bank debit's clearing or return) due at the next cut-off still ahead, now due: each call is one banking day sooner. They are applied by the next run of the notices backstop (locally within seconds). 0 while `more`. */
       noticesBroughtForward: number;
-      /** @description The merchant has more approved sales than one call settles (2,000): those are settled, the rest are not yet. Call again until false; the test clock marks the merchant settled, and brings its notices forward, on the call that settles the last. */
+      /** @description The merchant has more approved sales than one call settles (2000): those are settled, the rest are not yet. Call again until false; the test clock marks the merchant settled, and brings its notices forward, on the call that settles the last. */
       more: boolean;
     };
     Event: {

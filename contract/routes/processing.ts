@@ -1,5 +1,5 @@
 /** Processing a group and reversing its payments. */
-import { TEST_MID_RANGE } from '../limits';
+import { MERCHANT_TRIGGER_GROUPS, TEST_MID_RANGE } from '../limits';
 import { VOID_OR_REFUND } from '../processing';
 import {
   retryResultSchema,
@@ -79,7 +79,7 @@ When no round starts (totalTriggered 0), \`reason\` and \`message\` say why: no 
     status: 200,
     nonProdOnly: true,
     summary: "Process a merchant's pending groups of a slot now (non-production, test MIDs)",
-    description: `${TRIGGER_RULES} Processes the merchant's pending groups now, one entry per group. Optional body: \`{scheduleDate, scheduleHour}\` selects the pending groups of that UTC slot; scheduleDate alone, every pending group of that date; scheduleHour without scheduleDate is 400 (an hour alone is no slot); no body, every pending group of the merchant. No matching group: 200 with \`triggeredGroups: []\`.`,
+    description: `${TRIGGER_RULES} Processes the merchant's pending groups now, one entry per group. Optional body: \`{scheduleDate, scheduleHour}\` selects the pending groups of that UTC slot; scheduleDate alone, every pending group of that date; scheduleHour without scheduleDate is 400 (an hour alone is no slot); no body, every pending group of the merchant. No matching group: 200 with \`triggeredGroups: []\`. A call starts at most ${MERCHANT_TRIGGER_GROUPS} groups, the first pending ones: with more pending, the answer says \`more: true\`; call again for the next.`,
     body: { schema: triggerMerchantSchema, optional: true },
     response: { schema: triggerResultSchema, description: 'One entry per group.' },
   }),

@@ -1,5 +1,6 @@
 /** Processing and reversal of groups: request schemas and result responses. */
 import type { FromSchema } from 'json-schema-to-ts';
+import { MERCHANT_TRIGGER_GROUPS } from '../limits';
 import { VOID_OR_REFUND } from '../processing';
 import { count, dateTime, money, uuid } from './common';
 import { voidOrRefundResponseSchema } from './payments';
@@ -99,6 +100,11 @@ export const triggerResultSchema = {
     },
     totalTriggered: count('Runs started.'),
     totalFailed: count('Groups whose run could not be started.'),
+    more: {
+      type: 'boolean',
+      enum: [true],
+      description: `Present (true) when the merchant has more pending groups than one call starts (${MERCHANT_TRIGGER_GROUPS}): call again for the next ones.`,
+    },
   },
 } as const;
 

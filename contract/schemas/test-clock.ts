@@ -1,5 +1,6 @@
 /** The test clock (non-production): its result. */
 import type { FromSchema } from 'json-schema-to-ts';
+import { SETTLE_NOW_SALES } from '../limits';
 import { count, dateTime } from './common';
 
 export const settleNowResultSchema = {
@@ -18,8 +19,7 @@ export const settleNowResultSchema = {
     ),
     more: {
       type: 'boolean',
-      description:
-        'The merchant has more approved sales than one call settles (2,000): those are settled, the rest are not yet. Call again until false; the test clock marks the merchant settled, and brings its notices forward, on the call that settles the last.',
+      description: `The merchant has more approved sales than one call settles (${SETTLE_NOW_SALES}): those are settled, the rest are not yet. Call again until false; the test clock marks the merchant settled, and brings its notices forward, on the call that settles the last.`,
     },
   },
 } as const;

@@ -5,6 +5,7 @@
  * the execution, and a reschedule answered 200 wins over a stale read. Each attempt has its own
  * execution name: the tick re-drives a group whose execution closed before the group was done.
  */
+import { MERCHANT_TRIGGER_GROUPS } from '#contract/limits';
 import { START_CONCURRENCY, START_RATE } from '#contract/processing';
 import type { Group } from '#domain/groups';
 import { mapLimit } from '#shared/concurrency';
@@ -111,20 +112,21 @@ export const dueGroups = (slot: string): Promise<DueGroup[]> => dueIndex().dueGr
 
 /**
  * Starts the merchant's pending groups of a slot: of that hour of that date, of that date with
- * only a date, every pending group with neither.
+ * only a date, every pending group with neither; at most `max`, the first pending ones, and
+ * whether more are pending (contract/limits.ts MERCHANT_TRIGGER_GROUPS).
  */
 export async function startMerchantGroups(
   merchantId: string,
   slot: { date?: string; hour?: number },
   now: Date,
-): Promise<StartOutcome[]> {
-  // Every one of them (a test trigger's whole slot, as the tick's): not an answer's list.
+  max = MERCHANT_TRIGGER_GROUPS,
+): Promise<{ outcomes: StartOutcome[]; more: boolean }> {
   const groups = await groupStore().listGroups(
     merchantId,
-    { date: slot.date, hour: slot.hour, pendingOnly: true },
-    Number.POSITIVE_INFINITY,
+    { date: slot.date, hour: slot.hour, pendingOnly: true, startable: true },
+    max + 1,
   );
-  return startPendingGroups(groups, now);
+  return { outcomes: await startPendingGroups(groups.slice(0, max), now), more: groups.length > max };
 }
 
 type Supervised = Pick<

@@ -5,6 +5,7 @@
  * the merchant's mark records the time the clock settled up to, which processing's
  * CheckSettlement reads (core/settlement.ts).
  */
+import { SETTLE_NOW_SALES } from '#contract/limits';
 import type { SettleNowResult } from '#contract/schemas/test-clock';
 import { paymentProcessor } from '#core/processor';
 import { mapLimit } from '#shared/concurrency';
@@ -19,16 +20,10 @@ import { testClockStore } from '#store/test-clock';
  */
 const WINDOW_SLACK_SECONDS = 15 * 60;
 
-/**
- * The most sales one call settles (a conditional write each, 8 at once: a few seconds of its API
- * function's 10); a merchant with more calls again (`more`).
- */
-export const SETTLE_NOW_MAX_SALES = 2_000;
-
 export async function settleNow(
   merchantId: string,
   now: Date,
-  maxSales = SETTLE_NOW_MAX_SALES,
+  maxSales = SETTLE_NOW_SALES,
 ): Promise<SettleNowResult> {
   const processor = paymentProcessor();
   if (!processor.settleNow) {

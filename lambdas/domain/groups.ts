@@ -314,6 +314,8 @@ export interface GroupFilter {
   hour?: number;
   locationId?: number;
   pendingOnly: boolean;
+  /** With pendingOnly: `pending` ones alone, not those processing (a trigger's groups to start). */
+  startable?: boolean;
 }
 
 /** `servicePayId` in a body must name the path's merchant, in either MID form. */

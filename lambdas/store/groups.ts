@@ -365,10 +365,10 @@ export class DynamoGroupStore implements GroupStore {
       values[':l'] = filter.locationId;
     }
     if (filter.pendingOnly) {
-      filters.push('#status IN (:pending, :processing)');
+      filters.push(filter.startable ? '#status = :pending' : '#status IN (:pending, :processing)');
       names['#status'] = 'status';
       values[':pending'] = 'pending';
-      values[':processing'] = 'processing';
+      if (!filter.startable) values[':processing'] = 'processing';
     }
     return {
       TableName: this.tableName,

@@ -7,6 +7,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { settleNow } from '#core/test-clock';
+import { startMerchantGroups } from '#core/processing';
 import { runSale } from '#core/sale';
 import { requireTransaction } from '#core/transactions';
 import { useProcessor } from '#processor/index';
@@ -135,4 +136,28 @@ test('settle-now never counts a sale twice: a call whose time is before an earli
     const { transaction } = await requireTransaction(sale.transactionId, merchant);
     expect(transaction.settlesAt).toBe(first.settledAt);
   }
+});
+
+test('defect: the merchant-wide process-payments trigger read and started every pending group of the merchant in one request; it starts at most so many, first pending first, and says `more` until the last', async () => {
+  const merchant = '32350000078';
+  const date = '2031-07-01';
+  const profileId = await storedProfile(table, merchant);
+  const created = [];
+  for (let i = 0; i < 3; i++) {
+    const { group, payments } = makeGroup(1, { merchantId: merchant, scheduleDate: date, profileId });
+    await groupStore().createGroup(group, payments);
+    created.push(group.paymentGroupId);
+  }
+  // Started on this file's held machine: each execution stays RUNNING, its group processing.
+  process.env.STATE_MACHINE_ARN = ARN;
+  reloadConfigForTests();
+  const first = await startMerchantGroups(merchant, { date }, new Date(), 2);
+  expect(first.more).toBe(true);
+  expect(first.outcomes).toHaveLength(2);
+  const second = await startMerchantGroups(merchant, { date }, new Date(), 2);
+  expect(second.more).toBe(false);
+  expect(second.outcomes).toHaveLength(1);
+  const started = [...first.outcomes, ...second.outcomes];
+  expect(started.filter((o) => 'executionArn' in o)).toHaveLength(3);
+  expect(new Set(started.map((o) => o.paymentGroupId))).toEqual(new Set(created));
 });
