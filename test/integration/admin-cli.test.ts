@@ -25,6 +25,7 @@ import { MerchantRegistry } from '#store/merchants';
 import { OutboxStore, requeue } from '#store/outbox';
 import { localAdminCli, type LocalAdminCli } from '#support/admin-cli';
 import { createTestTable, type TestTable } from '#support/ddb';
+import { receiptOutboxItem } from '#support/fixtures/index';
 
 const MERCHANT = { merchantId: '32350000071', shortId: '23500071', name: 'Reviewed Elementary' };
 const OTHER = { merchantId: '32350000072', shortId: '23500072', name: 'Reviewed Middle' };
@@ -54,25 +55,7 @@ async function failure(...args: string[]): Promise<{ code: number; stdout: strin
   }
 }
 
-const failedItem = (outboxId: string): OutboxItem => ({
-  outboxId,
-  kind: 'receipt',
-  recipient: 'payor@example.com',
-  status: 'pending',
-  attempts: 0,
-  createdAt: new Date(Date.now() - 86_400_000).toISOString(),
-  paymentGroupId: newId(),
-  data: {
-    merchantName: MERCHANT.name,
-    amountCents: 500,
-    approvedCents: 500,
-    maskedAccountNumber: '************1111',
-    accountType: 'VISA',
-    transactionId: newId(),
-    date: '2031-10-01',
-    paymentId: newId(),
-  },
-});
+const failedItem = (outboxId: string): OutboxItem => receiptOutboxItem(outboxId, MERCHANT.name);
 
 test('defect: resend-notification interrupted between its delete and its put loses the e-mail for good (not one transaction)', async () => {
   const outbox = new OutboxStore(table.db, table.tableName);

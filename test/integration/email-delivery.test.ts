@@ -20,7 +20,7 @@ import { DynamoGroupStore } from '#store/groups';
 import { listOutbox, OutboxStore, requeue } from '#store/outbox';
 import { paymentStore } from '#store/payments';
 import { DynamoPayorStore } from '#store/payors';
-import { makePayor } from '#support/fixtures/index';
+import { makePayor, receiptOutboxItem } from '#support/fixtures/index';
 import { useOutboxQueue, type QueuedMessage } from '#shared/outbox-queue';
 import { createTestTable, type TestTable } from '#support/ddb';
 
@@ -159,25 +159,7 @@ describe('issue 13, defect 10: the e-mail delivery promise', () => {
 describe('issue 10, item 6: e-mails SES kept throttling are found and sent again', () => {
   test('a stuck item (throttles, no attempt) is listed by the runbook view and requeued as new', async () => {
     const outboxId = `receipt:${newId()}`;
-    const item: OutboxItem = {
-      outboxId,
-      kind: 'receipt',
-      recipient: 'payor@example.com',
-      status: 'pending',
-      attempts: 0,
-      createdAt: new Date(Date.now() - 86_400_000).toISOString(),
-      paymentGroupId: newId(),
-      data: {
-        merchantName: 'Springfield Elementary',
-        amountCents: 500,
-        approvedCents: 500,
-        maskedAccountNumber: '************1111',
-        accountType: 'VISA',
-        transactionId: newId(),
-        date: '2031-10-01',
-        paymentId: newId(),
-      },
-    };
+    const item = receiptOutboxItem(outboxId);
     expect(await outbox.putOnce(item)).toBe(true);
     expect('item' in (await outbox.claim(outboxId, new Date()))).toBe(true);
     await outbox.markStuck(outboxId, 'throttled 141 times; last: TooManyRequestsException', 'throttled');

@@ -12,8 +12,7 @@ import { runSale } from '#core/sale';
 import { voidOrRefundGroup } from '#core/void-or-refund';
 import { noCounts, type ReversalState } from '#core/void-or-refund-state';
 import { handler as reverseBatch } from '#lambdas/void-or-refund/reverse-batch';
-import { saleAuthResponse } from '#domain/processing';
-import { MAX_FAILED_REFUNDS_PER_SALE, transactionView } from '#domain/transactions';
+import { MAX_FAILED_REFUNDS_PER_SALE } from '#domain/transactions';
 import { useProcessor } from '#processor/index';
 import { SandboxProcessor } from '#processor/sandbox';
 import { reloadConfigForTests } from '#shared/config';
@@ -28,7 +27,7 @@ import { transactionStore } from '#store/transactions';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { makeGroup } from '#support/fixtures/index';
 import { FaultyProcessor } from '#support/processor-double';
-import { saleRequest, storedProfile } from '#support/sales';
+import { chargeScheduledPayment, saleRequest, storedProfile } from '#support/sales';
 
 let table: TestTable;
 let processor: FaultyProcessor;
@@ -91,16 +90,7 @@ async function chargedPayment() {
   const { group, payments } = makeGroup(1, { merchantId: MERCHANT, scheduleDate: '2031-05-01' });
   const payment = { ...payments[0]!, profileId: profile };
   await groupStore().createGroup(group, [payment]);
-  const txn = await runSale(
-    {
-      ...saleRequest(MERCHANT, profile, payment.amountCents),
-      processorKey: `payment:${payment.paymentId}`,
-      paymentId: payment.paymentId,
-    },
-    new Date(),
-  );
-  const auth = saleAuthResponse(transactionView(txn, [], new Date()));
-  expect(await paymentStore().setAuthResponse(payment, auth, new Date())).toBe(true);
+  const txn = await chargeScheduledPayment(MERCHANT, profile, payment);
   return { group, payment, transactionId: txn.transactionId };
 }
 

@@ -13,9 +13,6 @@
 import { VOID_OR_REFUND } from '#contract/processing';
 import { routes } from '#contract/routes/index';
 import { NO_PROCESSOR_ANSWER, NOT_ATTEMPTED, voidOrRefundGroup } from '#core/void-or-refund';
-import { runSale } from '#core/sale';
-import { saleAuthResponse } from '#domain/processing';
-import { transactionView } from '#domain/transactions';
 import { useProcessor } from '#processor/index';
 import { SandboxProcessor } from '#processor/sandbox';
 import { reloadConfigForTests } from '#shared/config';
@@ -26,7 +23,7 @@ import { DynamoPaymentStore, paymentStore } from '#store/payments';
 import { makeGroup } from '#support/fixtures/index';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { FaultyProcessor } from '#support/processor-double';
-import { saleRequest, storedProfile } from '#support/sales';
+import { chargeScheduledPayment, storedProfile } from '#support/sales';
 
 let table: TestTable;
 let processor: FaultyProcessor;
@@ -61,18 +58,7 @@ async function groupWithSales(size: number, charged: number) {
   });
   const stored = payments.map((p) => ({ ...p, profileId: profile }));
   await groupStore().createGroup(group, stored);
-  for (const payment of stored.slice(0, charged)) {
-    const txn = await runSale(
-      {
-        ...saleRequest(MERCHANT, profile, payment.amountCents),
-        processorKey: `payment:${payment.paymentId}`,
-        paymentId: payment.paymentId,
-      },
-      new Date(),
-    );
-    const auth = saleAuthResponse(transactionView(txn, [], new Date()));
-    expect(await paymentStore().setAuthResponse(payment, auth, new Date())).toBe(true);
-  }
+  for (const payment of stored.slice(0, charged)) await chargeScheduledPayment(MERCHANT, profile, payment);
   return { group, payments: stored };
 }
 

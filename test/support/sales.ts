@@ -1,5 +1,12 @@
-/** Sales for the transactions-core tests: a stored payor's profile, and a sale request on it. */
-import type { SaleRequest } from '#core/sale';
+/**
+ * Sales for the transactions-core tests: a stored payor's profile, a sale request on it, and a
+ * scheduled payment charged as processing charges it.
+ */
+import { runSale, type SaleRequest } from '#core/sale';
+import type { Payment } from '#domain/groups';
+import { saleAuthResponse } from '#domain/processing';
+import { transactionView, type Transaction } from '#domain/transactions';
+import { paymentStore } from '#store/payments';
 import { newId } from '#shared/ids';
 import { DynamoPayorStore } from '#store/payors';
 import type { TestTable } from '#support/ddb';
@@ -30,4 +37,23 @@ export function saleRequest(
     missingMethod: 'reject',
     ...extra,
   };
+}
+
+/** Charges a stored payment on `profileId` as processing does (its key) and records its authResponse. */
+export async function chargeScheduledPayment(
+  merchantId: string,
+  profileId: string,
+  payment: Payment,
+): Promise<Transaction> {
+  const txn = await runSale(
+    {
+      ...saleRequest(merchantId, profileId, payment.amountCents),
+      processorKey: `payment:${payment.paymentId}`,
+      paymentId: payment.paymentId,
+    },
+    new Date(),
+  );
+  const auth = saleAuthResponse(transactionView(txn, [], new Date()));
+  expect(await paymentStore().setAuthResponse(payment, auth, new Date())).toBe(true);
+  return txn;
 }
