@@ -30,7 +30,7 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
-import { MerchantRegistry } from '../lambdas/store/merchants';
+import { MerchantAdmin } from '../lambdas/store/merchant-admin';
 import { ProcessorAccounts } from '../lambdas/store/processor-accounts';
 import { listOutbox, requeue } from '../lambdas/store/outbox';
 import { backfillMerchantList } from '../lambdas/store/merchant-list-backfill';
@@ -189,7 +189,7 @@ async function main(): Promise<void> {
   if (!command) throw new Error(USAGE);
   if (!COMMANDS.includes(command)) throw new Error(`unknown command ${command}\n${USAGE}`);
   const { client, table, where, env } = target(values);
-  const registry = new MerchantRegistry(DynamoDBDocumentClient.from(client), table);
+  const registry = new MerchantAdmin(DynamoDBDocumentClient.from(client), table);
   /** Who runs the command, for the audit record of a grant or revocation. */
   const actor = async (): Promise<string> => {
     const { cloudActor, localActor } = await import('./admin-cloud');

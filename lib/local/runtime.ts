@@ -28,7 +28,7 @@ import { localWebhookEnv, startLocalWebhooks } from './webhooks';
 import { localIdempotencyEnv } from './idempotency-key';
 import { localClients, localMerchants } from './identities';
 import { ensureTable } from './table';
-import { MerchantRegistry } from '../../lambdas/store/merchants';
+import { MerchantAdmin } from '../../lambdas/store/merchant-admin';
 import type { LocalStripe } from './stripe-local';
 import { localProcessorEventsRoute } from './processor-events';
 
@@ -64,7 +64,7 @@ interface Runtime {
 export const runtimeFile = (dataDir: string) => join(dataDir, 'runtime.json');
 
 async function seedIdentities(db: DynamoDBDocumentClient, tableName: string): Promise<void> {
-  const registry = new MerchantRegistry(db, tableName);
+  const registry = new MerchantAdmin(db, tableName);
   for (const merchant of localMerchants) await registry.register(merchant);
   for (const client of localClients)
     for (const mid of client.merchants) await registry.grant(client.clientId, mid, 'npm start (seed)');

@@ -8,7 +8,8 @@
 import { userInfo } from 'node:os';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#store/keys';
-import { MerchantRegistry, monthsBetween, type AuditRecord, type Merchant } from '#store/merchants';
+import { type Merchant } from '#store/merchants';
+import { MerchantAdmin, monthsBetween, type AuditRecord } from '#store/merchant-admin';
 import { localAdminCli, type LocalAdminCli } from '#support/admin-cli';
 import { createTestTable, type TestTable } from '#support/ddb';
 
@@ -20,7 +21,7 @@ let admin: LocalAdminCli;
 beforeAll(async () => {
   table = await createTestTable();
   admin = localAdminCli(table.tableName, 'sps-audit-');
-  await new MerchantRegistry(table.db, table.tableName).register(MERCHANT);
+  await new MerchantAdmin(table.db, table.tableName).register(MERCHANT);
 });
 afterAll(async () => {
   admin.remove();
@@ -72,7 +73,7 @@ test('grant then revoke leave two audit records, which `admin audit` lists; a fa
   expect(records[0]!.at <= records[1]!.at).toBe(true);
   expect(await auditItems()).toHaveLength(2);
   // The revocation removed both grant items.
-  expect(await new MerchantRegistry(table.db, table.tableName).grantsOf(CLIENT)).toEqual([]);
+  expect(await new MerchantAdmin(table.db, table.tableName).grantsOf(CLIENT)).toEqual([]);
 
   // The table text the runbook shows.
   const text = (await admin('audit', '--since', before)).stdout;
@@ -87,7 +88,7 @@ test('grant then revoke leave two audit records, which `admin audit` lists; a fa
 test('a grant whose transaction fails (the merchant deregistered after it was read) writes neither grant nor audit record', async () => {
   const gone: Merchant = { merchantId: '32350000082', shortId: '23500082', name: 'Closed Academy' };
   // The registry read answers a merchant whose item is no longer in the table.
-  class StaleRegistry extends MerchantRegistry {
+  class StaleRegistry extends MerchantAdmin {
     override find(): Promise<Merchant | undefined> {
       return Promise.resolve(gone);
     }

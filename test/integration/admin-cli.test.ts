@@ -21,7 +21,7 @@ import { localToolCommand } from '#lib/local/runtime-bundle';
 import type { OutboxItem } from '#domain/notifications';
 import { newId } from '#shared/ids';
 import { keys } from '#store/keys';
-import { MerchantRegistry } from '#store/merchants';
+import { MerchantAdmin } from '#store/merchant-admin';
 import { OutboxStore, requeue } from '#store/outbox';
 import { localAdminCli, type LocalAdminCli } from '#support/admin-cli';
 import { createTestTable, type TestTable } from '#support/ddb';
@@ -35,7 +35,7 @@ let admin: LocalAdminCli;
 beforeAll(async () => {
   table = await createTestTable();
   admin = localAdminCli(table.tableName, 'sps-admin-review-');
-  const registry = new MerchantRegistry(table.db, table.tableName);
+  const registry = new MerchantAdmin(table.db, table.tableName);
   await registry.register(MERCHANT);
   await registry.register(OTHER);
 });
@@ -103,7 +103,7 @@ test('defect: `admin revoke` of a grant the client never held says "revoked" and
   // A typo in the client id: no such grant exists, so nothing is revoked (the real client keeps
   // its access), yet the operator is told it was and the audit trail records a revocation.
   const client = 'review-client-typo';
-  const registry = new MerchantRegistry(table.db, table.tableName);
+  const registry = new MerchantAdmin(table.db, table.tableName);
   expect(await registry.grantsOf(client)).toEqual([]);
   const since = new Date().toISOString();
   const run = await failure('revoke', '--client', client, '--mid', MERCHANT.merchantId);

@@ -33,7 +33,8 @@ import { cardHistory } from '#store/card-history';
 import { claimStore } from '#store/claims';
 import { eventStore } from '#store/events';
 import { groupItem } from '#store/groups';
-import { MerchantRegistry, type Merchant } from '#store/merchants';
+import { type Merchant } from '#store/merchants';
+import { MerchantAdmin } from '#store/merchant-admin';
 import { noticeStore } from '#store/notices';
 import { paymentItem, paymentStore } from '#store/payments';
 import { DynamoPayorStore, payorStore } from '#store/payors';
@@ -60,7 +61,7 @@ beforeAll(async () => {
   table = await createTestTable();
   Object.assign(process.env, { TABLE_NAME: table.tableName, SERVICE_STAGE: 'dev' });
   reloadConfigForTests();
-  await new MerchantRegistry(table.db, table.tableName).register(MERCHANT);
+  await new MerchantAdmin(table.db, table.tableName).register(MERCHANT);
 });
 afterEach(() => removeCrashes());
 afterAll(() => table.drop());

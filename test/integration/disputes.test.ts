@@ -33,7 +33,8 @@ import { eventStore } from '#store/events';
 import { groupItem } from '#store/groups';
 import { keys } from '#store/keys';
 import { paymentItem, paymentStore } from '#store/payments';
-import { MerchantRegistry, type Merchant } from '#store/merchants';
+import { type Merchant } from '#store/merchants';
+import { MerchantAdmin } from '#store/merchant-admin';
 import { DynamoPayorStore, payorStore } from '#store/payors';
 import { DynamoTransactionStore, transactionStore } from '#store/transactions';
 import { createTestTable, type TestTable } from '#support/ddb';
@@ -66,7 +67,7 @@ async function newMerchant(): Promise<string> {
     shortId: `237000${String(merchants).padStart(2, '0')}`,
     name: `Springfield ${merchants}`,
   };
-  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  await new MerchantAdmin(table.db, table.tableName).register(merchant);
   return merchant.merchantId;
 }
 

@@ -21,7 +21,7 @@ import { reloadConfigForTests } from '#shared/config';
 import { newId } from '#shared/ids';
 import { groupItem } from '#store/groups';
 import { batchWriteAll } from '#store/items';
-import { MerchantRegistry } from '#store/merchants';
+import { MerchantAdmin } from '#store/merchant-admin';
 import { payorItem } from '#store/payor-items';
 import { paymentItem } from '#store/payments';
 import { createTestTable, type TestTable } from '#support/ddb';
@@ -140,7 +140,7 @@ beforeAll(async () => {
   process.env.SERVICE_STAGE = 'dev';
   reloadConfigForTests();
   ({ handler } = (await import('#lambdas/groups/group-report')) as unknown as { handler: typeof handler });
-  const registry = new MerchantRegistry(table.db, table.tableName);
+  const registry = new MerchantAdmin(table.db, table.tableName);
   await registry.register({ merchantId: MID, name: 'Report test' });
   await registry.grant(CLIENT, MID, 'test');
   const totalCents = live.reduce((sum, p) => sum + p.amountCents, 0);

@@ -29,7 +29,8 @@ import { newId, transactionIdOf } from '#shared/ids';
 import { groupStore } from '#store/groups';
 import { DynamoPaymentStore, paymentStore } from '#store/payments';
 import { eventStore } from '#store/events';
-import { MerchantRegistry, type Merchant } from '#store/merchants';
+import { type Merchant } from '#store/merchants';
+import { MerchantAdmin } from '#store/merchant-admin';
 import { noticeStore } from '#store/notices';
 import { DynamoPayorStore } from '#store/payors';
 import { transactionStore } from '#store/transactions';
@@ -73,7 +74,7 @@ async function newMerchant(): Promise<string> {
     shortId: `237000${n}`,
     name: `Held refunds school ${n}`,
   };
-  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  await new MerchantAdmin(table.db, table.tableName).register(merchant);
   return merchant.merchantId;
 }
 

@@ -6,17 +6,17 @@
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#store/keys';
-import { MerchantRegistry } from '#store/merchants';
+import { MerchantAdmin } from '#store/merchant-admin';
 import { createTestTable, type TestTable } from '#support/ddb';
 
 const CLIENT = 'grants-client-1';
 const ACTOR = 'test';
 
 let table: TestTable;
-let registry: MerchantRegistry;
+let registry: MerchantAdmin;
 beforeAll(async () => {
   table = await createTestTable();
-  registry = new MerchantRegistry(table.db, table.tableName);
+  registry = new MerchantAdmin(table.db, table.tableName);
 });
 afterAll(() => table.drop());
 

@@ -12,7 +12,7 @@ import { SandboxProcessor } from '#processor/sandbox';
 import { reloadConfigForTests } from '#shared/config';
 import { keys } from '#store/keys';
 import { newId } from '#shared/ids';
-import { MerchantRegistry } from '#store/merchants';
+import { MerchantAdmin } from '#store/merchant-admin';
 import { DynamoGroupStore } from '#store/groups';
 import { ReconciliationRecords } from '#store/reconciliation';
 import { storedProfile } from '#support/sales';
@@ -108,7 +108,7 @@ async function unansweredReported(): Promise<string[]> {
 
 test('defect 6: merchants registered before the reconciliation existed are reconciled after the backfill migration (idempotent)', async () => {
   for (const merchant of OLD) await putOldStyle(merchant);
-  await new MerchantRegistry(table.db, table.tableName).register(NEW);
+  await new MerchantAdmin(table.db, table.tableName).register(NEW);
   const missed = await Promise.all(OLD.map((m) => unansweredPaymentOf(m.merchantId)));
   const seen = await unansweredPaymentOf(NEW.merchantId);
   // Before: the old merchants' groups are never read.
@@ -130,7 +130,7 @@ test('defect 6: merchants registered before the reconciliation existed are recon
     entity: 'merchant',
     ...OLD[0],
   });
-  expect(await new MerchantRegistry(table.db, table.tableName).find(OLD[0]!.shortId!)).toEqual(OLD[0]);
+  expect(await new MerchantAdmin(table.db, table.tableName).find(OLD[0]!.shortId!)).toEqual(OLD[0]);
 
   // After: every merchant's groups are reconciled.
   expect((await unansweredReported()).sort()).toEqual([...missed, seen].sort());

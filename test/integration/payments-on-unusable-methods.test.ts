@@ -5,7 +5,8 @@
 import { createGroup } from '#core/groups';
 import type { MethodStatus } from '#domain/payors';
 import { reloadConfigForTests } from '#shared/config';
-import { MerchantRegistry, type Merchant } from '#store/merchants';
+import { type Merchant } from '#store/merchants';
+import { MerchantAdmin } from '#store/merchant-admin';
 import { DynamoPayorStore } from '#store/payors';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { makePayor } from '#support/fixtures/index';
@@ -20,7 +21,7 @@ beforeAll(async () => {
   process.env.TABLE_NAME = table.tableName;
   process.env.SERVICE_STAGE = 'dev';
   reloadConfigForTests();
-  await new MerchantRegistry(table.db, table.tableName).register(MERCHANT);
+  await new MerchantAdmin(table.db, table.tableName).register(MERCHANT);
 });
 afterAll(() => table.drop());
 

@@ -12,7 +12,7 @@ import { SandboxProcessor } from '#processor/sandbox';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { newId } from '#shared/ids';
-import { MerchantRegistry } from '#store/merchants';
+import { MerchantAdmin } from '#store/merchant-admin';
 import { DynamoGroupStore } from '#store/groups';
 import { DynamoPayorStore } from '#store/payors';
 import { ReconciliationRecords } from '#store/reconciliation';
@@ -50,7 +50,7 @@ beforeAll(async () => {
       await sweeper();
     },
   };
-  await new MerchantRegistry(table.db, table.tableName).register({ merchantId: MERCHANT, name: 'Test' });
+  await new MerchantAdmin(table.db, table.tableName).register({ merchantId: MERCHANT, name: 'Test' });
 });
 afterAll(async () => {
   useProcessor(undefined);

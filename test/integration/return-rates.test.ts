@@ -15,7 +15,7 @@ import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { newId } from '#shared/ids';
 import { eventStore } from '#store/events';
-import { MerchantRegistry } from '#store/merchants';
+import { MerchantAdmin } from '#store/merchant-admin';
 import { DynamoPayorStore } from '#store/payors';
 import { debitCountItem, returnCountItems, returnRateStore } from '#store/return-rates';
 import { createTestTable, type TestTable } from '#support/ddb';
@@ -27,8 +27,7 @@ let merchantSeq = 0;
 /** A fresh 11-digit MID, registered (listed) unless told otherwise. */
 async function aMerchant(register = true): Promise<string> {
   const mid = `9${String(Date.now() % 1e6).padStart(6, '0')}${String(++merchantSeq).padStart(4, '0')}`;
-  if (register)
-    await new MerchantRegistry(table.db, table.tableName).register({ merchantId: mid, name: mid });
+  if (register) await new MerchantAdmin(table.db, table.tableName).register({ merchantId: mid, name: mid });
   return mid;
 }
 

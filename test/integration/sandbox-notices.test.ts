@@ -17,7 +17,8 @@ import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { eventStore } from '#store/events';
 import { outboxStore } from '#store/outbox';
-import { MerchantRegistry, type Merchant } from '#store/merchants';
+import { type Merchant } from '#store/merchants';
+import { MerchantAdmin } from '#store/merchant-admin';
 import { BatchWriteCommand, DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#store/keys';
 import { DynamoPayorStore, payorStore } from '#store/payors';
@@ -37,7 +38,7 @@ beforeAll(async () => {
   table = await createTestTable();
   Object.assign(process.env, { TABLE_NAME: table.tableName, SERVICE_STAGE: 'dev' });
   reloadConfigForTests();
-  await new MerchantRegistry(table.db, table.tableName).register(MERCHANT);
+  await new MerchantAdmin(table.db, table.tableName).register(MERCHANT);
   sandbox = new SandboxProcessor(ddb(), table.tableName, SCHEDULE);
   useProcessor(sandbox);
 });
@@ -117,7 +118,7 @@ it('a debit of the R01 test account is returned when the test clock brings its n
 
 it("the returns list pages newest first with tokens of this merchant's list only", async () => {
   const merchant: Merchant = { merchantId: '32360000007', shortId: '23600007', name: 'Cypress Creek' };
-  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  await new MerchantAdmin(table.db, table.tableName).register(merchant);
   const returned = [];
   for (let i = 0; i < 3; i++) {
     returned.push(await approvedDebit('nR01', merchant.merchantId));
@@ -136,7 +137,7 @@ it("the returns list pages newest first with tokens of this merchant's list only
 
 it('an ordinary account clears at its 2nd cut-off, and the R10 account clears then is returned unauthorized a cut-off later', async () => {
   const merchant: Merchant = { merchantId: '32360000002', shortId: '23600002', name: 'Ogdenville Middle' };
-  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  await new MerchantAdmin(table.db, table.tableName).register(merchant);
   const ordinary = await approvedDebit('bank', merchant.merchantId);
   const unauthorized = await approvedDebit('nR10', merchant.merchantId);
 
@@ -159,7 +160,7 @@ it('an ordinary account clears at its 2nd cut-off, and the R10 account clears th
 
 it('8 backstop runs at once apply a notice once: one return, one event', async () => {
   const merchant: Merchant = { merchantId: '32360000003', shortId: '23600003', name: 'Capital City High' };
-  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  await new MerchantAdmin(table.db, table.tableName).register(merchant);
   const transactionId = await approvedDebit('nR02', merchant.merchantId);
   await sandbox.noticesNow({ merchantId: merchant.merchantId });
 
@@ -184,7 +185,7 @@ async function methodOf(profileId: string, merchantId: string) {
 
 it('a NOC corrects the vaulted account once (masked number, correctedBy noc, payment_method.corrected); the debit that carried it stays Approved and clears', async () => {
   const merchant: Merchant = { merchantId: '32360000005', shortId: '23600005', name: 'Brockway Elementary' };
-  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  await new MerchantAdmin(table.db, table.tableName).register(merchant);
   const profileId = await checkingProfile(merchant.merchantId, 'nC01');
   const request = saleRequest(merchant.merchantId, profileId, 4000);
   expect(await runSale(request, new Date())).toMatchObject({ status: 'Approved' });
@@ -212,7 +213,7 @@ it('a NOC corrects the vaulted account once (masked number, correctedBy noc, pay
 
 it('a NOC for a method deleted since is skipped and counted, changing nothing', async () => {
   const merchant: Merchant = { merchantId: '32360000006', shortId: '23600006', name: 'Waverly Hills' };
-  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  await new MerchantAdmin(table.db, table.tableName).register(merchant);
   const profileId = await checkingProfile(merchant.merchantId, 'nC01');
   expect(await runSale(saleRequest(merchant.merchantId, profileId, 4000), new Date())).toMatchObject({
     status: 'Approved',
@@ -229,7 +230,7 @@ it('a NOC for a method deleted since is skipped and counted, changing nothing', 
 
 it('a declined debit and a card charge plan no notices', async () => {
   const merchant: Merchant = { merchantId: '32360000004', shortId: '23600004', name: 'North Haverbrook' };
-  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  await new MerchantAdmin(table.db, table.tableName).register(merchant);
   const request = saleRequest(merchant.merchantId, await checkingProfile(merchant.merchantId, '51'), 4000);
   expect(await runSale(request, new Date())).toMatchObject({ status: 'Declined' });
   const { payor, method } = makePayor(merchant.merchantId);
@@ -241,7 +242,7 @@ it('a declined debit and a card charge plan no notices', async () => {
 
 it('a voided charge sends none of its planned notices: a voided R01 debit is never returned, in the notices or the activity report, and a voided dispute card is never disputed', async () => {
   const merchant: Merchant = { merchantId: '32360000010', shortId: '23600010', name: 'Springfield Tech' };
-  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  await new MerchantAdmin(table.db, table.tableName).register(merchant);
   const mid = merchant.merchantId;
   const since = new Date().toISOString();
   const chargeOf = async (transactionId: string) => (await saleOf(transactionId)).processorTransactionId!;
@@ -274,7 +275,7 @@ it('a voided charge sends none of its planned notices: a voided R01 debit is nev
 
 it('the test clock drops the voided charges’ notices it meets: two hundred of them before the next cut-off’s never hold it back', async () => {
   const merchant: Merchant = { merchantId: '32360000011', shortId: '23600011', name: 'Ogdenville Prep' };
-  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  await new MerchantAdmin(table.db, table.tableName).register(merchant);
   const mid = merchant.merchantId;
   // The kept debit's return is due at its 2nd cut-off, 2-3 minutes ahead; the voided debits' at
   // their 1st, from a settlement now: before it. Planned and marked as the sandbox does both.
@@ -309,7 +310,7 @@ it('the test clock drops the voided charges’ notices it meets: two hundred of 
 
 it('the listing and the activity report leave out the notices a void took back, and keep those due before it', async () => {
   const merchant: Merchant = { merchantId: '32360000012', shortId: '23600012', name: 'Brockway Academy' };
-  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  await new MerchantAdmin(table.db, table.tableName).register(merchant);
   const mid = merchant.merchantId;
   // Three R01 debits settled ten minutes ago, returned two minutes later (already due, so the test
   // clock never meets them): one voided before its return was due, one after, one not voided.
@@ -347,7 +348,7 @@ it('the test clock never brings a notice forward twice: a call whose time is bef
   // Concurrent calls take their times in any order: one whose time fell before another's moved
   // notices saw them as still ahead.
   const merchant: Merchant = { merchantId: '32360000009', shortId: '23600009', name: 'Capital City High' };
-  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  await new MerchantAdmin(table.db, table.tableName).register(merchant);
   await approvedDebit('nR10', merchant.merchantId);
   const now = Date.now();
   const moved = (at: number) =>
@@ -362,7 +363,7 @@ it('the test clock never brings a notice forward twice: a call whose time is bef
 
 it('a late NOC never moves a method back: an older correction arriving after a newer one changes nothing', async () => {
   const merchant: Merchant = { merchantId: '32360000010', shortId: '23600010', name: 'Springfield Tech' };
-  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  await new MerchantAdmin(table.db, table.tableName).register(merchant);
   const profileId = await checkingProfile(merchant.merchantId, 'nC01');
   const { processorToken } = (await methodOf(profileId, merchant.merchantId))!;
   const noc = (debit: string, occurredAt: string, masked: string): ProcessorNotice => ({
@@ -411,7 +412,7 @@ async function returnsSent(merchantId: string, since: string) {
 
 it('defect: a sale reversed as unanswered still sent its planned notices: a reversed R01 debit was still returned, in the notices and the activity report', async () => {
   const merchant: Merchant = { merchantId: '32360000013', shortId: '23600013', name: 'Waverly Hills' };
-  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  await new MerchantAdmin(table.db, table.tableName).register(merchant);
   const mid = merchant.merchantId;
   const since = new Date().toISOString();
   const kept = (await saleOf(await approvedDebit('nR01', mid))).processorTransactionId!;
@@ -429,7 +430,7 @@ it('defect: a sale reversed as unanswered still sent its planned notices: a reve
 
 it('a sale that lands between a timeout reversal’s read and its write is reversed with its notices', async () => {
   const merchant: Merchant = { merchantId: '32360000014', shortId: '23600014', name: 'Cypress Creek' };
-  await new MerchantRegistry(table.db, table.tableName).register(merchant);
+  await new MerchantAdmin(table.db, table.tableName).register(merchant);
   const mid = merchant.merchantId;
   const since = new Date().toISOString();
   const key = 'payment:late-1:1';

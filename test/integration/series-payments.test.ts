@@ -24,7 +24,8 @@ import { groupStore } from '#store/groups';
 import { DELETION_SWEEP_AFTER_SECONDS } from '#domain/method-deletions';
 import { MethodDeletionStore, MOVE_BATCH } from '#store/method-deletions';
 import { MethodUnavailableError } from '#store/method-uses';
-import { MerchantRegistry, type Merchant } from '#store/merchants';
+import { type Merchant } from '#store/merchants';
+import { MerchantAdmin } from '#store/merchant-admin';
 import { paymentStore } from '#store/payments';
 import { DynamoPayorStore } from '#store/payors';
 import { DynamoSeriesStore, seriesStore } from '#store/series';
@@ -47,7 +48,7 @@ beforeAll(async () => {
   table = await createTestTable();
   process.env.TABLE_NAME = table.tableName;
   reloadConfigForTests();
-  await new MerchantRegistry(table.db, table.tableName).register(MERCHANT);
+  await new MerchantAdmin(table.db, table.tableName).register(MERCHANT);
 });
 afterAll(() => table.drop());
 afterEach(() => {

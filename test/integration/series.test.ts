@@ -29,7 +29,8 @@ import { useWebhookQueue, type WebhookMessage } from '#shared/webhook-queue';
 import { eventStore } from '#store/events';
 import { groupStore } from '#store/groups';
 import { batchGet } from '#store/items';
-import { MerchantRegistry, type Merchant } from '#store/merchants';
+import { type Merchant } from '#store/merchants';
+import { MerchantAdmin } from '#store/merchant-admin';
 import { paymentStore } from '#store/payments';
 import { DynamoPayorStore } from '#store/payors';
 import { seriesStore } from '#store/series';
@@ -61,7 +62,7 @@ beforeAll(async () => {
       return [];
     },
   });
-  await new MerchantRegistry(table.db, table.tableName).register(MERCHANT);
+  await new MerchantAdmin(table.db, table.tableName).register(MERCHANT);
   const { payor, method } = makePayor(MID, { email: 'parent@example.com' });
   await new DynamoPayorStore(table.db, table.tableName).create(payor, method);
   PROFILE = `${payor.payorId}/${method.savedPaymentMethodId}`;

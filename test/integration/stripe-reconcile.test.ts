@@ -12,7 +12,7 @@ import { useProcessor } from '#processor/index';
 import { reloadConfigForTests } from '#shared/config';
 import { useClock } from '#shared/clock';
 import { newId } from '#shared/ids';
-import { MerchantRegistry } from '#store/merchants';
+import { MerchantAdmin } from '#store/merchant-admin';
 import { DynamoPayorStore } from '#store/payors';
 import { ReconciliationRecords } from '#store/reconciliation';
 import { useTestClock, type TestClock } from '#support/clock';
@@ -30,7 +30,7 @@ beforeAll(async () => {
   table = await createTestTable();
   Object.assign(process.env, { TABLE_NAME: table.tableName, SERVICE_STAGE: 'dev' });
   reloadConfigForTests();
-  await new MerchantRegistry(table.db, table.tableName).register({ merchantId: MERCHANT, name: 'Test' });
+  await new MerchantAdmin(table.db, table.tableName).register({ merchantId: MERCHANT, name: 'Test' });
   stripe = await stripeOnStandIn();
   useProcessor(stripe.processor);
 });
