@@ -14,7 +14,6 @@
 import { randomUUID } from 'node:crypto';
 import { nextSequence } from '#domain/events';
 import {
-  isUnusable,
   methodEvent,
   payorEvent,
   replacementDefault,
@@ -25,7 +24,12 @@ import {
 import { BadRequestError, ConflictError } from '#shared/errors';
 import { logger } from '#shared/logger';
 import { PAYOR, withOptimisticRetry } from '#shared/optimistic-concurrency';
-import { DELETION_SWEEP_AFTER_SECONDS, type DeletionRecord } from '#domain/method-deletions';
+import {
+  assertNotReplacing,
+  assertReplacement,
+  DELETION_SWEEP_AFTER_SECONDS,
+  type DeletionRecord,
+} from '#domain/method-deletions';
 import { methodDeletionStore, MOVE_BATCH } from '#store/method-deletions';
 import { pendingUses, type PendingUses } from '#store/method-uses';
 import { READ_LIMITS } from '#store/read-limits';
@@ -112,33 +116,6 @@ export async function deleteMethod(
     if ((await store.begin(record, [method])) !== 'ok') return undefined;
     return run(record, now);
   }, PAYOR);
-}
-
-/**
- * 409 while the method is the replacement of another's deletion under way: deleted now, it would
- * leave that deletion neither finished (its payments move onto it) nor undone.
- */
-function assertNotReplacing(methods: readonly SavedMethod[], methodId: string): void {
-  const replaced = methods.find((m) => m.deletion?.replaceWith === methodId);
-  if (replaced)
-    throw new ConflictError(
-      `saved payment method ${methodId} is the replacement of saved payment method ${replaced.savedPaymentMethodId}, whose deletion is under way: delete it once that is done`,
-    );
-}
-
-/** 400 unless `replaceWith` is another usable method of the payor, not itself being deleted. */
-function assertReplacement(methods: readonly SavedMethod[], methodId: string, replaceWith: string): void {
-  if (replaceWith === methodId)
-    throw new BadRequestError('replaceWith must name another saved payment method');
-  const replacement = methods.find((m) => m.savedPaymentMethodId === replaceWith);
-  if (!replacement)
-    throw new BadRequestError(`replaceWith ${replaceWith} names no saved payment method of this payor`);
-  if (isUnusable(replacement))
-    throw new BadRequestError(
-      `replaceWith ${replaceWith} names a method whose account is ${replacement.status}`,
-    );
-  if (replacement.deletion)
-    throw new BadRequestError(`replaceWith ${replaceWith} names a method being deleted`);
 }
 
 /**
