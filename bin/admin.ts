@@ -29,7 +29,6 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { MerchantAdmin } from '../lambdas/store/merchant-admin';
 import { ProcessorAccounts } from '../lambdas/store/processor-accounts';
 import { listOutbox, requeue } from '../lambdas/store/outbox';
@@ -40,7 +39,8 @@ import { backfillSeriesMethodUses } from '../lambdas/store/series-uses-backfill'
 import { failingEndpoints } from '../lambdas/store/webhook-admin';
 import type { OutboxStatus } from '../lambdas/domain/notifications';
 import { runtimeFile } from '../lib/local/runtime';
-import { parseStage, type Stage } from '../contract/stage';
+import { parseStage } from '../contract/stage';
+import { accountUpdaterHere, accountUpdaterInStage, reconcileHere, reconcileInStage } from './admin-jobs';
 import { tableName } from '../contract/table';
 
 const USAGE = `usage: npm run admin -- <command> [options] [--local | --stage dev|prod]
@@ -392,47 +392,6 @@ async function main(): Promise<void> {
       throw new Error(`unknown command ${command}\n${USAGE}`);
   }
   client.destroy();
-}
-
-/** A stage's reconciliation: its own function, with its settings and role (bin/admin-cloud.ts). */
-async function reconcileInStage(stage: Stage, payload: { since: string; staleMinutes?: number }) {
-  const { invokeReconciliation } = await import('./admin-cloud');
-  return withLambda((lambda) => invokeReconciliation(lambda, stage, payload));
-}
-
-/** A stage's account updater: its own function, with its processor and credentials. */
-async function accountUpdaterInStage(stage: Stage) {
-  const { invokeAccountUpdater } = await import('./admin-cloud');
-  return withLambda((lambda) => invokeAccountUpdater(lambda, stage));
-}
-
-/** A Lambda client that waits for a job's 15 minutes, for one call. */
-async function withLambda<T>(call: (lambda: LambdaClient) => Promise<T>): Promise<T> {
-  const { LambdaClient } = await import('@aws-sdk/client-lambda');
-  const lambda = new LambdaClient({ requestHandler: { requestTimeout: 16 * 60_000 } });
-  try {
-    return await call(lambda);
-  } finally {
-    lambda.destroy();
-  }
-}
-
-/** The local runtime's account updater: the functions' code here, with the runtime's settings. */
-async function accountUpdaterHere(env: Record<string, string>) {
-  // The functions' code reads its configuration from the environment on first use; the report
-  // says what the run's info log would (stdout stays the report alone, e.g. with --json).
-  Object.assign(process.env, env, { POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN' });
-  const { ACCOUNT_UPDATER_JOB } = await import('../contract/account-updater');
-  const { runAccountUpdater } = await import('../lambdas/core/account-updater');
-  return runAccountUpdater(new Date(), Date.now() + ACCOUNT_UPDATER_JOB.budgetSeconds * 1000);
-}
-
-/** The local runtime's reconciliation: the functions' code here, with the runtime's settings. */
-async function reconcileHere(env: Record<string, string>, options: { since: string; staleMinutes?: number }) {
-  // The functions' code reads its configuration from the environment on first use.
-  Object.assign(process.env, env);
-  const { reconcile } = await import('../lambdas/core/reconcile');
-  return reconcile(options);
 }
 
 main().catch((error: unknown) => {
