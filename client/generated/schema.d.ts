@@ -107,7 +107,7 @@ export interface paths {
      * A group's report: counts and amounts, or its payments as CSV or a spreadsheet
      * @description A group of this merchant in any stage, at a glance. Its counts and amounts are taken over every payment (deleted ones counted as deleted only), by the processing summary's rules: `counts.payments` and `amounts.scheduled` are the group's paymentCount and totalAmount, and once it is processed approved + returned + declined + failed = payments. A bank debit the bank returned after it was approved (before or after it cleared, however long after processing) counts in returned and no longer in approved, here and in the group's processingSummary (which follows each return once, right after it is applied).
      *
-     *     **Files.** With `Accept: text/csv` the answer is the group's payments as CSV; with `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` (named first: API Gateway sends a binary answer as bytes only for the first type of Accept) as an .xlsx workbook; a type Accept refuses (`;q=0`) is never answered, JSON is. One row per payment in the order they were added, deleted ones included, under a header row of these columns, in this order: `paymentId,orderId,profileId,amount,status,responseCode,declineCategory,attempts,approvedAmount,refundedAmount,voided,customerAccountId,processedAt,responseMessage,returnCode,disputeStatus`. status is deleted, scheduled (not charged yet), approved, partial, returned (an approved bank debit the bank returned since: its approvedAmount is 0.00 and returnCode the bank's code, R01...), declined or failed (by the latest attempt); customerAccountId is the payor's (empty when it has none or was deleted); processedAt (UTC, ISO 8601) and responseMessage are those of the latest attempt (the message at most 200 characters, one line), empty while it is scheduled and when deleted.
+     *     **Files.** With `Accept: text/csv` the answer is the group's payments as CSV; with `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` (named first: API Gateway sends a binary answer as bytes only for the first type of Accept) as an .xlsx workbook; a type Accept refuses (`;q=0`) is never answered, JSON is. One row per payment in the order they were added, deleted ones included, under a header row of these columns, in this order: `paymentId,orderId,profileId,amount,status,responseCode,declineCategory,attempts,approvedAmount,refundedAmount,voided,customerAccountId,processedAt,responseMessage,returnCode,disputeStatus,sponsorKey`. status is deleted, scheduled (not charged yet), approved, partial, returned (an approved bank debit the bank returned since: its approvedAmount is 0.00 and returnCode the bank's code, R01...), declined or failed (by the latest attempt); customerAccountId is the payor's (empty when it has none or was deleted); processedAt (UTC, ISO 8601) and responseMessage are those of the latest attempt (the message at most 200 characters, one line), empty while it is scheduled and when deleted.
      *
      *     **CSV.** RFC 4180 in UTF-8 with a byte-order mark (so that Excel reads accents right): comma-separated, CRLF line ends, a cell with a comma, quote or line break in double quotes with its quotes doubled. A formula is neutralised wherever a spreadsheet could start a cell: a `'` goes before `=`, `+`, `-` or `@` at a cell's start and after a `,`, `;`, tab or line break inside it (spaces and double quotes between skipped), and before a cell that starts with a tab or a carriage return, so that a spreadsheet shows the text instead of running it, whichever separator it splits on.
      *
@@ -1639,6 +1639,8 @@ export interface components {
       amount: number;
       /** @description Present when given. */
       orderId?: string;
+      /** @description The payor's sponsorKey when the payment was created or last replaced (PUT); absent when the payor had none then. A later change of the payor's sponsorKey does not change it. */
+      sponsorKey?: string;
       recurring: boolean;
       /** @description Present when given; otherwise the group setting applies. */
       allowPartial?: boolean;
@@ -1872,6 +1874,8 @@ export interface components {
       /** @description All but the last four digits masked. */
       maskedAccountNumber?: string;
       orderId?: string;
+      /** @description The payor's sponsorKey: a scheduled payment's sale carries its payment's; a sale of this API, its payor's when the sale was made. Absent when there is none. */
+      sponsorKey?: string;
       /**
        * Format: uuid
        * @description The scheduled payment this sale charged, when it came from a group.
@@ -2095,6 +2099,8 @@ export interface components {
       /** @description All but the last four digits masked. */
       maskedAccountNumber?: string;
       orderId?: string;
+      /** @description The payor's sponsorKey: a scheduled payment's sale carries its payment's; a sale of this API, its payor's when the sale was made. Absent when there is none. */
+      sponsorKey?: string;
       /**
        * Format: uuid
        * @description The scheduled payment this sale charged, when it came from a group.

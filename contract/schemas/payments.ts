@@ -177,6 +177,12 @@ export const paymentSchema = {
     },
     amount: money('Scheduled amount.', 0.01),
     orderId: { type: 'string', description: 'Present when given.' },
+    sponsorKey: {
+      type: 'string',
+      maxLength: 8,
+      description:
+        "The payor's sponsorKey when the payment was created or last replaced (PUT); absent when the payor had none then. A later change of the payor's sponsorKey does not change it.",
+    },
     recurring: { type: 'boolean' },
     allowPartial: {
       type: 'boolean',

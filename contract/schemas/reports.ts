@@ -5,7 +5,8 @@ import { count, dateTime, money, uuid } from './common';
 /**
  * The columns of the report's files (CSV and .xlsx), in order: those of the first CSV, then what a
  * school's office asks for (the payor's customerAccountId, when the latest attempt was made, its
- * processor message, the bank's return code of a returned debit, the status of a disputed charge's dispute). New columns go at the end, so
+ * processor message, the bank's return code of a returned debit, the status of a disputed charge's dispute, the
+ * payment's sponsorKey). New columns go at the end, so
  * that a reader by position keeps working.
  */
 export const REPORT_COLUMNS = [
@@ -25,6 +26,7 @@ export const REPORT_COLUMNS = [
   'responseMessage',
   'returnCode',
   'disputeStatus',
+  'sponsorKey',
 ] as const;
 
 export const groupReportQuerySchema = {

@@ -128,6 +128,12 @@ const transactionFields = {
   accountType,
   maskedAccountNumber: { type: 'string', description: 'All but the last four digits masked.' },
   orderId: { type: 'string' },
+  sponsorKey: {
+    type: 'string',
+    maxLength: 8,
+    description:
+      "The payor's sponsorKey: a scheduled payment's sale carries its payment's; a sale of this API, its payor's when the sale was made. Absent when there is none.",
+  },
   paymentId: responseUuid('The scheduled payment this sale charged, when it came from a group.'),
   processedAt: dateTime('When the processor answered (Pending: when the sale was received).'),
   settled: { type: 'boolean', description: 'Settled sales are refunded; unsettled ones are voided.' },

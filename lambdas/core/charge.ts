@@ -43,6 +43,7 @@ export async function charge(
           amountCents: payment.amountCents,
           allowPartial: payment.allowPartial ?? state.allowPartial,
           orderId: payment.orderId,
+          ...(payment.sponsorKey !== undefined && { sponsorKey: payment.sponsorKey }),
           paymentId: payment.paymentId,
           paymentGroupId: payment.paymentGroupId,
           attempt,

@@ -23,7 +23,7 @@ import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { groupStore, type AlsoWritten } from '#store/groups';
 import { retryRoundStore } from '#store/retry-rounds';
 import { paymentStore } from '#store/payments';
-import { resolveProfiles, scheduledNotices, writingPayments } from './profiles';
+import { payorsOf, resolveProfiles, scheduledNotices, withSponsorKey, writingPayments } from './profiles';
 
 /** The group if it exists and belongs to this merchant; 404 otherwise. */
 export async function requireGroup(groupId: string, merchantId: string): Promise<Group> {
@@ -135,7 +135,21 @@ async function createOnce(
   }
   let groupIdGiven = false;
   const ids = () => (groupIdGiven ? newId() : ((groupIdGiven = true), groupId));
-  const { group, payments } = newGroupWithPayments(input, merchant.merchantId, ids, now);
+  const created = newGroupWithPayments(input, merchant.merchantId, ids, now);
+  const group = created.group;
+  if (occurrenceOf)
+    Object.assign(group, { seriesId: occurrenceOf.seriesId, occurrence: occurrenceOf.occurrence });
+  // A series' payment whose method the account updater closed (or a return revoked, before the
+  // series suspends it) stays in its occurrence, to be declined at the slot: refused, it would
+  // hold back the occurrence of every other payor until its slot passed.
+  const profiles = await resolveProfiles(
+    merchant.merchantId,
+    created.payments.map((p) => p.profileId),
+    (i) => `payments[${i}].profileId`,
+    occurrenceOf !== undefined,
+  );
+  const payors = await payorsOf(merchant.merchantId, created.payments);
+  const payments = created.payments.map((p) => withSponsorKey(p, payors));
   // The create answers the group with every payment: one Lambda could not return (large custom
   // attributes on many payments) is refused now, with nothing written, rather than created and
   // never answered (its replays would be as large). A series' occurrence is not answered so.
@@ -144,18 +158,7 @@ async function createOnce(
       groupWithPaymentsView({ group, payments }),
       'create the group with fewer payments and add the rest with POST .../payments',
     );
-  if (occurrenceOf)
-    Object.assign(group, { seriesId: occurrenceOf.seriesId, occurrence: occurrenceOf.occurrence });
-  // A series' payment whose method the account updater closed (or a return revoked, before the
-  // series suspends it) stays in its occurrence, to be declined at the slot: refused, it would
-  // hold back the occurrence of every other payor until its slot passed.
-  const profiles = await resolveProfiles(
-    merchant.merchantId,
-    payments.map((p) => p.profileId),
-    (i) => `payments[${i}].profileId`,
-    occurrenceOf !== undefined,
-  );
-  const notices = await scheduledNotices(payments, group, merchant.name, profiles, now);
+  const notices = scheduledNotices(payments, group, merchant.name, profiles, payors, now);
   // The group is announced with the payments inside it (no payment.created each).
   const announced: Group = { ...group, eventSeq: 1 };
   await writingPayments(payments, () =>

@@ -10,7 +10,7 @@ import type { Merchant } from '#store/merchants';
 import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { paymentStore } from '#store/payments';
 import { explainGroupRejection, explainRetryRejection, requireGroup, requirePayment } from './groups';
-import { methodUnavailable, resolveProfiles, scheduledNotices } from './profiles';
+import { methodUnavailable, payorsOf, resolveProfiles, scheduledNotices, withSponsorKey } from './profiles';
 
 /** A new payment of a pending group, with its payment-scheduled notice when it asks for one. */
 export async function addPayment(
@@ -26,11 +26,15 @@ export async function addPayment(
     if (written && written.merchantId === merchant.merchantId) return written;
   }
   const profiles = await resolveProfiles(merchant.merchantId, [input.profileId]);
-  const payment = newPayment(
-    input,
-    { paymentGroupId: groupId, merchantId: merchant.merchantId },
-    keyed?.resourceId ?? newId(),
-    now,
+  const payors = await payorsOf(merchant.merchantId, [input]);
+  const payment = withSponsorKey(
+    newPayment(
+      input,
+      { paymentGroupId: groupId, merchantId: merchant.merchantId },
+      keyed?.resourceId ?? newId(),
+      now,
+    ),
+    payors,
   );
   return withOptimisticRetry(async () => {
     // The notice names the slot: read the group for it only when a notice is asked for. The add
@@ -38,7 +42,7 @@ export async function addPayment(
     const group = payment.sendPaymentScheduledNotification
       ? await requireGroup(groupId, merchant.merchantId)
       : undefined;
-    const notices = group ? await scheduledNotices([payment], group, merchant.name, profiles, now) : [];
+    const notices = group ? scheduledNotices([payment], group, merchant.name, profiles, payors, now) : [];
     const outcome = await paymentStore().addPayment(
       payment,
       now,
@@ -62,9 +66,11 @@ export async function updatePayment(
   now: Date,
 ): Promise<Payment> {
   await resolveProfiles(merchantId, [input.profileId]);
+  // A replacement is written as new: with the sponsorKey its payor has now.
+  const payors = await payorsOf(merchantId, [input]);
   return withOptimisticRetry(async () => {
     const previous = await requirePayment(groupId, paymentId, merchantId);
-    const next = replacedPayment(previous, input, now);
+    const next = withSponsorKey(replacedPayment(previous, input, now), payors);
     const outcome = await paymentStore().replacePayment(previous, next, now);
     if (outcome === 'ok') return next;
     if (outcome === 'method-unavailable') throw methodUnavailable('profileId', input.profileId);

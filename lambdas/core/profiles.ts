@@ -1,6 +1,7 @@
 /**
  * Scheduled payments must name a saved method of a payor of the same merchant (docs/product.md#payments).
- * Resolving them also yields what a payment-scheduled notice needs (mask, type, payor e-mail).
+ * Resolving them also yields what a payment-scheduled notice needs (mask, type, payor e-mail) and
+ * what a payment's record copies of its payor (sponsorKey).
  */
 import type { Group, Payment } from '#domain/groups';
 import { noticeOutboxId, type OutboxItem } from '#domain/notifications';
@@ -9,7 +10,7 @@ import { BadRequestError, ServiceUnavailableError } from '#shared/errors';
 import { methodStore } from '#store/methods';
 import { IncompleteReadError } from '#store/items';
 import { MethodUnavailableError } from '#store/method-uses';
-import { payorStore } from '#store/payors';
+import { payorStore, type PayorCopy } from '#store/payors';
 
 interface ProfileDetails {
   maskedAccountNumber: string;
@@ -114,26 +115,48 @@ export async function profilesSaved(merchantId: string, profileIds: string[]): P
 }
 
 /**
- * Outbox items for the payments created with `sendPaymentScheduledNotification` whose payor has
- * an e-mail address (a payor without one gets no e-mail; the flag is kept).
+ * The payors of these payments (of the merchant) as the payments' records and notices copy them:
+ * one BatchGet per 100 payors.
  */
-export async function scheduledNotices(
+export const payorsOf = (
+  merchantId: string,
+  payments: readonly { profileId: string }[],
+): Promise<Map<string, PayorCopy>> =>
+  unlessThrottled(
+    payorStore().copiedBy(
+      payments.map((p) => parseProfileId(p.profileId).payorId),
+      merchantId,
+    ),
+  );
+
+/**
+ * The payment as its record is written: with its payor's sponsorKey as the payor has it now
+ * (docs/product.md#payments), or without one when the payor has none.
+ */
+export function withSponsorKey<T extends { profileId: string; sponsorKey?: string }>(
+  payment: T,
+  payors: ReadonlyMap<string, PayorCopy>,
+): T {
+  const { sponsorKey: _previous, ...rest } = payment;
+  const sponsorKey = payors.get(parseProfileId(payment.profileId).payorId)?.sponsorKey;
+  return (sponsorKey === undefined ? rest : { ...rest, sponsorKey }) as T;
+}
+
+/**
+ * Outbox items for the payments created with `sendPaymentScheduledNotification` whose payor has
+ * an e-mail address (a payor without one gets no e-mail; the flag is kept). `payors`: payorsOf's.
+ */
+export function scheduledNotices(
   payments: Payment[],
   group: Pick<Group, 'paymentGroupId' | 'merchantId' | 'scheduleDate' | 'scheduleHour'>,
   merchantName: string,
   profiles: Map<string, ProfileDetails>,
+  payors: ReadonlyMap<string, PayorCopy>,
   now: Date,
-): Promise<OutboxItem[]> {
+): OutboxItem[] {
   const flagged = payments.filter((p) => p.sendPaymentScheduledNotification);
-  if (flagged.length === 0) return [];
-  const emails = await unlessThrottled(
-    payorStore().emailsOf(
-      flagged.map((p) => parseProfileId(p.profileId).payorId),
-      group.merchantId,
-    ),
-  );
   return flagged.flatMap((payment): OutboxItem[] => {
-    const email = emails.get(parseProfileId(payment.profileId).payorId);
+    const email = payors.get(parseProfileId(payment.profileId).payorId)?.email;
     const profile = profiles.get(keyOf(payment.profileId));
     if (!email || !profile) return [];
     return [

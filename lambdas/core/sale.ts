@@ -33,6 +33,8 @@ export interface SaleRequest {
   amountCents: number;
   allowPartial: boolean;
   orderId?: string;
+  /** The payor's sponsorKey the sale's record carries (docs/product.md#payments). */
+  sponsorKey?: string;
   /** The scheduled payment charged, when the sale comes from a group. */
   paymentId?: string;
   /** That payment's group (a later notice of the sale finds the payment by it). */
@@ -101,6 +103,7 @@ function pendingSale(request: SaleRequest, now: Date): Transaction {
     payorId,
     savedPaymentMethodId,
     ...(request.orderId !== undefined && { orderId: request.orderId }),
+    ...(request.sponsorKey !== undefined && { sponsorKey: request.sponsorKey }),
     ...(request.paymentId !== undefined && { paymentId: request.paymentId }),
     ...(request.paymentGroupId !== undefined && { paymentGroupId: request.paymentGroupId }),
     ...(request.attempt !== undefined && request.attempt > 1 && { attempt: request.attempt }),

@@ -106,6 +106,8 @@ export interface Payment {
   profileId: string;
   amountCents: Cents;
   orderId?: string;
+  /** The payor's sponsorKey when the payment was written (created, or replaced by a PUT). */
+  sponsorKey?: string;
   recurring: boolean;
   allowPartial?: boolean;
   sendEmailReceipt: boolean;

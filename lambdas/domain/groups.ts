@@ -241,6 +241,7 @@ export const paymentView = (p: Payment): PaymentView => ({
   profileId: p.profileId,
   amount: fromCents(p.amountCents),
   ...(p.orderId !== undefined && { orderId: p.orderId }),
+  ...(p.sponsorKey !== undefined && { sponsorKey: p.sponsorKey }),
   recurring: p.recurring,
   ...(p.allowPartial !== undefined && { allowPartial: p.allowPartial }),
   sendEmailReceipt: p.sendEmailReceipt,

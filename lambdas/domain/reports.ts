@@ -18,6 +18,7 @@ export type ReportPayment = Pick<
   Payment,
   | 'paymentId'
   | 'orderId'
+  | 'sponsorKey'
   | 'profileId'
   | 'amountCents'
   | 'deleted'
@@ -32,6 +33,7 @@ export type ReportPayment = Pick<
 export const REPORT_ATTRIBUTES: readonly (keyof ReportPayment)[] = [
   'paymentId',
   'orderId',
+  'sponsorKey',
   'profileId',
   'amountCents',
   'deleted',
@@ -121,6 +123,7 @@ export function reportRow(p: ReportPayment, customerAccountId = ''): ReportRow {
       auth?.status === 'Approved' && p.dispute !== undefined && p.dispute.transactionId === auth.transactionId
         ? p.dispute.status
         : '',
+    sponsorKey: p.sponsorKey ?? '',
   };
 }
 

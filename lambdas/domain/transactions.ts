@@ -53,6 +53,8 @@ export interface Transaction {
   accountType?: AccountType;
   maskedAccountNumber?: string;
   orderId?: string;
+  /** The payor's sponsorKey: its scheduled payment's, or (a sale of the API) the payor's then. */
+  sponsorKey?: string;
   /** The scheduled payment this sale charged, when it came from a group. */
   paymentId?: string;
   /** Which charge of that payment it is: absent for the first, 2 for its first retry, ... */
@@ -283,6 +285,7 @@ export function transactionView(t: Transaction, refunds: readonly Refund[], now:
       maskedAccountNumber: t.maskedAccountNumber,
     }),
     ...(t.orderId !== undefined && { orderId: t.orderId }),
+    ...(t.sponsorKey !== undefined && { sponsorKey: t.sponsorKey }),
     ...(t.paymentId !== undefined && { paymentId: t.paymentId }),
     processedAt: t.processedAt,
     settled: isSettled(t, now),

@@ -43,6 +43,12 @@ export async function readPayor(
   };
 }
 
+/** A payor's fields its payments' records copy: its e-mail address (notices) and sponsorKey. */
+export interface PayorCopy {
+  email?: string;
+  sponsorKey?: string;
+}
+
 export interface PayorStore {
   /**
    * A new payor with its first method (and customerAccountId entry) and the `payor.created` event
@@ -53,6 +59,8 @@ export interface PayorStore {
   find(payorId: string, merchantId: string): Promise<PayorWithMethods | undefined>;
   /** E-mail addresses of these payors of the merchant (payors without one are left out). */
   emailsOf(payorIds: string[], merchantId: string): Promise<Map<string, string>>;
+  /** What payment records copy of these payors of the merchant (payors not found are left out). */
+  copiedBy(payorIds: string[], merchantId: string): Promise<Map<string, PayorCopy>>;
   payorIdByCustomer(merchantId: string, customerAccountId: string): Promise<string | undefined>;
   /** `changed` when the payor item was written since `previous` was read (its revision). */
   update(previous: Payor, next: Payor, event: ServiceEvent): Promise<'ok' | 'changed' | DuplicateCustomer>;
@@ -100,17 +108,30 @@ export class DynamoPayorStore implements PayorStore {
   }
 
   /** E-mail addresses of these payors of the merchant (payors without one are left out). */
+  /** These payors' items, of the merchant, with the attributes named (one BatchGet per 100). */
+  private async payorItems(payorIds: string[], merchantId: string, projection: string) {
+    const ids = [...new Set(payorIds)].map((id) => keys.payor(id));
+    const items = await batchGet(this.db, this.tableName, ids, projection);
+    return items.filter((i) => i.merchantId === merchantId);
+  }
+
   async emailsOf(payorIds: string[], merchantId: string): Promise<Map<string, string>> {
-    const items = await batchGet(
-      this.db,
-      this.tableName,
-      [...new Set(payorIds)].map((id) => keys.payor(id)),
-      'payorId, merchantId, email',
-    );
+    const items = await this.payorItems(payorIds, merchantId, 'payorId, merchantId, email');
     return new Map(
-      items
-        .filter((i) => i.merchantId === merchantId && typeof i.email === 'string')
-        .map((i) => [i.payorId as string, i.email as string]),
+      items.filter((i) => typeof i.email === 'string').map((i) => [i.payorId as string, i.email as string]),
+    );
+  }
+
+  async copiedBy(payorIds: string[], merchantId: string): Promise<Map<string, PayorCopy>> {
+    const items = await this.payorItems(payorIds, merchantId, 'payorId, merchantId, email, sponsorKey');
+    return new Map(
+      items.map((i) => [
+        i.payorId as string,
+        {
+          ...(typeof i.email === 'string' && { email: i.email }),
+          ...(typeof i.sponsorKey === 'string' && { sponsorKey: i.sponsorKey }),
+        },
+      ]),
     );
   }
 

@@ -1,3 +1,4 @@
+import { payorsOf } from '#core/profiles';
 import { runSale } from '#core/sale';
 import { toCents } from '#domain/money';
 import { processorKeys } from '#domain/processor-keys';
@@ -14,6 +15,8 @@ import { newId } from '#shared/ids';
  */
 export const handler = merchantRoute(routes.CreateSale, async ({ merchant, body, now, idempotency }) => {
   const transactionId = idempotency?.resourceId ?? newId();
+  // The sale's record carries its payor's sponsorKey as it is now (a replay keeps the first's).
+  const sponsorKey = (await payorsOf(merchant.merchantId, [body])).values().next().value?.sponsorKey;
   const txn = await runSale(
     {
       transactionId,
@@ -23,6 +26,7 @@ export const handler = merchantRoute(routes.CreateSale, async ({ merchant, body,
       amountCents: toCents(body.amount),
       allowPartial: body.allowPartial ?? false,
       orderId: body.orderId,
+      ...(sponsorKey !== undefined && { sponsorKey }),
       missingMethod: 'reject',
     },
     now,

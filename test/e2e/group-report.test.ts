@@ -221,6 +221,7 @@ test('the report of a processed group adds up, and its CSV reads back to the sam
     'responseMessage',
     'returnCode',
     'disputeStatus',
+    'sponsorKey',
   ]);
   expect(rows).toHaveLength(9);
   const row = new Map(rows.map((r) => [r.paymentId!, r]));

@@ -61,6 +61,15 @@ describe('sales', () => {
     expect(got.body).toEqual(res.body);
   });
 
+  test("defect: sponsorKey never appeared on payment records; a sale carries its payor's", async () => {
+    const payor = await createPayor({ sponsorKey: 'SPR-2026' });
+    const res = await sale({ profileId: `${payor.payorId}/${payor.defaultPaymentMethodId}`, amount: 4 });
+    expect(res.status).toBe(201);
+    expect(res.body.sponsorKey).toBe('SPR-2026');
+    expect((await call<Txn>('GET', `${base}/${res.body.transactionId}`)).body.sponsorKey).toBe('SPR-2026');
+    expect((await sale({ profileId: await aProfile(), amount: 4 })).body).not.toHaveProperty('sponsorKey');
+  });
+
   test.each([
     ['4111111111111111', 'VISA', 'Approved', '00', undefined],
     ['5555555555554444', 'MASTERCARD', 'Approved', '00', undefined],

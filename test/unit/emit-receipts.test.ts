@@ -10,7 +10,7 @@ import { handler } from '#lambdas/process-group/emit-receipts';
 import {
   awsError,
   ddbMock,
-  emailLookups,
+  payorLookups,
   EMAIL_PROJECTION,
   GROUP_ID,
   lambdaContext,
@@ -163,8 +163,8 @@ describe('EmitReceipts', () => {
     const out = await emit(state({ receiptsQueued: 3 }));
 
     // The payors of the due payments only (1, 5, 6, 8), each once.
-    expect(emailLookups()).toHaveLength(1);
-    expect(emailLookups()[0]!.RequestItems.t).toEqual({
+    expect(payorLookups()).toHaveLength(1);
+    expect(payorLookups()[0]!.RequestItems.t).toEqual({
       Keys: [
         { pk: 'PAYOR#payor1', sk: 'PAYOR' },
         { pk: 'PAYOR#payor2', sk: 'PAYOR' },

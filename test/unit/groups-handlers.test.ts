@@ -17,8 +17,8 @@ import { handler as updateGroup } from '#lambdas/groups/update-group';
 import {
   awsError,
   ddbMock,
-  emailLookups,
-  EMAIL_PROJECTION,
+  payorLookups,
+  PAYOR_COPY_PROJECTION,
   expectError,
   FUTURE_DATE,
   group,
@@ -224,7 +224,9 @@ describe('POST /groups (create group)', () => {
       }))
       .resolvesOnce({
         Responses: { t: [{ payorId: 'payor2', savedPaymentMethodId: 'method2', merchantId: MID }] },
-      });
+      })
+      // Then their payors (sponsorKeys).
+      .resolvesOnce({ Responses: { t: [] } });
     const payments = [inline(1), inline(2, { profileId: 'payor2/method2' })];
     expect((await post(createBody({ payments }))).status).toBe(201);
     expect(methodLookups().map((l) => l.RequestItems.t!.Keys)).toEqual([
@@ -325,11 +327,13 @@ describe('POST /groups (create group)', () => {
           : inline(1, { profileId: 'payor2/method2' }),
       );
 
-    it('99 payments and no notice: no e-mail lookup, no outbox item', async () => {
+    it('99 payments and no notice: one lookup of their payor (its sponsorKey), no outbox item', async () => {
       const response = await post(createBody({ payments: paymentsWith(99, []) }));
       expect(response.status).toBe(201);
       expect(paymentsNow(response.body.paymentGroupId)).toHaveLength(99);
-      expect(emailLookups()).toHaveLength(0);
+      expect(payorLookups().map((l) => l.RequestItems.t!.Keys)).toEqual([
+        [{ pk: 'PAYOR#payor2', sk: 'PAYOR' }],
+      ]);
       expect(memory.outbox).toEqual([]);
     });
 
@@ -386,12 +390,15 @@ describe('POST /groups (create group)', () => {
       );
       expect(response.status).toBe(201);
       expect(methodLookups()[0]!.RequestItems.t!.ProjectionExpression).toBe(METHOD_PROJECTION);
-      expect(emailLookups()).toEqual([
+      expect(payorLookups()).toEqual([
         {
           RequestItems: {
             t: {
-              Keys: [{ pk: 'PAYOR#payor1', sk: 'PAYOR' }],
-              ProjectionExpression: EMAIL_PROJECTION,
+              Keys: [
+                { pk: 'PAYOR#payor1', sk: 'PAYOR' },
+                { pk: 'PAYOR#payor2', sk: 'PAYOR' },
+              ],
+              ProjectionExpression: PAYOR_COPY_PROJECTION,
               ConsistentRead: true,
             },
           },
@@ -441,7 +448,7 @@ describe('POST /groups (create group)', () => {
         }),
       );
       expect(response.status).toBe(201);
-      expect(emailLookups()[0]!.RequestItems.t!.Keys).toEqual([{ pk: 'PAYOR#payor1', sk: 'PAYOR' }]);
+      expect(payorLookups()[0]!.RequestItems.t!.Keys).toEqual([{ pk: 'PAYOR#payor1', sk: 'PAYOR' }]);
       expect(memory.outbox.map((o) => o.outboxId)).toEqual(
         (response.body.payments as AnyItem[]).map((p) => `notice:${p.paymentId}`),
       );
@@ -454,18 +461,18 @@ describe('POST /groups (create group)', () => {
         createBody({ payments: [inline(1, { sendPaymentScheduledNotification: true })] }),
       );
       expect(response.status).toBe(201);
-      expect(emailLookups()).toHaveLength(1);
+      expect(payorLookups()).toHaveLength(1);
       expect(memory.outbox).toEqual([]);
       expect(paymentsNow(response.body.paymentGroupId)[0]!.sendPaymentScheduledNotification).toBe(true);
     });
 
-    it('an unflagged payment gets no outbox item and no e-mail lookup', async () => {
+    it('an unflagged payment gets no outbox item (its payor is read once, for its sponsorKey)', async () => {
       payorEmail('payor1', 'payor@example.com');
       const response = await post(
         createBody({ payments: [inline(1), inline(2, { sendPaymentScheduledNotification: false })] }),
       );
       expect(response.status).toBe(201);
-      expect(emailLookups()).toHaveLength(0);
+      expect(payorLookups()).toHaveLength(1);
       expect(memory.outbox).toEqual([]);
       expect(paymentsNow(response.body.paymentGroupId)).toHaveLength(2);
     });
@@ -473,7 +480,7 @@ describe('POST /groups (create group)', () => {
     it('503 when the e-mail lookup is throttled, before any write', async () => {
       ddbMock
         .on(BatchGetCommand, {
-          RequestItems: { t: { ProjectionExpression: EMAIL_PROJECTION } },
+          RequestItems: { t: { ProjectionExpression: PAYOR_COPY_PROJECTION } },
         } as unknown as BatchGetCommandInput)
         .rejects(awsError('ProvisionedThroughputExceededException'));
       const response = await post(

@@ -16,8 +16,8 @@ import { handler as listPayments } from '#lambdas/payments/list-payments';
 import { handler as updatePayment } from '#lambdas/payments/update-payment';
 import {
   awsError,
-  emailLookups,
-  EMAIL_PROJECTION,
+  payorLookups,
+  PAYOR_COPY_PROJECTION,
   expectError,
   group,
   GROUP_ID,
@@ -70,7 +70,7 @@ describe('POST .../payments (add payment)', () => {
     const response = await add(body({ orderId: 'INV-7', sendEmailReceipt: true }));
 
     expect(response.status).toBe(201);
-    // One saved method looked up; no notice asked for: no payor e-mail is looked up.
+    // One saved method looked up, and its payor (the sponsorKey the payment copies).
     expect(methodLookups()).toEqual([
       {
         RequestItems: {
@@ -83,7 +83,7 @@ describe('POST .../payments (add payment)', () => {
         },
       },
     ]);
-    expect(emailLookups()).toHaveLength(0);
+    expect(payorLookups()).toHaveLength(1);
     expect(memory.groupReads).toBe(0);
     const paymentId = response.body.paymentId as string;
     expect(storedPaymentNow(paymentId)).toMatchObject({
@@ -123,12 +123,12 @@ describe('POST .../payments (add payment)', () => {
       expect(response.status).toBe(201);
       // The group is read once, for the slot the notice names.
       expect(memory.groupReads).toBe(1);
-      expect(emailLookups()).toEqual([
+      expect(payorLookups()).toEqual([
         {
           RequestItems: {
             t: {
               Keys: [{ pk: 'PAYOR#payor1', sk: 'PAYOR' }],
-              ProjectionExpression: EMAIL_PROJECTION,
+              ProjectionExpression: PAYOR_COPY_PROJECTION,
               ConsistentRead: true,
             },
           },
@@ -165,7 +165,7 @@ describe('POST .../payments (add payment)', () => {
       payorEmail('payor1', undefined);
       const response = await add(body({ sendPaymentScheduledNotification: true }));
       expect(response.status).toBe(201);
-      expect(emailLookups()).toHaveLength(1);
+      expect(payorLookups()).toHaveLength(1);
       expect(memory.outbox).toEqual([]);
       expect(storedPaymentNow(response.body.paymentId)?.sendPaymentScheduledNotification).toBe(true);
     });
@@ -176,7 +176,7 @@ describe('POST .../payments (add payment)', () => {
       const response = await add(body({ sendPaymentScheduledNotification: false }));
       expect(response.status).toBe(201);
       expect(memory.groupReads).toBe(0);
-      expect(emailLookups()).toHaveLength(0);
+      expect(payorLookups()).toHaveLength(1);
       expect(memory.outbox).toEqual([]);
     });
 
@@ -187,7 +187,7 @@ describe('POST .../payments (add payment)', () => {
       );
       stored(group({ merchantId: OTHER_MID }));
       expectError(await add(body({ sendPaymentScheduledNotification: true })), 404);
-      expect(emailLookups()).toHaveLength(0);
+      expect(memory.outbox).toEqual([]);
       expect(memory.paymentWrites).toBe(0);
     });
 

@@ -113,6 +113,7 @@ describe('the CSV an office opens', () => {
       'responseMessage',
       'returnCode',
       'disputeStatus',
+      'sponsorKey',
     ]);
     const declined = payment({
       authResponse: { ...answer('Declined', 100, 0, '05', '1'), responseMessage: 'Do not honor' },

@@ -260,14 +260,16 @@ const keysOf = (input: BatchGetInput) => Object.values(input.RequestItems).flatM
 export const methodLookups = (): BatchGetInput[] =>
   batchGets().filter((input) => keysOf(input).every((k) => k.sk.startsWith('METHOD#')));
 
-/** The BatchGet inputs sent for payor e-mail addresses (payor keys), in order. */
-export const emailLookups = (): BatchGetInput[] =>
+/** The BatchGet inputs sent for payors (payor keys: e-mail addresses, sponsorKeys), in order. */
+export const payorLookups = (): BatchGetInput[] =>
   batchGets().filter((input) => keysOf(input).every((k) => k.sk === 'PAYOR'));
 
 export const METHOD_PROJECTION =
   'payorId, savedPaymentMethodId, merchantId, maskedAccountNumber, accountType, #status, deletion';
 export const METHOD_PROJECTION_NAMES = { '#status': 'status' };
 export const EMAIL_PROJECTION = 'payorId, merchantId, email';
+/** What a payment's record and notice copy of its payor (core/profiles.ts, payorsOf). */
+export const PAYOR_COPY_PROJECTION = 'payorId, merchantId, email, sponsorKey';
 
 // The records themselves are the shared fixtures' (same ids, dates and amounts).
 export { group, payment } from '#support/fixtures/index';
