@@ -112,6 +112,7 @@ export function groupCommands(program: Command): void {
       // One line per group: its id, then what happened (the execution's name holds the id again).
       for (const entry of started.triggeredGroups)
         print(`${entry.paymentGroupId}: ${entry.error ?? 'retry round started'}`);
+      if (started.more) print('More groups wait for a retry round: run `spay group retry-now` again');
       // Nothing started: why (a run waiting for its settlement cut-off, none scheduled, ...).
       if (started.totalTriggered === 0)
         return print(

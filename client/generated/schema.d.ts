@@ -417,7 +417,7 @@ export interface paths {
      * Run a merchant's scheduled retries now (non-production, test MIDs)
      * @description **Non-production only**: in production this operation answers 403.
      *
-     *     Non-production only (403 in production). The path MID must be an 11-digit test MID within 32350000000-32350099999 (the 8-digit form, or any other MID, is 403). Runs now every retry the merchant's processed groups have scheduled, whatever its nextAttemptAt (as the hourly processing of that slot would): one entry per group, whose executionArn is the retry round's run. The retries are charged as at their slot: each attempt its own sale, within the networks' limits; a payment or group deleted since, or a method deleted or closed, is not charged. A group whose round could not be claimed or started is an entry with an `error`.
+     *     Non-production only (403 in production). The path MID must be an 11-digit test MID within 32350000000-32350099999 (the 8-digit form, or any other MID, is 403). Runs now every retry the merchant's processed groups have scheduled, whatever its nextAttemptAt (as the hourly processing of that slot would): one entry per group, whose executionArn is the retry round's run. A call starts at most 200 rounds: with more groups waiting, the answer says `more: true`; call again for the next. The retries are charged as at their slot: each attempt its own sale, within the networks' limits; a payment or group deleted since, or a method deleted or closed, is not charged. A group whose round could not be claimed or started is an entry with an `error`.
      *
      *     When no round starts (totalTriggered 0), `reason` and `message` say why: no group has a retry scheduled (`no_retries_scheduled`, `triggeredGroups: []`); the groups' last run (the first run, or a round that approved payments) still waits for its sales' settlement cut-off to send their receipts (`awaiting_settlement`, with `settlesAt`: call again within a minute after it, or settle the sales now with `POST .../settle-now`); their rounds are running now (`round_running`); or rounds were due and none could be started (`start_failed`, each entry's `error`). No body.
      */
@@ -2283,7 +2283,7 @@ export interface components {
       /** @description Groups whose run could not be started. */
       totalFailed: number;
       /**
-       * @description Present (true) when the merchant has more pending groups than one call starts (200): call again for the next ones.
+       * @description Present (true) when more groups wait for a retry round than one call starts (200): call again for the next ones.
        * @enum {boolean}
        */
       more?: true;

@@ -136,6 +136,11 @@ export const retryResultSchema = {
     settlesAt: dateTime(
       'With `awaiting_settlement`: the earliest settlement cut-off those runs wait for (their retries can start within a minute after it).',
     ),
+    more: {
+      type: 'boolean',
+      enum: [true],
+      description: `Present (true) when more groups wait for a retry round than one call starts (${MERCHANT_TRIGGER_GROUPS}): call again for the next ones.`,
+    },
   },
 } as const;
 

@@ -1,10 +1,12 @@
 /**
  * Starting retry rounds (docs/architecture.md#retry-rounds): the hourly tick and the due start
  * start the round of every group waiting in the due index at a slot up to theirs; a tester's
- * retry-now (non-production) starts every waiting group of a merchant at once, whatever its slot.
+ * retry-now (non-production) starts the waiting groups of a merchant at once (so many a call),
+ * whatever their slot.
  * A round is claimed by one conditional write (store/retry-rounds.ts) and runs as an execution of
  * the processing state machine (core/retries.ts charges its due retries).
  */
+import { MERCHANT_TRIGGER_GROUPS } from '#contract/limits';
 import type { RETRY_NOTHING_STARTED } from '#contract/schemas/processing';
 import type { Group } from '#domain/groups';
 import { mapLimit } from '#shared/concurrency';
@@ -106,16 +108,20 @@ export function nothingStarted(
 }
 
 /**
- * Retry-now (non-production): every retry round the merchant's groups wait for, started at once;
- * when none starts, why.
+ * Retry-now (non-production): the retry rounds the merchant's groups wait for, at most `max` of
+ * them started at once (`more` when others wait); when none starts, why.
  */
 export async function retryNow(
   merchantId: string,
   now: Date,
-): Promise<{ outcomes: StartOutcome[]; nothingStarted?: NothingStarted }> {
+  max = MERCHANT_TRIGGER_GROUPS,
+): Promise<{ outcomes: StartOutcome[]; nothingStarted?: NothingStarted; more?: true }> {
   const scheduled = await retryRoundStore().withRetries(merchantId);
   const waiting = scheduled.filter((g) => g.awaitingRetry === true);
-  const outcomes = await mapLimit(waiting, 8, (group) => startRetryRound(group, EVERY_RETRY, now));
-  if (outcomes.some((o) => 'executionArn' in o)) return { outcomes };
-  return { outcomes, nothingStarted: nothingStarted(scheduled, outcomes) };
+  const outcomes = await mapLimit(waiting.slice(0, max), 8, (group) =>
+    startRetryRound(group, EVERY_RETRY, now),
+  );
+  const more = waiting.length > max ? { more: true as const } : {};
+  if (outcomes.some((o) => 'executionArn' in o)) return { outcomes, ...more };
+  return { outcomes, nothingStarted: nothingStarted(scheduled, outcomes), ...more };
 }

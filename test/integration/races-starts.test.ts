@@ -6,8 +6,10 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { settleNow } from '#core/test-clock';
 import { startMerchantGroups } from '#core/processing';
+import { retryNow } from '#core/retry-rounds';
 import { runSale } from '#core/sale';
 import { requireTransaction } from '#core/transactions';
 import { useProcessor } from '#processor/index';
@@ -160,4 +162,36 @@ test('defect: the merchant-wide process-payments trigger read and started every 
   const started = [...first.outcomes, ...second.outcomes];
   expect(started.filter((o) => 'executionArn' in o)).toHaveLength(3);
   expect(new Set(started.map((o) => o.paymentGroupId))).toEqual(new Set(created));
+});
+
+test('defect: retry-payments started every retry round the merchant had waiting in one request; it starts at most so many and says `more` until the last', async () => {
+  const merchant = '32350000079';
+  const profileId = await storedProfile(table, merchant);
+  const waiting = [];
+  for (let i = 0; i < 3; i++) {
+    const { group, payments } = makeGroup(1, { merchantId: merchant, scheduleDate: '2031-07-01', profileId });
+    await groupStore().createGroup(group, payments);
+    // Processed, its retry round waiting (as a run that scheduled retries leaves it).
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.group(group.paymentGroupId),
+        UpdateExpression: 'SET #status = :p, awaitingRetry = :t, retrySlot = :slot, processingAttempt = :one',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':p': 'processed', ':t': true, ':slot': '2031-07-02T10', ':one': 1 },
+      }),
+    );
+    waiting.push(group.paymentGroupId);
+  }
+  process.env.STATE_MACHINE_ARN = ARN;
+  reloadConfigForTests();
+  const first = await retryNow(merchant, new Date(), 2);
+  expect(first.more).toBe(true);
+  expect(first.outcomes).toHaveLength(2);
+  const second = await retryNow(merchant, new Date(), 2);
+  expect(second.more).toBeUndefined();
+  expect(second.outcomes).toHaveLength(1);
+  const started = [...first.outcomes, ...second.outcomes];
+  expect(started.filter((o) => 'executionArn' in o)).toHaveLength(3);
+  expect(new Set(started.map((o) => o.paymentGroupId))).toEqual(new Set(waiting));
 });
