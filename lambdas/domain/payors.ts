@@ -19,7 +19,7 @@ import {
   type SavedMethodView,
   type UpdateMethodInput,
 } from '#contract/schemas/payors';
-import { validator } from '#shared/validation';
+import { validator, ValidationError, type Problem } from '#shared/validation';
 import {
   validateAccountType,
   validateCardMethod,
@@ -167,12 +167,34 @@ function assertMandate(mandate: MandateInput | undefined, now: Date): void {
     throw new BadRequestError('mandate: an online mandate needs the payor’s ipAddress and userAgent');
 }
 
+/** A method's problems named under `root` (`paymentMethod.billingAddress`), every one. */
+const methodProblems = (e: BadRequestError, root: string): Problem[] =>
+  (e instanceof ValidationError ? e.problems : [{ field: '', message: e.message }]).map((p) => ({
+    field: p.field === '' || p.field === 'body' ? root : `${root}.${p.field}`,
+    message: `${root}.${p.message}`,
+  }));
+
+/**
+ * The problems of a payor create's `paymentMethod` (none when it is valid), for the 400 that lists
+ * them with the body's own.
+ */
+export function methodInputProblems(value: unknown, now: Date, root: string): Problem[] {
+  try {
+    parseMethodInput(value, now);
+    return [];
+  } catch (error) {
+    if (error instanceof BadRequestError) return methodProblems(error, root);
+    throw error;
+  }
+}
+
 /**
  * Validates a new method (card: Luhn, brand, expiry not past; CHECKING or SAVINGS: ABA routing number).
  * `root` prefixes field names in messages (`paymentMethod.cardNumber`).
  */
 export function parseMethodInput(value: unknown, now: Date, root = ''): MethodInput {
   const prefix = (e: unknown) => {
+    if (root && e instanceof ValidationError) throw new ValidationError(methodProblems(e, root));
     if (root && e instanceof BadRequestError) throw new BadRequestError(`${root}.${e.message}`);
     throw e;
   };

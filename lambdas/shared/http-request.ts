@@ -9,7 +9,7 @@ import { apiScope } from '#contract/stage';
 import { containsCardNumber } from './card-number';
 import { config } from './config';
 import { BadRequestError, ForbiddenError, UnauthorizedError } from './errors';
-import { validator, type Validator } from './validation';
+import { validator, ValidationError, type Problem, type Validator } from './validation';
 import type { RouteCheck } from './route-check';
 import { refuseMalformedText } from './well-formed';
 
@@ -105,6 +105,7 @@ export function parseQuery(event: APIGatewayProxyEvent): Record<string, string> 
 export function bodyParser(
   route: RouteCheck,
   precheck?: (body: unknown) => void,
+  nested?: (body: unknown) => readonly Problem[],
 ): (event: APIGatewayProxyEvent) => unknown {
   const body = route.body;
   if (!body) return () => undefined;
@@ -129,7 +130,19 @@ export function bodyParser(
     // Before the schema: a key is checked wherever it is, and no rule sees text that is not text.
     refuseMalformedText(parsed, 'body');
     precheck?.(parsed);
-    return validate(parsed);
+    if (!nested) return validate(parsed);
+    // Every problem: the schema's, then those of the part it passes through.
+    const found = nested(parsed);
+    let valid: unknown;
+    try {
+      valid = validate(parsed);
+    } catch (error) {
+      if (error instanceof ValidationError && found.length > 0)
+        throw new ValidationError([...error.problems, ...found]);
+      throw error;
+    }
+    if (found.length > 0) throw new ValidationError([...found]);
+    return valid;
   };
 }
 

@@ -142,6 +142,11 @@ interface RouteOptions<Req = never> {
    * (e.g. `deleted cannot be set by PUT`).
    */
   precheck?: (value: unknown) => void;
+  /**
+   * The problems of a part of the body its schema passes through (a payor's `paymentMethod`, one
+   * of several schemas, checked in code): listed with the schema's (DESIGN: every problem).
+   */
+  nested?: (value: unknown) => readonly Problem[];
   /** For a keyed route: what its records keep instead of the answer (KeptAs). */
   keep?: KeptAs<Req>;
 }
@@ -307,7 +312,7 @@ function merchantHandler<R extends Route, M extends AuthorizedMerchant>(
   fn: (request: ApiRequest<R, M>) => Promise<ApiResult>,
   options: RouteOptions<ApiRequest<R, M>>,
 ) {
-  const parseBody = bodyParser(route, options.precheck);
+  const parseBody = bodyParser(route, options.precheck, options.nested);
   // A route without a query schema takes none: every name is refused.
   const queryValidator = validator(route.query, 'query');
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
