@@ -15,7 +15,7 @@ export interface paths {
      * List pending groups of a merchant
      * @description Only the merchant's groups that are not deleted and not yet processed: status `pending` or `processing`. Same query parameters and response shapes as ListGroups.
      *
-     *     Filters combine (all must match). Groups come in schedule order (scheduleDate, scheduleHour), then creation order.
+     *     Filters combine (all must match). Groups come in schedule order (scheduleDate, scheduleHour), then by paymentGroupId (groups created through the API have time-ordered ids: creation order; a series' occurrence has an id derived from its series).
      *
      *     Response shape: without pageNumber and pageSize, a JSON **array** of every matching group, up to 5,000 of them (more, or an array past Lambda's 6 MB answer, is 400: page instead). With pageNumber, pageSize or both, the **paged envelope** `{meta, items}`; a missing one takes its default (pageNumber 1, pageSize 25). pageSize is at most 500 (above: 400). A page past the end answers 200 with `items: []` and the true totals in meta.
      */
@@ -39,7 +39,7 @@ export interface paths {
      * List all groups of a merchant
      * @description Groups in every stage: pending, processing, processed and deleted (soft-deleted groups are listed with `deleted: true`).
      *
-     *     Filters combine (all must match). Groups come in schedule order (scheduleDate, scheduleHour), then creation order.
+     *     Filters combine (all must match). Groups come in schedule order (scheduleDate, scheduleHour), then by paymentGroupId (groups created through the API have time-ordered ids: creation order; a series' occurrence has an id derived from its series).
      *
      *     Response shape: without pageNumber and pageSize, a JSON **array** of every matching group, up to 5,000 of them (more, or an array past Lambda's 6 MB answer, is 400: page instead). With pageNumber, pageSize or both, the **paged envelope** `{meta, items}`; a missing one takes its default (pageNumber 1, pageSize 25). pageSize is at most 500 (above: 400). A page past the end answers 200 with `items: []` and the true totals in meta.
      */
@@ -151,7 +151,7 @@ export interface paths {
      * Add a payment to a pending group
      * @description Adds one payment. paymentGroupId must match the path. profileId is `{payorId}/{savedPaymentMethodId}` of a saved method of a payor of this merchant; any other value is 400. The group must be pending: on a processing, processed or deleted group the request is refused with 400 and a message saying why, and nothing changes.
      *
-     *     Defaults: recurring, sendEmailReceipt and sendPaymentScheduledNotification false. With sendPaymentScheduledNotification the payor is e-mailed a notice now; the flag cannot change later. There is no idempotency key: after a timeout or a 5xx, list the group's payments before sending again.
+     *     Defaults: recurring, sendEmailReceipt and sendPaymentScheduledNotification false. With sendPaymentScheduledNotification the payor is e-mailed a notice now; the flag cannot change later. Send an Idempotency-Key header: after a timeout or a 5xx, send the request again with the same key, which answers the payment added first (never a second one).
      *
      *     Also answered, identically, at the deprecated `POST /rest/merchants/{MID}/groups/{GroupID}/transactions`.
      */
@@ -230,7 +230,7 @@ export interface paths {
      *
      *     Adds one payment. paymentGroupId must match the path. profileId is `{payorId}/{savedPaymentMethodId}` of a saved method of a payor of this merchant; any other value is 400. The group must be pending: on a processing, processed or deleted group the request is refused with 400 and a message saying why, and nothing changes.
      *
-     *     Defaults: recurring, sendEmailReceipt and sendPaymentScheduledNotification false. With sendPaymentScheduledNotification the payor is e-mailed a notice now; the flag cannot change later. There is no idempotency key: after a timeout or a 5xx, list the group's payments before sending again.
+     *     Defaults: recurring, sendEmailReceipt and sendPaymentScheduledNotification false. With sendPaymentScheduledNotification the payor is e-mailed a notice now; the flag cannot change later. Send an Idempotency-Key header: after a timeout or a 5xx, send the request again with the same key, which answers the payment added first (never a second one).
      */
     post: operations['AddPaymentAlias'];
     delete?: never;

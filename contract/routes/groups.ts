@@ -33,7 +33,7 @@ export const G = `${M}/groups/{GroupID}` as const;
 export const PROFILE_RULE =
   'profileId is `{payorId}/{savedPaymentMethodId}` of a saved method of a payor of this merchant; any other value is 400.';
 
-const LIST_BEHAVIOUR = `Filters combine (all must match). Groups come in schedule order (scheduleDate, scheduleHour), then creation order.
+const LIST_BEHAVIOUR = `Filters combine (all must match). Groups come in schedule order (scheduleDate, scheduleHour), then by paymentGroupId (groups created through the API have time-ordered ids: creation order; a series' occurrence has an id derived from its series).
 
 Response shape: without pageNumber and pageSize, a JSON **array** of every matching group, up to ${MAX_UNPAGED_GROUPS.toLocaleString('en-US')} of them (more, or an array past Lambda's 6 MB answer, is 400: page instead). With pageNumber, pageSize or both, the **paged envelope** \`{meta, items}\`; a missing one takes its default (pageNumber 1, pageSize ${DEFAULT_PAGE_SIZE}). pageSize is at most ${MAX_PAGE_SIZE} (above: 400). A page past the end answers 200 with \`items: []\` and the true totals in meta.`;
 

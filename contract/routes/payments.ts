@@ -47,7 +47,7 @@ Every answer stays under Lambda's 6 MB response limit: a page (or the array) tha
     summary: 'Add a payment to a pending group',
     description: `Adds one payment. paymentGroupId must match the path. ${PROFILE_RULE} ${PAYMENTS_EDITABLE}
 
-Defaults: recurring, sendEmailReceipt and sendPaymentScheduledNotification false. With sendPaymentScheduledNotification the payor is e-mailed a notice now; the flag cannot change later. There is no idempotency key: after a timeout or a 5xx, list the group's payments before sending again.`,
+Defaults: recurring, sendEmailReceipt and sendPaymentScheduledNotification false. With sendPaymentScheduledNotification the payor is e-mailed a notice now; the flag cannot change later. Send an Idempotency-Key header: after a timeout or a 5xx, send the request again with the same key, which answers the payment added first (never a second one).`,
     body: { schema: addPaymentSchema },
     response: {
       schema: paymentSchema,
