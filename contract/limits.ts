@@ -139,4 +139,9 @@ export function apiTimeoutSecondsOf(handler: string): number {
  * write each, 8 at once): a few seconds of their functions' 10. With more, the answer says `more`.
  */
 export const MERCHANT_TRIGGER_GROUPS = 200;
+/**
+ * The payments a series PUT gives new methods (`payments`): one transaction holds the series, its
+ * event and each payment with its method use moved and its new method checked (4 items a payment).
+ */
+export const SERIES_PUT_PAYMENTS = 20;
 export const SETTLE_NOW_SALES = 2_000;

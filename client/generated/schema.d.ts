@@ -336,7 +336,7 @@ export interface paths {
     get: operations['GetSeries'];
     /**
      * Change, pause or resume a series
-     * @description Changes the fields present, for the occurrences whose group does not exist yet (a created group is changed on its own, with PUT on the group): timeZone, localHour, count or endDate (not both; the series may not end before an occurrence whose turn has come), locationId, transactionInitiator, surchargeCompliance, allowPartial, retryPolicy, noticeDays, and `status`: `paused` stops creating groups, `active` resumes (occurrences whose slot passed meanwhile are skipped; those now due are created at once). startDate, frequency, interval and the payments never change (create another series; a DELETE of a saved method with `replaceWith` moves the series' payments on it). The answer shows the first page of the payments (100). seriesId may be sent and must then match the path.
+     * @description Changes the fields present, for the occurrences whose group does not exist yet (a created group is changed on its own, with PUT on the group): timeZone, localHour, count or endDate (not both; the series may not end before an occurrence whose turn has come), locationId, transactionInitiator, surchargeCompliance, allowPartial, retryPolicy, noticeDays, and `status`: `paused` stops creating groups, `active` resumes (occurrences whose slot passed meanwhile are skipped; those now due are created at once). startDate, frequency, interval and the payments' number, order and amounts never change (create another series). `payments` gives payments of the series, by index, a new saved method (of any payor of this merchant): a payment suspended because its method was revoked is active again on it; a DELETE of a saved method with `replaceWith` moves every payment on it. The answer shows the first page of the payments (100). seriesId may be sent and must then match the path.
      *
      *     - A canceled or completed series: 400.
      *     - Announced by `series.updated` (nothing is announced when nothing changed).
@@ -1280,6 +1280,13 @@ export interface components {
       noticeDays?: number;
       /** @enum {string} */
       status?: 'active' | 'paused';
+      /** @description Payments of the series given a new saved method, at most 20 a request: each names a payment by its index and gives its profileId (a saved method of a payor of this merchant, usable and not being deleted; else 400). A payment suspended because its method was revoked is active again on the new method. The occurrences not created yet charge it; a created group is changed on its own. */
+      payments?: {
+        /** @description The payment's index in the series (GET .../series/{SeriesID} shows it). */
+        index: number;
+        /** @description must be of the form {payorId}/{savedPaymentMethodId} */
+        profileId: string;
+      }[];
     };
     VoidOrRefundRequest: {
       paymentIds?: string[];

@@ -1,6 +1,12 @@
 /** Series: request schemas, the list query, and the Series responses (seriesView). */
 import type { FromSchema } from 'json-schema-to-ts';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_NUMBER, MAX_PAGE_SIZE, MAX_PAYMENTS_PER_CREATE } from '../limits';
+import {
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_NUMBER,
+  MAX_PAGE_SIZE,
+  MAX_PAYMENTS_PER_CREATE,
+  SERIES_PUT_PAYMENTS,
+} from '../limits';
 import {
   DEFAULT_NOTICE_DAYS,
   MAX_NOTICE_DAYS,
@@ -10,7 +16,7 @@ import {
   NEXT_OCCURRENCES_SHOWN,
   SERIES_PAYMENTS_PAGE,
 } from '../series';
-import { count, dateTime, idempotencyKey, money, numberedListing, queryInt, uuid } from './common';
+import { count, dateTime, idempotencyKey, money, numberedListing, profileId, queryInt, uuid } from './common';
 import { customAttributesSchema, feeSchema, inlinePaymentSchema } from './payments';
 import { retryPolicySchema, retryPolicyViewSchema } from './retries';
 
@@ -75,6 +81,26 @@ export const updateSeriesSchema = {
     seriesId: uuid,
     ...seriesSettings,
     status: { type: 'string', enum: ['active', 'paused'] },
+    payments: {
+      type: 'array',
+      minItems: 1,
+      maxItems: SERIES_PUT_PAYMENTS,
+      description: `Payments of the series given a new saved method, at most ${SERIES_PUT_PAYMENTS} a request: each names a payment by its index and gives its profileId (a saved method of a payor of this merchant, usable and not being deleted; else 400). A payment suspended because its method was revoked is active again on the new method. The occurrences not created yet charge it; a created group is changed on its own.`,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['index', 'profileId'],
+        properties: {
+          index: {
+            type: 'integer',
+            minimum: 0,
+            maximum: MAX_PAYMENTS_PER_CREATE - 1,
+            description: "The payment's index in the series (GET .../series/{SeriesID} shows it).",
+          },
+          profileId,
+        },
+      },
+    },
   },
 } as const;
 

@@ -37,6 +37,7 @@ import { seriesStore, seriesWriteItems } from '#store/series';
 import { createGroup, deleteGroup } from './groups';
 import { findMerchant } from './merchants';
 import { profilesSaved, resolveProfiles, writingPayments } from './profiles';
+import { withNewMethods } from './series-methods';
 import { clock } from '#shared/clock';
 
 /** The series if it exists and belongs to this merchant; 404 otherwise. */
@@ -168,6 +169,7 @@ export async function updateSeries(
   const written = await withOptimisticRetry(
     async () => {
       const series = await requireSeries(seriesId, merchantId);
+      if (input.payments !== undefined) return withNewMethods(series, input, now);
       const next = updatedSeries(series, input, now);
       if (!next) return series;
       return (await store.write(next, series, seriesEvent('series.updated', next, now))) ? next : undefined;

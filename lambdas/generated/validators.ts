@@ -8275,6 +8275,32 @@ const schema17 = {
     },
     noticeDays: { type: 'integer', minimum: 0, maximum: 30 },
     status: { type: 'string', enum: ['active', 'paused'] },
+    payments: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 20,
+      description:
+        'Payments of the series given a new saved method, at most 20 a request: each names a payment by its index and gives its profileId (a saved method of a payor of this merchant, usable and not being deleted; else 400). A payment suspended because its method was revoked is active again on the new method. The occurrences not created yet charge it; a created group is changed on its own.',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['index', 'profileId'],
+        properties: {
+          index: {
+            type: 'integer',
+            minimum: 0,
+            maximum: 9999,
+            description: "The payment's index in the series (GET .../series/{SeriesID} shows it).",
+          },
+          profileId: {
+            type: 'string',
+            maxLength: 200,
+            pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
+            description: 'must be of the form {payorId}/{savedPaymentMethodId}',
+          },
+        },
+      },
+    },
   },
 };
 function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -9009,8 +9035,262 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.payments !== undefined) {
+      let data14 = data.payments;
+      if (Array.isArray(data14)) {
+        if (data14.length > 20) {
+          const err37 = {
+            instancePath: instancePath + '/payments',
+            schemaPath: '#/properties/payments/maxItems',
+            keyword: 'maxItems',
+            params: { limit: 20 },
+            message: 'must NOT have more than 20 items',
+            schema: 20,
+            parentSchema: schema17.properties.payments,
+            data: data14,
+          };
+          if (vErrors === null) {
+            vErrors = [err37];
+          } else {
+            vErrors.push(err37);
+          }
+          errors++;
+        }
+        if (data14.length < 1) {
+          const err38 = {
+            instancePath: instancePath + '/payments',
+            schemaPath: '#/properties/payments/minItems',
+            keyword: 'minItems',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 items',
+            schema: 1,
+            parentSchema: schema17.properties.payments,
+            data: data14,
+          };
+          if (vErrors === null) {
+            vErrors = [err38];
+          } else {
+            vErrors.push(err38);
+          }
+          errors++;
+        }
+        const len0 = data14.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data15 = data14[i0];
+          if (data15 && typeof data15 == 'object' && !Array.isArray(data15)) {
+            if (data15.index === undefined) {
+              const err39 = {
+                instancePath: instancePath + '/payments/' + i0,
+                schemaPath: '#/properties/payments/items/required',
+                keyword: 'required',
+                params: { missingProperty: 'index' },
+                message: "must have required property '" + 'index' + "'",
+                schema: schema17.properties.payments.items.required,
+                parentSchema: schema17.properties.payments.items,
+                data: data15,
+              };
+              if (vErrors === null) {
+                vErrors = [err39];
+              } else {
+                vErrors.push(err39);
+              }
+              errors++;
+            }
+            if (data15.profileId === undefined) {
+              const err40 = {
+                instancePath: instancePath + '/payments/' + i0,
+                schemaPath: '#/properties/payments/items/required',
+                keyword: 'required',
+                params: { missingProperty: 'profileId' },
+                message: "must have required property '" + 'profileId' + "'",
+                schema: schema17.properties.payments.items.required,
+                parentSchema: schema17.properties.payments.items,
+                data: data15,
+              };
+              if (vErrors === null) {
+                vErrors = [err40];
+              } else {
+                vErrors.push(err40);
+              }
+              errors++;
+            }
+            for (const key2 in data15) {
+              if (!(key2 === 'index' || key2 === 'profileId')) {
+                const err41 = {
+                  instancePath: instancePath + '/payments/' + i0,
+                  schemaPath: '#/properties/payments/items/additionalProperties',
+                  keyword: 'additionalProperties',
+                  params: { additionalProperty: key2 },
+                  message: 'must NOT have additional properties',
+                  schema: false,
+                  parentSchema: schema17.properties.payments.items,
+                  data: data15,
+                };
+                if (vErrors === null) {
+                  vErrors = [err41];
+                } else {
+                  vErrors.push(err41);
+                }
+                errors++;
+              }
+            }
+            if (data15.index !== undefined) {
+              let data16 = data15.index;
+              if (!(typeof data16 == 'number' && !(data16 % 1) && !isNaN(data16) && isFinite(data16))) {
+                const err42 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/index',
+                  schemaPath: '#/properties/payments/items/properties/index/type',
+                  keyword: 'type',
+                  params: { type: 'integer' },
+                  message: 'must be integer',
+                  schema: schema17.properties.payments.items.properties.index.type,
+                  parentSchema: schema17.properties.payments.items.properties.index,
+                  data: data16,
+                };
+                if (vErrors === null) {
+                  vErrors = [err42];
+                } else {
+                  vErrors.push(err42);
+                }
+                errors++;
+              }
+              if (typeof data16 == 'number' && isFinite(data16)) {
+                if (data16 > 9999 || isNaN(data16)) {
+                  const err43 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/index',
+                    schemaPath: '#/properties/payments/items/properties/index/maximum',
+                    keyword: 'maximum',
+                    params: { comparison: '<=', limit: 9999 },
+                    message: 'must be <= 9999',
+                    schema: 9999,
+                    parentSchema: schema17.properties.payments.items.properties.index,
+                    data: data16,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err43];
+                  } else {
+                    vErrors.push(err43);
+                  }
+                  errors++;
+                }
+                if (data16 < 0 || isNaN(data16)) {
+                  const err44 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/index',
+                    schemaPath: '#/properties/payments/items/properties/index/minimum',
+                    keyword: 'minimum',
+                    params: { comparison: '>=', limit: 0 },
+                    message: 'must be >= 0',
+                    schema: 0,
+                    parentSchema: schema17.properties.payments.items.properties.index,
+                    data: data16,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err44];
+                  } else {
+                    vErrors.push(err44);
+                  }
+                  errors++;
+                }
+              }
+            }
+            if (data15.profileId !== undefined) {
+              let data17 = data15.profileId;
+              if (typeof data17 === 'string') {
+                if (func4(data17) > 200) {
+                  const err45 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/profileId',
+                    schemaPath: '#/properties/payments/items/properties/profileId/maxLength',
+                    keyword: 'maxLength',
+                    params: { limit: 200 },
+                    message: 'must NOT have more than 200 characters',
+                    schema: 200,
+                    parentSchema: schema17.properties.payments.items.properties.profileId,
+                    data: data17,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err45];
+                  } else {
+                    vErrors.push(err45);
+                  }
+                  errors++;
+                }
+                if (!pattern5.test(data17)) {
+                  const err46 = {
+                    instancePath: instancePath + '/payments/' + i0 + '/profileId',
+                    schemaPath: '#/properties/payments/items/properties/profileId/pattern',
+                    keyword: 'pattern',
+                    params: { pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' },
+                    message: 'must match pattern "' + '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$' + '"',
+                    schema: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{1,64}$',
+                    parentSchema: schema17.properties.payments.items.properties.profileId,
+                    data: data17,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err46];
+                  } else {
+                    vErrors.push(err46);
+                  }
+                  errors++;
+                }
+              } else {
+                const err47 = {
+                  instancePath: instancePath + '/payments/' + i0 + '/profileId',
+                  schemaPath: '#/properties/payments/items/properties/profileId/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema17.properties.payments.items.properties.profileId.type,
+                  parentSchema: schema17.properties.payments.items.properties.profileId,
+                  data: data17,
+                };
+                if (vErrors === null) {
+                  vErrors = [err47];
+                } else {
+                  vErrors.push(err47);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err48 = {
+              instancePath: instancePath + '/payments/' + i0,
+              schemaPath: '#/properties/payments/items/type',
+              keyword: 'type',
+              params: { type: 'object' },
+              message: 'must be object',
+              schema: schema17.properties.payments.items.type,
+              parentSchema: schema17.properties.payments.items,
+              data: data15,
+            };
+            if (vErrors === null) {
+              vErrors = [err48];
+            } else {
+              vErrors.push(err48);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err49 = {
+          instancePath: instancePath + '/payments',
+          schemaPath: '#/properties/payments/type',
+          keyword: 'type',
+          params: { type: 'array' },
+          message: 'must be array',
+          schema: schema17.properties.payments.type,
+          parentSchema: schema17.properties.payments,
+          data: data14,
+        };
+        if (vErrors === null) {
+          vErrors = [err49];
+        } else {
+          vErrors.push(err49);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err37 = {
+    const err50 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -9021,9 +9301,9 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err37];
+      vErrors = [err50];
     } else {
-      vErrors.push(err37);
+      vErrors.push(err50);
     }
     errors++;
   }
@@ -10374,7 +10654,7 @@ const schema23 = {
     },
   },
 };
-const pattern43 = new RegExp('^[A-Z]{2}$', 'u');
+const pattern44 = new RegExp('^[A-Z]{2}$', 'u');
 function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -10899,7 +11179,7 @@ function validate38(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.country !== undefined) {
       let data5 = data.country;
       if (typeof data5 === 'string') {
-        if (!pattern43.test(data5)) {
+        if (!pattern44.test(data5)) {
           const err26 = {
             instancePath: instancePath + '/country',
             schemaPath: '#/properties/country/pattern',
@@ -11653,7 +11933,7 @@ const schema26 = {
   },
 };
 const formats28 = require('#shared/formats').formats['date-time'];
-const pattern45 = new RegExp('^[0-9A-Fa-f.:]+$', 'u');
+const pattern46 = new RegExp('^[0-9A-Fa-f.:]+$', 'u');
 function validate43(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -11814,7 +12094,7 @@ function validate43(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern45.test(data2)) {
+        if (!pattern46.test(data2)) {
           const err8 = {
             instancePath: instancePath + '/ipAddress',
             schemaPath: '#/properties/ipAddress/pattern',
@@ -12276,7 +12556,7 @@ const schema27 = {
     setAsDefault: { type: 'boolean' },
   },
 };
-const pattern47 = new RegExp('^[A-Za-z0-9_]+$', 'u');
+const pattern48 = new RegExp('^[A-Za-z0-9_]+$', 'u');
 function validate47(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -12439,7 +12719,7 @@ function validate47(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern47.test(data1)) {
+        if (!pattern48.test(data1)) {
           const err8 = {
             instancePath: instancePath + '/processorToken',
             schemaPath: '#/properties/processorToken/pattern',
@@ -12728,7 +13008,7 @@ function validate50(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern47.test(data1)) {
+        if (!pattern48.test(data1)) {
           const err8 = {
             instancePath: instancePath + '/processorToken',
             schemaPath: '#/properties/processorToken/pattern',
@@ -12866,8 +13146,8 @@ const schema29 = {
     },
   },
 };
-const pattern49 = new RegExp('^[0-9]{4}-(0[1-9]|1[0-2])$', 'u');
-const pattern50 = new RegExp('^[A-Za-z0-9_-]+$', 'u');
+const pattern50 = new RegExp('^[0-9]{4}-(0[1-9]|1[0-2])$', 'u');
+const pattern51 = new RegExp('^[A-Za-z0-9_-]+$', 'u');
 function validate54(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -12953,7 +13233,7 @@ function validate54(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.expiringBefore !== undefined) {
       let data1 = data.expiringBefore;
       if (typeof data1 === 'string') {
-        if (!pattern49.test(data1)) {
+        if (!pattern50.test(data1)) {
           const err4 = {
             instancePath: instancePath + '/expiringBefore',
             schemaPath: '#/properties/expiringBefore/pattern',
@@ -13029,7 +13309,7 @@ function validate54(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern50.test(data2)) {
+        if (!pattern51.test(data2)) {
           const err8 = {
             instancePath: instancePath + '/pageToken',
             schemaPath: '#/properties/pageToken/pattern',
@@ -14746,7 +15026,7 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
         if (data2.country !== undefined) {
           let data8 = data2.country;
           if (typeof data8 === 'string') {
-            if (!pattern43.test(data8)) {
+            if (!pattern44.test(data8)) {
               const err33 = {
                 instancePath: instancePath + '/billingAddress/country',
                 schemaPath: '#/properties/billingAddress/properties/country/pattern',
@@ -15104,7 +15384,7 @@ const schema33 = {
     },
   },
 };
-const pattern62 = new RegExp(
+const pattern63 = new RegExp(
   '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
   'u',
 );
@@ -15135,7 +15415,7 @@ function validate58(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.replaceWith !== undefined) {
       let data0 = data.replaceWith;
       if (typeof data0 === 'string') {
-        if (!pattern62.test(data0)) {
+        if (!pattern63.test(data0)) {
           const err1 = {
             instancePath: instancePath + '/replaceWith',
             schemaPath: '#/properties/replaceWith/pattern',
@@ -16254,7 +16534,7 @@ const schema38 = {
     pageToken: { type: 'string', minLength: 1, maxLength: 1000 },
   },
 };
-const pattern71 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
+const pattern72 = new RegExp('^[0-9A-Za-z_-]+$', 'u');
 function validate63(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -16404,7 +16684,7 @@ function validate63(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern71.test(data1)) {
+        if (!pattern72.test(data1)) {
           const err5 = {
             instancePath: instancePath + '/objectId',
             schemaPath: '#/properties/objectId/pattern',
@@ -16636,8 +16916,8 @@ const schema39 = {
     },
   },
 };
-const pattern73 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
-const pattern74 = new RegExp(
+const pattern74 = new RegExp('^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001F\\u007F]+$', 'u');
+const pattern75 = new RegExp(
   '^(\\*|(group|payment|transaction|refund|payor|payment_method|series|dispute|merchant)\\.\\*|group\\.created|group\\.updated|group\\.deleted|group\\.processing|group\\.processed|group\\.void_or_refund_completed|payment\\.created|payment\\.updated|payment\\.deleted|payment\\.approved|payment\\.declined|payment\\.failed|payment\\.retry_scheduled|payment\\.voided|payment\\.refunded|payment\\.cleared|payment\\.returned|transaction\\.approved|transaction\\.declined|transaction\\.voided|transaction\\.cleared|transaction\\.returned|refund\\.completed|refund\\.failed|payor\\.created|payor\\.updated|payor\\.deleted|payment_method\\.created|payment_method\\.updated|payment_method\\.deleted|payment_method\\.account_updated|payment_method\\.corrected|payment_method\\.revoked|series\\.created|series\\.updated|series\\.canceled|dispute\\.created|dispute\\.updated|dispute\\.closed|merchant\\.return_rates_changed)$',
   'u',
 );
@@ -16726,7 +17006,7 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern73.test(data0)) {
+        if (!pattern74.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -16806,7 +17086,7 @@ function validate64(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern74.test(data2)) {
+            if (!pattern75.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',
@@ -17124,7 +17404,7 @@ function validate65(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern73.test(data0)) {
+        if (!pattern74.test(data0)) {
           const err4 = {
             instancePath: instancePath + '/url',
             schemaPath: '#/properties/url/pattern',
@@ -17204,7 +17484,7 @@ function validate65(data, { instancePath = '', parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data2 = data1[i0];
           if (typeof data2 === 'string') {
-            if (!pattern74.test(data2)) {
+            if (!pattern75.test(data2)) {
               const err8 = {
                 instancePath: instancePath + '/enabledEvents/' + i0,
                 schemaPath: '#/properties/enabledEvents/items/pattern',

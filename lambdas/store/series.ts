@@ -19,8 +19,14 @@ import { parseProfileId } from '#domain/payors';
 import { cancellationCodes, conditionOutcome } from '#shared/ddb';
 import { keys } from './keys';
 import { eventPut } from './events';
-import { containerStore, strip, type Item } from './items';
-import { seriesUseItem, seriesUsesOf, type PendingSeriesUse } from './method-series-uses';
+import { batchGet, containerStore, strip, type Item } from './items';
+import {
+  seriesUseDelete,
+  seriesUseItem,
+  seriesUsePut,
+  seriesUsesOf,
+  type PendingSeriesUse,
+} from './method-series-uses';
 import { distinctProfiles, methodUsable, MethodUnavailableError, unavailableMethods } from './method-uses';
 import { readAll, readPage, type Page } from './paging';
 import { CREATING, createWrittenAhead, discardCreate } from './write-ahead';
@@ -116,6 +122,19 @@ interface SeriesStore {
     next: Series,
     previous: Series,
     payments: readonly SeriesPayment[],
+    event: ServiceEvent,
+  ): Promise<boolean>;
+  /** These payments of the series that exist, by index (strongly consistent). */
+  paymentsAt(seriesId: string, indices: readonly number[]): Promise<Map<number, SeriesPayment>>;
+  /**
+   * Gives these payments (as read) their new profileId, each active again, its method use moved,
+   * with the series' write (`next`, at `previous`'s revision) and its event; each new method must
+   * be there and not being deleted (the fence). False when anything changed since read.
+   */
+  changeMethods(
+    next: Series,
+    previous: Series,
+    moves: readonly { payment: SeriesPayment; to: string }[],
     event: ServiceEvent,
   ): Promise<boolean>;
   /** The merchant's series that pass the filter, at most `max` of them. */
@@ -272,6 +291,56 @@ export class DynamoSeriesStore implements SeriesStore {
           ] as never,
         }),
       );
+      return true;
+    } catch (error) {
+      return conditionOutcome(error, [['any', false]]);
+    }
+  }
+
+  async paymentsAt(seriesId: string, indices: readonly number[]): Promise<Map<number, SeriesPayment>> {
+    const items = await batchGet(
+      this.db,
+      this.tableName,
+      [...new Set(indices)].map((i) => keys.seriesPayment(seriesId, i)),
+    );
+    return new Map(
+      items.map((item) => {
+        const { seriesId: _, ...payment } = strip<SeriesPayment & { seriesId: string }>(item);
+        return [payment.index, payment];
+      }),
+    );
+  }
+
+  async changeMethods(
+    next: Series,
+    previous: Series,
+    moves: readonly { payment: SeriesPayment; to: string }[],
+    event: ServiceEvent,
+  ): Promise<boolean> {
+    const { seriesId, merchantId } = next;
+    const items: object[] = [...seriesWriteItems(this.tableName, next, previous, event)];
+    for (const { payment, to } of moves) {
+      items.push({
+        Update: {
+          TableName: this.tableName,
+          Key: keys.seriesPayment(seriesId, payment.index),
+          UpdateExpression: 'SET profileId = :to REMOVE #status, suspendedReason',
+          ConditionExpression: 'profileId = :from',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':to': to, ':from': payment.profileId },
+        },
+      });
+      // The same method (a suspension lifted): its use stays.
+      if (parseProfileId(payment.profileId).savedPaymentMethodId !== parseProfileId(to).savedPaymentMethodId)
+        items.push(
+          seriesUseDelete(this.tableName, seriesId, payment),
+          seriesUsePut(this.tableName, seriesId, merchantId, { index: payment.index, profileId: to }),
+        );
+    }
+    for (const to of distinctProfiles(moves.map((m) => ({ profileId: m.to }))))
+      items.push(methodUsable(this.tableName, to));
+    try {
+      await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
       return true;
     } catch (error) {
       return conditionOutcome(error, [['any', false]]);

@@ -1,0 +1,170 @@
+/**
+ * Defect "a series PUT could not give a series' payment a new method" (DESIGN section 6: a
+ * payment suspended because its method was revoked stays out of the occurrences "until
+ * `replaceWith` or a series PUT gives them a new method"): the PUT had no `payments`, so a payor
+ * whose only method was revoked could not be charged by the series again but through a new series.
+ * A PUT's `payments` now names payments by index and gives each a saved method (another payor's
+ * too): active again, its method use moved (the old method can go, the new one cannot), and the
+ * next occurrence charges it.
+ */
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { CreateSeriesInput } from '#contract/schemas/series';
+import { deletePayor } from '#core/method-deletion';
+import { MethodInUseError } from '#core/method-in-use';
+import { cancelSeries, createDueOccurrences, createSeries, updateSeries } from '#core/series';
+import type { SavedMethod } from '#domain/payors';
+import { reloadConfigForTests } from '#shared/config';
+import { keys } from '#store/keys';
+import { type Merchant } from '#store/merchants';
+import { MerchantAdmin } from '#store/merchant-admin';
+import { paymentStore } from '#store/payments';
+import { DynamoPayorStore } from '#store/payors';
+import { seriesStore } from '#store/series';
+import { createTestTable, type TestTable } from '#support/ddb';
+import { makePayor } from '#support/fixtures/index';
+
+const MERCHANT: Merchant = { merchantId: '32350000004', shortId: '23500004', name: 'Springfield Elementary' };
+const MID = MERCHANT.merchantId;
+const DAY = 86_400_000;
+const day = (ahead: number) => new Date(Date.now() + ahead * DAY).toISOString().slice(0, 10);
+let table: TestTable;
+
+beforeAll(async () => {
+  table = await createTestTable();
+  process.env.TABLE_NAME = table.tableName;
+  reloadConfigForTests();
+  await new MerchantAdmin(table.db, table.tableName).register(MERCHANT);
+});
+afterAll(() => table.drop());
+
+async function aMethod(merchantId = MID): Promise<SavedMethod> {
+  const { payor, method } = makePayor(merchantId);
+  await new DynamoPayorStore(table.db, table.tableName).create(payor, method);
+  return method;
+}
+const profileOf = (m: SavedMethod) => `${m.payorId}/${m.savedPaymentMethodId}`;
+
+const seriesOn = (profiles: string[], over: Partial<CreateSeriesInput> = {}) =>
+  createSeries(
+    {
+      timeZone: 'America/New_York',
+      localHour: 12,
+      startDate: day(20),
+      frequency: 'weekly',
+      interval: 1,
+      count: 3,
+      noticeDays: 0,
+      locationId: 1,
+      payments: profiles.map((profileId, i) => ({ profileId, amount: 10 + i })),
+      ...over,
+    },
+    MERCHANT,
+    new Date(),
+  );
+
+/** The series payment at `index` suspended, as a revocation of its method leaves it. */
+const suspend = (seriesId: string, index: number) =>
+  table.db.send(
+    new UpdateCommand({
+      TableName: table.tableName,
+      Key: keys.seriesPayment(seriesId, index),
+      UpdateExpression: 'SET #s = :s, suspendedReason = :r',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':s': 'suspended', ':r': 'authorization_revoked' },
+    }),
+  );
+
+const useIndices = async (method: SavedMethod, seriesId: string) =>
+  (
+    (
+      await table.db.send(
+        new QueryCommand({
+          TableName: table.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :series)',
+          ExpressionAttributeValues: {
+            ':pk': keys.methodUses(method.savedPaymentMethodId),
+            ':series': `SERIES#${seriesId}#`,
+          },
+          ConsistentRead: true,
+        }),
+      )
+    ).Items ?? []
+  ).map((i) => i.index as number);
+
+const refused = (run: Promise<unknown>) =>
+  run.then(
+    () => undefined,
+    (e: unknown) => e as { status?: number; message: string },
+  );
+
+test('defect: a series PUT could not give a suspended payment a new method; it does, the use moves and the next occurrence charges it', async () => {
+  const [revoked, other] = [await aMethod(), await aMethod()];
+  const series = await seriesOn([profileOf(revoked), profileOf(revoked)], { startDate: day(1) });
+  await suspend(series.seriesId, 0);
+
+  const updated = await updateSeries(
+    series.seriesId,
+    MID,
+    { payments: [{ index: 0, profileId: profileOf(other).toUpperCase() }] },
+    new Date(),
+  );
+  expect(updated.revision).toBe(series.revision + 1);
+  const [first, second] = await seriesStore().payments(series.seriesId);
+  expect(first).toMatchObject({ index: 0, profileId: profileOf(other) });
+  expect(first).not.toHaveProperty('status');
+  expect(first).not.toHaveProperty('suspendedReason');
+  expect(second).toMatchObject({ index: 1, profileId: profileOf(revoked) });
+  expect(await useIndices(revoked, series.seriesId)).toEqual([1]);
+  expect(await useIndices(other, series.seriesId)).toEqual([0]);
+
+  // The new method's payor is now in use by the series: not deleted from under it (409).
+  const deletion = await refused(deletePayor(other.payorId, MID, new Date()));
+  expect(deletion).toBeInstanceOf(MethodInUseError);
+  expect(deletion?.message).toContain('series');
+
+  // The next occurrence charges both payments, the first on its new method.
+  await createDueOccurrences({ horizon: new Date(Date.now() + 3 * DAY), deadline: Date.now() + 60_000 });
+  const created = (await seriesStore().get(series.seriesId))!.occurrences.find((o) => o.paymentGroupId);
+  const payments = await paymentStore().listPayments(created!.paymentGroupId!);
+  expect(payments.map((p) => p.profileId).sort()).toEqual([profileOf(other), profileOf(revoked)].sort());
+});
+
+test('refusals name the payment: an index the series does not have, one index twice, a method not of this merchant; a canceled series', async () => {
+  const [mine, theirs] = [await aMethod(), await aMethod('32350000005')];
+  const series = await seriesOn([profileOf(mine)]);
+  const put = (payments: { index: number; profileId: string }[]) =>
+    refused(updateSeries(series.seriesId, MID, { payments }, new Date()));
+
+  expect(await put([{ index: 3, profileId: profileOf(mine) }])).toMatchObject({
+    status: 400,
+    message: `payments[0].index 3 names no payment of series ${series.seriesId}`,
+  });
+  expect(
+    await put([
+      { index: 0, profileId: profileOf(mine) },
+      { index: 0, profileId: profileOf(mine) },
+    ]),
+  ).toMatchObject({ status: 400, message: 'payments[1].index 0 names the same payment as payments[0]' });
+  expect(await put([{ index: 0, profileId: profileOf(theirs) }])).toMatchObject({
+    status: 400,
+    message: expect.stringContaining('payments[0].profileId'),
+  });
+  const before = await seriesStore().get(series.seriesId);
+  // Its own method again, not suspended: nothing changes, nothing is announced.
+  expect(
+    (
+      await updateSeries(
+        series.seriesId,
+        MID,
+        { payments: [{ index: 0, profileId: profileOf(mine) }] },
+        new Date(),
+      )
+    ).revision,
+  ).toBe(before!.revision);
+
+  await cancelSeries(series.seriesId, MID, new Date());
+  expect(await put([{ index: 0, profileId: profileOf(mine) }])).toMatchObject({
+    status: 400,
+    message: `series ${series.seriesId} is canceled; it cannot change`,
+  });
+});
