@@ -57,6 +57,8 @@ let clock: TestClock;
 let receiver: Server;
 /** What each webhook the service received came to (its notices' outcomes), in order. */
 const receipts: NoticeCounts[] = [];
+/** False: the route is down (503), the events left for the backstop's listing. */
+let routeUp = true;
 
 beforeAll(async () => {
   clock = useTestClock(T0);
@@ -76,6 +78,7 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      if (!routeUp) return void res.writeHead(503).end();
       const body = Buffer.concat(chunks).toString('utf8');
       const headers = { 'stripe-signature': String(req.headers['stripe-signature']) };
       receiveProcessorWebhook({ body, headers }, clock.now()).then(
@@ -220,6 +223,22 @@ describe('Defect: a refund that failed at Stripe after it was accepted stayed Co
     expect(report.differences).toEqual([]);
   });
 
+  it('a refund Stripe accepted `pending` is Completed meanwhile (the money left the merchant); its later success changes nothing', async () => {
+    const sale = await cardSale('4000000000007726');
+    const refundId = newId();
+    const { refund } = await refundSale(MERCHANT, sale.transactionId, 5000, refundId, clock.now());
+    expect(atStripe(refundId)).toMatchObject({ status: 'pending' });
+    expect(refund).toMatchObject({ status: 'Completed', responseCode: '00' });
+    receipts.length = 0;
+    clock.advance(stripe.standIn.state.refundChangesAfterSeconds * 1000 + 60_000);
+    await stripe.standIn.tick();
+    expect(atStripe(refundId)).toMatchObject({ status: 'succeeded' });
+    expect(sum(receipts)).toMatchObject({ applied: 0, held: 0, skipped: 0, stale: 0 });
+    expect((await found(sale.transactionId)).refunds).toEqual([
+      expect.objectContaining({ refundId, status: 'Completed' }),
+    ]);
+  });
+
   it('a scheduled payment’s refund failed later: Failed on the payment’s voidOrRefundResponses too', async () => {
     const { group, payments } = makeGroup(1, {
       merchantId: MERCHANT,
@@ -321,6 +340,63 @@ describe('Defect: a refund that failed at Stripe after it was accepted stayed Co
       failedRefundCount: 1,
     });
   });
+  it('a held failure is applied once its refund is recorded Completed (the answer recorded after the webhook)', async () => {
+    const sale = await cardSale('4242424242424242');
+    const refundId = newId();
+    const made = await stripe.processor.refund({
+      idempotencyKey: processorKeys.refund(refundId),
+      merchantId: MERCHANT,
+      processorTransactionId: sale.processorTransactionId!,
+      amountCents: 1500,
+    });
+    receipts.length = 0;
+    failRefund(stripe.standIn.state, stripe.standIn.state.account(ACCOUNT), made.processorTransactionId);
+    await stripe.standIn.tick();
+    expect(sum(receipts)).toMatchObject({ applied: 0, held: 3 });
+    // The refund's record and Stripe's first answer (accepted), written as the refund path does.
+    const pending = {
+      refundId,
+      transactionId: sale.transactionId,
+      amountCents: 1500,
+      status: 'Pending' as const,
+      date: clock.now().toISOString(),
+    };
+    expect(await transactionStore().reserveRefund(sale, pending)).toBe(true);
+    await transactionStore().finishRefund(
+      pending,
+      { status: 'Completed', responseCode: '00', responseMessage: 'Refund accepted' },
+      MERCHANT,
+    );
+    clock.advance(HOUR);
+    expect(await retryHeldNotices(clock.now(), 10)).toMatchObject({ applied: 1, stale: 2, held: 0 });
+    const after = await found(sale.transactionId);
+    expect(after.refunds).toEqual([expect.objectContaining({ refundId, status: 'Failed' })]);
+    expect(after.transaction).toMatchObject({ refundedCents: 0, refundCount: 0, failedRefundCount: 1 });
+    expect((await eventsOf(refundId)).map((e) => e.type)).toEqual(['refund.completed', 'refund.failed']);
+  });
+
+  it('the backstop’s listing alone applies it, once, under 8 callers of each of its 3 notices at once', async () => {
+    const sale = await cardSale(REFUND_FAILS);
+    const refundId = newId();
+    await refundSale(MERCHANT, sale.transactionId, 5000, refundId, clock.now());
+    routeUp = false;
+    try {
+      clock.advance(stripe.standIn.state.refundChangesAfterSeconds * 1000 + 60_000);
+      await stripe.standIn.tick();
+    } finally {
+      routeUp = true;
+    }
+    const notices = (await listed()).filter((n) => n.objectId === atStripe(refundId).id);
+    expect(notices).toHaveLength(3);
+    const outcomes = await Promise.all(
+      notices.flatMap((n) => Array.from({ length: 8 }, () => applyNotice(n, clock.now()))),
+    );
+    expect(outcomes.filter((o) => o.outcome === 'applied')).toHaveLength(1);
+    const after = await found(sale.transactionId);
+    expect(after.transaction).toMatchObject({ refundedCents: 0, refundCount: 0, failedRefundCount: 1 });
+    expect((await eventsOf(refundId)).map((e) => e.type)).toEqual(['refund.completed', 'refund.failed']);
+  });
+
   it('a void’s refund (a Stripe void is a refund) that failed is skipped, named in the log: the sale stays Voided', async () => {
     // On the hour: the cut-off (:30) is far enough for a void.
     clock.advance(HOUR - (clock.nowMs() % HOUR));
