@@ -1,8 +1,36 @@
 /**
  * The processor port's notices (docs/architecture.md "Notices"): what a processor answers later,
- * by its webhook or its backstop's listing. Re-exported by processor.ts, the port.
+ * by its webhook or its backstop's listing, and the account updates and bank account types they
+ * carry. Re-exported by processor.ts, the port.
  */
-import type { AccountUpdate, BankAccountType } from './processor';
+/**
+ * What the card networks' account updater (Visa VAU, Mastercard ABU) learnt of a vaulted card,
+ * as an acquirer reports it: by the vault token, never with a full number.
+ * - `new_expiry`: the same card, a new expiry;
+ * - `new_number`: a new card (masked number, fingerprint and expiry); the token charges it from now;
+ * - `closed`: the account is closed; `contact_cardholder`: the issuer asks to contact the
+ *   cardholder (no automatic update). Neither may be charged.
+ */
+export type AccountUpdate = {
+  /** The acquirer's id of the update: the same update always has the same id. */
+  updateId: string;
+  token: string;
+  /** When the acquirer learnt it (UTC ISO-8601); updates are listed in this order. */
+  at: string;
+} & (
+  | { kind: 'new_expiry'; expiryMonth: number; expiryYear: number }
+  | {
+      kind: 'new_number';
+      maskedAccountNumber: string;
+      fingerprint?: string;
+      expiryMonth: number;
+      expiryYear: number;
+    }
+  | { kind: 'closed' | 'contact_cardholder' }
+);
+
+/** The bank account types a debit goes to (a NOC may correct one to the other). */
+export type BankAccountType = 'CHECKING' | 'SAVINGS';
 
 /**
  * What the processor answers later about something it accepted: notices (docs/architecture.md

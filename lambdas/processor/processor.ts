@@ -3,6 +3,24 @@
  * an idempotency key; calling again with the same key returns the first result and moves no
  * money a second time (that is what makes retried steps safe).
  */
+export type {
+  AccountUpdate,
+  BankAccountType,
+  NoticeCharge,
+  NoticeListing,
+  NoticePage,
+  ProcessorNotice,
+  WebhookReading,
+  WebhookRequest,
+} from './notice-types';
+import type {
+  AccountUpdate,
+  BankAccountType,
+  NoticeListing,
+  NoticePage,
+  WebhookReading,
+  WebhookRequest,
+} from './notice-types';
 
 /**
  * The payor's authorization to debit a bank account, as the merchant attests it (Nacha: the
@@ -145,45 +163,6 @@ export interface ProcessorActivity {
   /** When the processor recorded it (UTC ISO-8601). */
   at: string;
 }
-
-/**
- * What the card networks' account updater (Visa VAU, Mastercard ABU) learnt of a vaulted card,
- * as an acquirer reports it: by the vault token, never with a full number.
- * - `new_expiry`: the same card, a new expiry;
- * - `new_number`: a new card (masked number, fingerprint and expiry); the token charges it from now;
- * - `closed`: the account is closed; `contact_cardholder`: the issuer asks to contact the
- *   cardholder (no automatic update). Neither may be charged.
- */
-export type AccountUpdate = {
-  /** The acquirer's id of the update: the same update always has the same id. */
-  updateId: string;
-  token: string;
-  /** When the acquirer learnt it (UTC ISO-8601); updates are listed in this order. */
-  at: string;
-} & (
-  | { kind: 'new_expiry'; expiryMonth: number; expiryYear: number }
-  | {
-      kind: 'new_number';
-      maskedAccountNumber: string;
-      fingerprint?: string;
-      expiryMonth: number;
-      expiryYear: number;
-    }
-  | { kind: 'closed' | 'contact_cardholder' }
-);
-
-export type {
-  NoticeCharge,
-  NoticeListing,
-  NoticePage,
-  ProcessorNotice,
-  WebhookReading,
-  WebhookRequest,
-} from './notice-types';
-import type { NoticeListing, NoticePage, WebhookReading, WebhookRequest } from './notice-types';
-
-/** The bank account types a debit goes to (a NOC may correct one to the other). */
-export type BankAccountType = 'CHECKING' | 'SAVINGS';
 
 export interface PaymentProcessor {
   /** Vaults an account number and returns a token; the number is not kept by the caller. */
