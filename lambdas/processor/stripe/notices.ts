@@ -115,16 +115,16 @@ export function accountUpdateOf(event: Stripe.Event): AccountUpdate | undefined 
 }
 
 /**
- * The PaymentIntent a dispute is about, read from Stripe (a dispute names it but carries none of
- * the service's metadata); undefined when it is not one the service made.
+ * The PaymentIntent a dispute or a refund is about, read from Stripe (either names it but carries
+ * none of the service's metadata of the charge); undefined when it is not one the service made.
  */
 type IntentReader = (account: string, id: string) => Promise<Stripe.PaymentIntent | undefined>;
 
-/** Reads a PaymentIntent of a connected account (a dispute's). */
+/** Reads a PaymentIntent of a connected account (a dispute's, a refund's). */
 export const intentReader =
   (stripe: Stripe): IntentReader =>
   (account, id) =>
-    must('dispute’s payment', () => stripe.paymentIntents.retrieve(id, {}, { stripeAccount: account }));
+    must('notice’s payment', () => stripe.paymentIntents.retrieve(id, {}, { stripeAccount: account }));
 
 /** A bank debit returned, as Stripe tells it: the debit, the Nacha code, Stripe's words. */
 interface DebitReturn {
