@@ -10,7 +10,8 @@
  *   written ahead as the notice's follow-up in the same transaction and done right after it; what
  *   a crash leaves, the backstop job finishes (every step is idempotent).
  * - **Kept.** A notice that matches no final record yet (a webhook that beat the processor's API
- *   answer, a sale still Pending, a refund in flight) is kept and tried again, for HOLD_DAYS.
+ *   answer, a sale still Pending, a refund in flight, a refund's failure before its record) is
+ *   kept and tried again, for HOLD_DAYS.
  * - **Order.** Per object, notices apply in the processor's order (`sequence`); a late one
  *   changes nothing.
  */
@@ -31,6 +32,7 @@ import { applyBankNotice } from './bank-notices';
 import { applyDisputeNotice } from './disputes';
 import { runFollowUp } from './notice-follow-ups';
 import { applyNoc } from './nocs';
+import { applyRefundFailure } from './refund-failures';
 
 /** Where a notice came from (logged with what it came to). */
 type NoticeSource = 'webhook' | 'backstop' | 'held' | 'sandbox';
@@ -64,6 +66,8 @@ async function dispatch(notice: ProcessorNotice, now: Date): Promise<NoticeOutco
       return applyDisputeNotice(notice, now);
     case 'account_update':
       return applyAccountUpdateNotice(notice, now);
+    case 'refund_failed':
+      return applyRefundFailure(notice, now);
     default: {
       // A kind this service does not know (a newer adapter): nothing to change; counted.
       const unknown = notice as { kind: string };

@@ -331,7 +331,8 @@ export const transactionEvent = (
 /**
  * The event announcing a refund's outcome: the refund as its POST answers it, with its sale's
  * availableRefundAmount once the outcome is written (`sale` as read before it: a failed refund's
- * amount is given back).
+ * amount is given back). A refund's one event is its first; a refund that failed after it was
+ * announced Completed has a second (`sequence` 2).
  */
 export const refundEvent = (
   type: EventType,
@@ -339,9 +340,10 @@ export const refundEvent = (
   merchantId: string,
   now: Date,
   sale: Transaction | undefined,
+  sequence = 1,
 ): ServiceEvent<ReturnType<typeof refundView> & { availableRefundAmount: number }> => {
   const back = refund.status === 'Failed' ? refund.amountCents : 0;
   const available = sale ? availableRefundCents({ ...sale, refundedCents: sale.refundedCents - back }) : 0;
   const data = { ...refundView(refund), availableRefundAmount: fromCents(available) };
-  return newEvent({ type, merchantId, objectId: refund.refundId, sequence: 1, data }, now);
+  return newEvent({ type, merchantId, objectId: refund.refundId, sequence, data }, now);
 };

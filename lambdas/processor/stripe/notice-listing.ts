@@ -19,6 +19,9 @@ const NOTICE_EVENT_TYPES = [
   'charge.dispute.updated',
   'charge.dispute.closed',
   'payment_method.automatically_updated',
+  'charge.refund.updated',
+  'refund.updated',
+  'refund.failed',
 ] as const;
 
 /**

@@ -8,7 +8,11 @@
  * - `charge.dispute.created|updated|closed`: the card charge's dispute (Stripe's `warning_*`
  *   statuses, an inquiry before a chargeback, as `inquiry`); a dispute of a bank debit is how
  *   Stripe reports some unauthorized returns, so it is one (`R10`);
- * - `payment_method.automatically_updated`: a card network's account update.
+ * - `payment_method.automatically_updated`: a card network's account update;
+ * - `charge.refund.updated`, `refund.updated`, `refund.failed` of a refund the service made whose
+ *   status is now `failed` (or `canceled`): the refund failed after Stripe accepted it (Stripe's
+ *   `failure_reason` its reason). The same failure comes as up to three events, three notices:
+ *   the first applied, the others change nothing (the refund is Failed already).
  *
  * Every other event is not a notice. An event's `noticeId` is its id, so a webhook and the
  * listing of the same event are one notice, applied once.
@@ -111,16 +115,16 @@ export function accountUpdateOf(event: Stripe.Event): AccountUpdate | undefined 
 }
 
 /**
- * The PaymentIntent a dispute is about, read from Stripe (a dispute names it but carries none of
- * the service's metadata); undefined when it is not one the service made.
+ * The PaymentIntent a dispute or a refund is about, read from Stripe (either names it but carries
+ * none of the service's metadata of the charge); undefined when it is not one the service made.
  */
 type IntentReader = (account: string, id: string) => Promise<Stripe.PaymentIntent | undefined>;
 
-/** Reads a PaymentIntent of a connected account (a dispute's). */
+/** Reads a PaymentIntent of a connected account (a dispute's, a refund's). */
 export const intentReader =
   (stripe: Stripe): IntentReader =>
   (account, id) =>
-    must('dispute’s payment', () => stripe.paymentIntents.retrieve(id, {}, { stripeAccount: account }));
+    must('notice’s payment', () => stripe.paymentIntents.retrieve(id, {}, { stripeAccount: account }));
 
 /** A bank debit returned, as Stripe tells it: the debit, the Nacha code, Stripe's words. */
 interface DebitReturn {
@@ -176,6 +180,40 @@ export async function debitReturnOf(
   return disputed && isBankDebit(disputed.intent)
     ? disputedDebitReturn(event.type, event.data.object, disputed.intent, disputed.charge)
     : undefined;
+}
+
+/** Stripe's refund statuses that say the money never reached the cardholder. */
+const REFUND_FAILED_STATUSES: readonly string[] = ['failed', 'canceled'];
+
+/**
+ * A refund's failure as the port's notice details it: the service's refund (its key), the charge it
+ * was of (read from Stripe: a refund carries the PaymentIntent's id, not its key), Stripe's reason.
+ * Undefined when the refund did not fail, or is not one the service made.
+ */
+async function refundFailureOf(refund: Stripe.Refund, account: string, readIntent: IntentReader) {
+  if (!REFUND_FAILED_STATUSES.includes(String(refund.status))) return undefined;
+  const key = refund.metadata?.[KEY_FIELD];
+  const intentId =
+    typeof refund.payment_intent === 'string' ? refund.payment_intent : refund.payment_intent?.id;
+  if (key === undefined || intentId === undefined) return undefined;
+  const intent = await readIntent(account, intentId);
+  const charge = intent && chargeOf(intent);
+  if (!charge) return undefined;
+  const reason =
+    refund.status === 'canceled'
+      ? 'canceled'
+      : typeof refund.failure_reason === 'string' && /^[a-z_]{1,64}$/.test(refund.failure_reason)
+        ? refund.failure_reason
+        : 'unknown';
+  return {
+    charge,
+    refund: {
+      processorRefundId: refund.id,
+      idempotencyKey: key,
+      amountCents: isAmount(refund.amount) ? refund.amount : 0,
+      reason,
+    },
+  };
 }
 
 /**
@@ -303,6 +341,14 @@ async function readNotice(
         amountCents: [dispute.amount, intent.amount_received, intent.amount].find(isAmount) ?? 0,
         ...(typeof dueBy === 'number' && { evidenceDueBy: isoOf(dueBy) }),
       };
+    }
+    case 'charge.refund.updated':
+    case 'refund.updated':
+    case 'refund.failed': {
+      const failure = await refundFailureOf(event.data.object, account, readIntent);
+      return (
+        failure && { ...base, kind: 'refund_failed', objectId: failure.refund.processorRefundId, ...failure }
+      );
     }
     case 'payment_method.automatically_updated': {
       const update = accountUpdateOf(event);

@@ -1,5 +1,5 @@
 /**
- * The stand-in's PaymentIntents, charges, refunds and events: a card charge is decided when it is
+ * The stand-in's PaymentIntents, charges and events (refunds: refunds-api.ts): a card charge is decided when it is
  * confirmed (by the card's test number), a bank debit is `processing` until its outcome falls due
  * on the stand-in's clock (`settleDebits`), a disputed test card is disputed once charged.
  */
@@ -11,13 +11,12 @@ import {
   listObject,
   newStripeId,
   paymentIntentObject,
-  refundObject,
   type CardDetails,
 } from './objects';
 import { createdFilter, page, type AccountState, type StandInState } from './state';
 import type { Params } from './vault-api';
 
-const metadataOf = (params: Params): Stripe.Metadata =>
+export const metadataOf = (params: Params): Stripe.Metadata =>
   typeof params.metadata === 'object' && params.metadata !== null ? (params.metadata as Stripe.Metadata) : {};
 const expansions = (params: Params): string[] =>
   Array.isArray(params.expand) ? params.expand.map(String) : [];
@@ -220,60 +219,6 @@ export function cancelPaymentIntent(
   });
   state.emit(account, 'payment_intent.canceled', canceled);
   return canceled;
-}
-
-export function createRefund(state: StandInState, account: AccountState, params: Params): Stripe.Refund {
-  if (typeof params.payment_intent !== 'string') throw missing('payment_intent');
-  const intent = account.intents.get(params.payment_intent);
-  if (!intent) throw noSuch('payment_intent', params.payment_intent, 'payment_intent');
-  const charge =
-    typeof intent.latest_charge === 'string' ? account.charges.get(intent.latest_charge) : undefined;
-  const refusal = (code: string, message: string) =>
-    new StandInError(400, { type: 'invalid_request_error', code, message }, true);
-  if (intent.status !== 'succeeded' || !charge)
-    throw refusal(
-      'charge_not_refundable',
-      `This PaymentIntent (${intent.id}) does not have a successful charge to refund.`,
-    );
-  const left = charge.amount - charge.amount_refunded;
-  if (left === 0) throw refusal('charge_already_refunded', `Charge ${charge.id} has already been refunded.`);
-  const amount = params.amount === undefined ? left : Number(params.amount);
-  if (!Number.isInteger(amount) || amount < 1)
-    throw invalidRequest('Invalid integer: amount', 'amount', 'parameter_invalid_integer');
-  if (amount > left)
-    throw refusal(
-      'amount_too_large',
-      `Refund amount ($${(amount / 100).toFixed(2)}) is greater than unrefunded amount on charge ($${(left / 100).toFixed(2)})`,
-    );
-  const refunded = charge.amount_refunded + amount;
-  account.charges.set(charge.id, {
-    ...charge,
-    amount_refunded: refunded,
-    refunded: refunded === charge.amount,
-  });
-  const refund = refundObject({
-    id: newStripeId('re'),
-    created: state.seconds(),
-    amount,
-    charge: charge.id,
-    payment_intent: intent.id,
-    metadata: metadataOf(params),
-    status: intent.payment_method_types.includes('us_bank_account') ? 'pending' : 'succeeded',
-  });
-  account.refunds.set(refund.id, refund);
-  state.emit(account, 'charge.refunded', account.charges.get(charge.id)!);
-  return refund;
-}
-
-export function listRefunds(account: AccountState, params: Params) {
-  const inWindow = createdFilter(params.created);
-  const items = [...account.refunds.values()].filter(
-    (r) =>
-      inWindow(r.created) &&
-      (params.payment_intent === undefined || r.payment_intent === params.payment_intent),
-  );
-  const { data, hasMore } = page(items, params);
-  return listObject('/v1/refunds', data, hasMore);
 }
 
 export function listEvents(account: AccountState, params: Params) {

@@ -15,15 +15,14 @@ import { IdempotencyKeys, requestFingerprint } from './idempotency';
 import {
   cancelPaymentIntent,
   createPaymentIntent,
-  createRefund,
   listEvents,
   listPaymentIntents,
-  listRefunds,
   moveDispute,
   retrievePaymentIntent,
   settleDebits,
   updateCard,
 } from './payments-api';
+import { createRefund, failRefund, listRefunds, settleRefunds } from './refunds-api';
 import { StandInState, type AccountState, type StateOptions } from './state';
 import {
   attachPaymentMethod,
@@ -61,7 +60,10 @@ export interface StripeStandIn {
     replayed: boolean;
   }[];
   readonly deliveries: readonly Delivery[];
-  /** Settles the bank debits due by the clock and waits for the webhooks on their way. */
+  /**
+   * Settles the bank debits and the test cards' refund changes due by the clock and waits for the
+   * webhooks on their way.
+   */
   tick(): Promise<void>;
   /** Rolls the secret key as Stripe's Dashboard does with no grace: `key` only, from now on. */
   rollKey(key: string): void;
@@ -160,6 +162,14 @@ export async function startStripeStandIn(options: StripeStandInOptions): Promise
         input.change as never,
       );
       return send(res, 200, JSON.stringify(event));
+    } else if (path === '/_stand-in/refund-failures') {
+      const events = failRefund(
+        state,
+        state.account(String(input.account)),
+        String(input.refund),
+        ...(typeof input.reason === 'string' ? [input.reason] : []),
+      );
+      return send(res, 200, JSON.stringify(events));
     } else if (path === '/_stand-in/disputes') {
       const event = moveDispute(
         state,
@@ -207,6 +217,7 @@ export async function startStripeStandIn(options: StripeStandInOptions): Promise
     };
     requests.push(entry);
     settleDebits(state);
+    settleRefunds(state);
     const fault = faults.take(method, path);
     const params = (method === 'GET' ? parseForm(url.search.slice(1)) : parseForm(body)) as Params;
     const request = requestFingerprint(method, path, params);
@@ -302,6 +313,7 @@ export async function startStripeStandIn(options: StripeStandInOptions): Promise
     },
     async tick() {
       settleDebits(state);
+      settleRefunds(state);
       await webhooks?.settled();
     },
     rollKey(key) {

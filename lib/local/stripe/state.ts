@@ -21,6 +21,16 @@ export interface PendingDebit {
   outcome: BankOutcome;
 }
 
+/**
+ * A refund whose later status is known when it is made (a test card's): it turns `to` at `dueAt`
+ * (Stripe's test cards: some time later), with its events.
+ */
+export interface PendingRefundChange {
+  refund: string;
+  dueAt: number;
+  to: 'succeeded' | 'failed';
+}
+
 export interface AccountState {
   id: string;
   customers: Map<string, Stripe.Customer>;
@@ -33,6 +43,7 @@ export interface AccountState {
   disputes: Map<string, Stripe.Dispute>;
   events: Stripe.Event[];
   debits: PendingDebit[];
+  refundChanges: PendingRefundChange[];
 }
 
 export interface StateOptions {
@@ -40,6 +51,8 @@ export interface StateOptions {
   now?: () => number;
   /** How long a bank debit stays `processing` before it clears or fails. @default 2 days */
   debitSettlesAfterSeconds?: number;
+  /** How long a refund of a test card whose refund changes later keeps its first status. @default 1 day */
+  refundChangesAfterSeconds?: number;
 }
 
 export class StandInState {
@@ -47,11 +60,13 @@ export class StandInState {
   private readonly listeners: ((event: Stripe.Event) => void)[] = [];
   readonly clock: () => number;
   readonly debitSettlesAfterSeconds: number;
+  readonly refundChangesAfterSeconds: number;
 
   constructor(options: StateOptions = {}) {
     // Read at each use: tests move the process's clock.
     this.clock = options.now ?? (() => Date.now());
     this.debitSettlesAfterSeconds = options.debitSettlesAfterSeconds ?? 2 * 86_400;
+    this.refundChangesAfterSeconds = options.refundChangesAfterSeconds ?? 86_400;
   }
 
   /** The stand-in's time in Unix seconds, as Stripe's `created` fields are. */
@@ -74,6 +89,7 @@ export class StandInState {
       disputes: new Map(),
       events: [],
       debits: [],
+      refundChanges: [],
     };
     this.accounts.set(id, account);
     return account;

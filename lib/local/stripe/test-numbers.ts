@@ -12,7 +12,15 @@ import { createHmac } from 'node:crypto';
 
 /** A card charge's outcome: Stripe's error code and decline code, as its card errors carry them. */
 export type CardOutcome =
-  | { kind: 'approve'; dispute?: 'fraudulent' | 'product_not_received' }
+  | {
+      kind: 'approve';
+      dispute?: 'fraudulent' | 'product_not_received';
+      /**
+       * What a refund of the charge does later: `fails` (it begins `succeeded`, then turns
+       * `failed`), `pending` (it begins `pending`, then turns `succeeded`).
+       */
+      refund?: 'fails' | 'pending';
+    }
   | { kind: 'decline'; code: string; declineCode?: string }
   /** Needs the cardholder (3-D Secure): an off-session charge fails `authentication_required`. */
   | { kind: 'authenticate' };
@@ -42,6 +50,11 @@ const TEST_CARDS: Readonly<Record<string, CardOutcome>> = {
   // Charged, then disputed.
   '4000000000000259': { kind: 'approve', dispute: 'fraudulent' },
   '4000000000002685': { kind: 'approve', dispute: 'product_not_received' },
+  // Charged; a refund of it begins `succeeded` and turns `failed` some time later
+  // (`charge.refund.updated`), Stripe's "asynchronous refund failure" card.
+  '4000000000005126': { kind: 'approve', refund: 'fails' },
+  // Charged; a refund of it begins `pending` and turns `succeeded` some time later.
+  '4000000000007726': { kind: 'approve', refund: 'pending' },
 };
 
 /** A bank debit's outcome, known once the debit would clear (ACH: days later). */
