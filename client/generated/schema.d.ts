@@ -191,7 +191,7 @@ export interface paths {
     post?: never;
     /**
      * Soft-delete a payment
-     * @description Soft delete: the payment stays listed with `deleted: true`, is never processed, and no longer counts in the group's paymentCount and totalAmount. Deleting it again is a no-op 204. The group must be pending: on a processing, processed or deleted group the request is refused with 400 and a message saying why, and nothing changes.
+     * @description Soft delete: the payment stays listed with `deleted: true`, is never processed, and no longer counts in the group's paymentCount and totalAmount. Deleting a deleted payment again is a no-op 204, whatever its group's status now. The group must be pending: on a processing, processed or deleted group the request is refused with 400 and a message saying why, and nothing changes.
      *
      *     Also answered, identically, at the deprecated `DELETE /rest/merchants/{MID}/groups/{GroupID}/transactions/{PaymentID}`.
      */
@@ -273,7 +273,7 @@ export interface paths {
      * @deprecated
      * @description **Deprecated**: identical alias of `DELETE /rest/merchants/{MID}/groups/{GroupID}/payments/{PaymentID}` (DeletePayment); it keeps working, use that path.
      *
-     *     Soft delete: the payment stays listed with `deleted: true`, is never processed, and no longer counts in the group's paymentCount and totalAmount. Deleting it again is a no-op 204. The group must be pending: on a processing, processed or deleted group the request is refused with 400 and a message saying why, and nothing changes.
+     *     Soft delete: the payment stays listed with `deleted: true`, is never processed, and no longer counts in the group's paymentCount and totalAmount. Deleting a deleted payment again is a no-op 204, whatever its group's status now. The group must be pending: on a processing, processed or deleted group the request is refused with 400 and a message saying why, and nothing changes.
      */
     delete: operations['DeletePaymentAlias'];
     options?: never;

@@ -88,7 +88,7 @@ Defaults: recurring, sendEmailReceipt and sendPaymentScheduledNotification false
     handler: 'payments/delete-payment',
     status: 204,
     summary: 'Soft-delete a payment',
-    description: `Soft delete: the payment stays listed with \`deleted: true\`, is never processed, and no longer counts in the group's paymentCount and totalAmount. Deleting it again is a no-op 204. ${PAYMENTS_EDITABLE}`,
+    description: `Soft delete: the payment stays listed with \`deleted: true\`, is never processed, and no longer counts in the group's paymentCount and totalAmount. Deleting a deleted payment again is a no-op 204, whatever its group's status now. ${PAYMENTS_EDITABLE}`,
   }),
 };
 
