@@ -6,6 +6,8 @@ import { fitting } from './answer-size';
 import type { EventPageView, EventView, ListEventsQuery } from '#contract/schemas/events';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#contract/limits';
 import type { ServiceEvent } from '#domain/events';
+import { EVENT_RETENTION_DAYS } from '#contract/events';
+import { clock } from '#shared/clock';
 import { BadRequestError, NotFoundError } from '#shared/errors';
 import { eventPosition, eventStore } from '#store/events';
 import { decodePageToken, encodePageToken } from '#store/paging';
@@ -20,9 +22,16 @@ export const eventView = (e: ServiceEvent): EventView => ({
   data: e.data as EventView['data'],
 });
 
+/**
+ * The oldest moment the API shows an event of: EVENT_RETENTION_DAYS ago. DynamoDB's TTL removes
+ * an expired event late (within days), so the reads leave out what it has not removed yet.
+ */
+const retainedFrom = (): string =>
+  new Date(clock.now().getTime() - EVENT_RETENTION_DAYS * 86_400_000).toISOString();
+
 export async function getEvent(eventId: string, merchantId: string): Promise<EventView> {
   const event = await eventStore().get(eventId, merchantId);
-  if (!event) throw new NotFoundError(`event ${eventId} not found`);
+  if (!event || event.createdAt < retainedFrom()) throw new NotFoundError(`event ${eventId} not found`);
   return eventView(event);
 }
 
@@ -35,15 +44,20 @@ export async function listEvents(merchantId: string, q: ListEventsQuery): Promis
   if (!(pageSize >= 1 && pageSize <= MAX_PAGE_SIZE))
     throw new BadRequestError(`pageSize must be an integer 1-${MAX_PAGE_SIZE} (got ${q.pageSize})`);
   // Kept and compared as the moment it names, in UTC as events are: `…T12:00:00-05:00` is 17:00Z.
-  const since = q.since === undefined ? undefined : new Date(q.since).toISOString();
+  const asked = q.since === undefined ? undefined : new Date(q.since).toISOString();
+  const floor = retainedFrom();
+  // A moment past the year 9999 (`+010000-…` in UTC) is kept as asked: it lists nothing below.
+  const since = asked === undefined || (asked < floor && !asked.startsWith('+')) ? floor : asked;
   let start: Record<string, unknown> | undefined;
   if (q.pageToken !== undefined) {
     const cursor = decodePageToken(q.pageToken, scopeOf(merchantId, q));
     const [createdAt, id, extra] = cursor?.after.split('|') ?? [];
     // Refused too: a position the list could not have made (a token forged with a valid digest),
     // such as one before `since`, outside the query's range, which DynamoDB refuses.
-    if (!createdAt || !id || extra !== undefined || (since !== undefined && createdAt < since))
+    if (!createdAt || !id || extra !== undefined || (asked !== undefined && createdAt < asked))
       throw new BadRequestError('pageToken is not a token of this list (filters included)');
+    // Reached the retention's end meanwhile: nothing older is shown.
+    if (createdAt < since) return { meta: { pageSize }, items: [] };
     start = eventPosition(merchantId, createdAt, id);
   }
   // A moment past the year 9999 (its last day at an offset west of UTC) is `+010000-…` in UTC,

@@ -536,3 +536,32 @@ describe('the events list', () => {
     expect(page.meta.nextPageToken).toBeDefined();
   }, 60_000);
 });
+
+test('defect: an event past its 30 days was listed and read until the table TTL removed it (days late); neither shows it now', async () => {
+  const { listEvents, getEvent } = await import('#core/events');
+  const { newEvent } = await import('#domain/events');
+  const { eventItem } = await import('#store/events');
+  const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+  const objectId = newId();
+  const stored = async (daysAgo: number) => {
+    const at = new Date(Date.now() - daysAgo * 86_400_000);
+    // Dated as written then (newEvent dates an event no earlier than the clock).
+    const event = {
+      ...newEvent(
+        { type: 'payor.updated', merchantId: MID, objectId, sequence: 1, data: { payorId: objectId } },
+        at,
+      ),
+      createdAt: at.toISOString(),
+    };
+    await table.db.send(new PutCommand({ TableName: table.tableName, Item: eventItem(event) }));
+    return event;
+  };
+  const old = await stored(31);
+  const recent = await stored(29);
+  expect((await listEvents(MID, { objectId })).items.map((e) => e.id)).toEqual([recent.id]);
+  // A `since` before the 30 days shows no more.
+  const since = new Date(Date.now() - 40 * 86_400_000).toISOString();
+  expect((await listEvents(MID, { objectId, since })).items.map((e) => e.id)).toEqual([recent.id]);
+  await expect(getEvent(old.id, MID)).rejects.toMatchObject({ status: 404 });
+  expect((await getEvent(recent.id, MID)).id).toBe(recent.id);
+});
