@@ -1951,7 +1951,7 @@ export interface components {
       status: 'Voided' | 'Pending' | 'Completed' | 'Failed';
       /** @description Amount voided or refunded. A JSON number with at most 2 decimals (integer cents inside the service). */
       amount: number;
-      /** @description Processor code, once the processor answered. */
+      /** @description Processor code, once the processor answered; `PD` while a refund is Pending (held or scheduled, not sent yet). */
       responseCode?: string;
       responseMessage?: string;
       /**

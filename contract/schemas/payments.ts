@@ -135,7 +135,11 @@ export const voidOrRefundResponseSchema = {
         'Voided for a void; the refund status for a refund. A refund scheduled inside the void margin is Pending until it is sent after the cut-off (scheduledFor), then Completed or Failed.',
     },
     amount: money('Amount voided or refunded.'),
-    responseCode: { type: 'string', description: 'Processor code, once the processor answered.' },
+    responseCode: {
+      type: 'string',
+      description:
+        'Processor code, once the processor answered; `PD` while a refund is Pending (held or scheduled, not sent yet).',
+    },
     responseMessage: { type: 'string' },
     date: dateTime('When it happened (a scheduled refund: when it was scheduled).'),
     scheduledFor: dateTime(

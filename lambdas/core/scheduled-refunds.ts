@@ -10,7 +10,7 @@ import { disputedRefusal } from '#domain/disputes';
 import { reversalEventType } from '#domain/groups';
 import { fromCents } from '#domain/money';
 import { processorKeys } from '#domain/processor-keys';
-import { disputedNow, type Refund, type Transaction } from '#domain/transactions';
+import { disputedNow, PENDING_CODE, type Refund, type Transaction } from '#domain/transactions';
 import { paymentProcessor } from '#core/processor';
 import { config } from '#shared/config';
 import { ddb } from '#shared/ddb';
@@ -26,7 +26,10 @@ export function refundResponse(refund: Refund): VoidOrRefundResponse {
     transactionId: refund.refundId,
     status: refund.status,
     amount: fromCents(refund.amountCents),
-    ...(refund.responseCode !== undefined && { responseCode: refund.responseCode }),
+    // Pending (held or scheduled, not sent yet): the Pending code a sale not answered yet has.
+    ...((refund.responseCode !== undefined || refund.status === 'Pending') && {
+      responseCode: refund.responseCode ?? PENDING_CODE,
+    }),
     ...(refund.responseMessage !== undefined && { responseMessage: refund.responseMessage }),
     ...(refund.responseCode === undefined &&
       refund.sendAfter !== undefined && {

@@ -381,6 +381,8 @@ test('a group’s void-or-refund of a settled, uncleared debit holds its refund;
       response: expect.objectContaining({
         type: 'Refund',
         status: 'Pending',
+        // Defect: a Pending refund's response had no responseCode (DESIGN: every item has one).
+        responseCode: 'PD',
         amount: 40,
         heldUntilCleared: true,
       }),
