@@ -54,16 +54,23 @@ const backgroundAbove = (): number => {
 export const reversesInBackground = (paymentCount: number): boolean => paymentCount > backgroundAbove();
 
 /**
- * Whether a whole group is reversed in the background: by its payments, deleted ones included
- * (a request reads and reports each, and `paymentCount` leaves them out), read no further than
- * one past the bound, so that a group of few live payments among many deleted ones is not read
- * whole within a request.
+ * How many payments in all, deleted ones included, a request reads and reports (a deleted one as
+ * skipped: no processor call), as a multiple of the live ones it may reverse.
+ */
+const READ_PER_REVERSAL = 2;
+
+/**
+ * Whether a whole group is reversed in the background: by its live payments (`paymentCount`,
+ * DESIGN: more than 1,000 non-deleted), and also when its payments in all, deleted ones included
+ * (a request reads and reports each), pass READ_PER_REVERSAL times that bound: read no further than
+ * one past it, so that a group of few live payments among many deleted ones is not read whole
+ * within a request.
  */
 export async function wholeGroupInBackground(group: Group): Promise<boolean> {
   if (reversesInBackground(group.paymentCount)) return true;
-  const bound = backgroundAbove();
+  const bound = backgroundAbove() * READ_PER_REVERSAL;
   const payments = await paymentStore().paymentsAfterId(group.paymentGroupId, null, bound + 1);
-  return reversesInBackground(payments.length);
+  return payments.length > bound;
 }
 
 /** The longest one reversal takes within a request, at the configured processor's bound. */
