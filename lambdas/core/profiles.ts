@@ -7,7 +7,8 @@ import type { Group, Payment } from '#domain/groups';
 import { noticeOutboxId, type OutboxItem } from '#domain/notifications';
 import { isUnusable, parseProfileId, type MethodStatus } from '#domain/payors';
 import { BadRequestError, ServiceUnavailableError } from '#shared/errors';
-import { methodStore } from '#store/methods';
+import { methodStore, type MethodRef } from '#store/methods';
+import { MAX_PROBLEMS, ValidationError, type Problem } from '#shared/validation';
 import { IncompleteReadError } from '#store/items';
 import { MethodUnavailableError } from '#store/method-uses';
 import { payorStore, type PayorCopy } from '#store/payors';
@@ -74,26 +75,31 @@ export async function resolveProfiles(
 ): Promise<Map<string, ProfileDetails>> {
   if (profileIds.length === 0) return new Map();
   const found = await unlessThrottled(methodStore().methodsByRef(profileIds.map(parseProfileId), merchantId));
-  const index = profileIds.findIndex((id) => !found.has(keyOf(id)));
-  if (index >= 0) {
-    throw new BadRequestError(
-      `${field(index)} ${profileIds[index]} names no saved payment method of a payor of this merchant`,
-    );
+  // Every payment refused, each named (DESIGN: `errors` lists every problem; the answer shows 100).
+  const problems: Problem[] = [];
+  for (let i = 0; i < profileIds.length && problems.length < MAX_PROBLEMS; i++) {
+    const message = refusalOf(found.get(keyOf(profileIds[i]!)), field(i), profileIds[i]!, keepUnusable);
+    if (message !== undefined) problems.push({ field: field(i), message });
   }
-  // A method being deleted takes no new payment; one the account updater found closed (or to be
-  // discussed with the cardholder) would only be declined: both are refused now.
-  const refused = profileIds.findIndex((id) => {
-    const m = found.get(keyOf(id))!;
-    return m.deletion !== undefined || (!keepUnusable && isUnusable(m));
-  });
-  if (refused >= 0) {
-    const m = found.get(keyOf(profileIds[refused]!))!;
-    if (m.deletion !== undefined) throw methodUnavailable(field(refused), profileIds[refused]!);
-    throw new BadRequestError(
-      `${field(refused)} ${profileIds[refused]} names a saved payment method ${UNUSABLE[m.status as Exclude<MethodStatus, 'active'>]}; add a new method`,
-    );
-  }
+  if (problems.length > 0) throw new ValidationError(problems);
   return found;
+}
+
+/**
+ * Why a payment may not name this method, if it may not: none such of this merchant; being
+ * deleted (it takes no new payment); closed, to be checked with the cardholder or revoked (it
+ * would only be declined), unless `keepUnusable`.
+ */
+function refusalOf(
+  method: MethodRef | undefined,
+  field: string,
+  profileId: string,
+  keepUnusable: boolean,
+): string | undefined {
+  if (!method) return `${field} ${profileId} names no saved payment method of a payor of this merchant`;
+  if (method.deletion !== undefined) return methodUnavailable(field, profileId).message;
+  if (keepUnusable || !isUnusable(method)) return undefined;
+  return `${field} ${profileId} names a saved payment method ${UNUSABLE[method.status as Exclude<MethodStatus, 'active'>]}; add a new method`;
 }
 
 /** Why a method takes no new payment, by its status. */

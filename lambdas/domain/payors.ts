@@ -167,12 +167,22 @@ function assertMandate(mandate: MandateInput | undefined, now: Date): void {
     throw new BadRequestError('mandate: an online mandate needs the payor’s ipAddress and userAgent');
 }
 
-/** A method's problems named under `root` (`paymentMethod.billingAddress`), every one. */
+/**
+ * The field a method's rule names first in its message (`cardNumber is not a valid card number`,
+ * `mandate.acceptedAt is in the future`, `mandate: an online mandate needs ...`); '' for none.
+ */
+const fieldOfRule = (message: string): string => /^([A-Za-z][A-Za-z0-9_.]*):? /.exec(message)?.[1] ?? '';
+
+/** A method's problems, every one, named under `root` when given (`paymentMethod.billingAddress`). */
 const methodProblems = (e: BadRequestError, root: string): Problem[] =>
-  (e instanceof ValidationError ? e.problems : [{ field: '', message: e.message }]).map((p) => ({
-    field: p.field === '' || p.field === 'body' ? root : `${root}.${p.field}`,
-    message: `${root}.${p.message}`,
-  }));
+  (e instanceof ValidationError ? e.problems : [{ field: fieldOfRule(e.message), message: e.message }]).map(
+    (p) => {
+      const field = p.field === 'body' ? '' : p.field;
+      return root === ''
+        ? { field: field || 'body', message: p.message }
+        : { field: field ? `${root}.${field}` : root, message: `${root}.${p.message}` };
+    },
+  );
 
 /**
  * The problems of a payor create's `paymentMethod` (none when it is valid), for the 400 that lists
@@ -193,9 +203,9 @@ export function methodInputProblems(value: unknown, now: Date, root: string): Pr
  * `root` prefixes field names in messages (`paymentMethod.cardNumber`).
  */
 export function parseMethodInput(value: unknown, now: Date, root = ''): MethodInput {
+  // Every refusal lists its problems with their fields (DESIGN: `errors`), its rules' too.
   const prefix = (e: unknown) => {
-    if (root && e instanceof ValidationError) throw new ValidationError(methodProblems(e, root));
-    if (root && e instanceof BadRequestError) throw new BadRequestError(`${root}.${e.message}`);
+    if (e instanceof BadRequestError) throw new ValidationError(methodProblems(e, root));
     throw e;
   };
   try {

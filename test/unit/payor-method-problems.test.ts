@@ -7,7 +7,9 @@
  */
 import '#support/handlers/env';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { parseMethodInput } from '#domain/payors';
 import { handler as createPayor } from '#lambdas/payors/create-payor';
+import { ValidationError } from '#shared/validation';
 import { useProcessor } from '#processor/index';
 import type { PaymentProcessor } from '#processor/processor';
 import { ddbMock, invoke, MID, resetDb } from '#support/handlers/invoke';
@@ -82,6 +84,27 @@ test('a card number that fails its check digit is one problem, named under payme
   expect(response.status).toBe(400);
   const body = response.body as { message: string; errors: unknown[] };
   expect(body.message).toBe('paymentMethod.cardNumber is not a valid card number (check digit)');
-  expect(body.errors).toEqual([{ field: 'paymentMethod', message: body.message }]);
+  expect(body.errors).toEqual([{ field: 'paymentMethod.cardNumber', message: body.message }]);
   expect(vaulted).toEqual([]);
+});
+
+test("defect: a method's rule (check digit, expiry, mandate) was refused without errors when a method was added: its problem is listed with its field", () => {
+  const address = {
+    line1: '1 Main St',
+    city: 'Springfield',
+    state: 'IL',
+    postalCode: '62701',
+    country: 'US',
+  };
+  const refusal = (() => {
+    try {
+      parseMethodInput({ ...card, cardNumber: '4111111111111112', billingAddress: address }, new Date());
+    } catch (error) {
+      return error;
+    }
+  })();
+  expect(refusal).toBeInstanceOf(ValidationError);
+  expect((refusal as ValidationError).problems).toEqual([
+    { field: 'cardNumber', message: 'cardNumber is not a valid card number (check digit)' },
+  ]);
 });
