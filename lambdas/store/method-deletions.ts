@@ -26,7 +26,7 @@ import { announcedUpdate, eventPut } from './events';
 import { conditionOutcome } from '#shared/ddb';
 import { containerStore, strip } from './items';
 import { readAll } from './paging';
-import { seriesUseDelete, seriesUsePut } from './method-series-uses';
+import { seriesPaymentMoveItems } from './method-series-uses';
 import { methodUsable, methodUsableAndTouched, useDelete, usePut } from './method-uses';
 import { atRevision, type PayorWithMethods } from './payors';
 import { clock } from '#shared/clock';
@@ -215,23 +215,9 @@ export class MethodDeletionStore {
   async moveSeriesPayments(record: DeletionRecord, moves: readonly SeriesPaymentMove[]): Promise<boolean> {
     const to = `${record.payorId}/${record.mark.replaceWith!}`;
     const items: object[] = [];
-    for (const { seriesId, merchantId, payment } of moves) {
-      items.push(
-        {
-          Update: {
-            TableName: this.tableName,
-            Key: keys.seriesPayment(seriesId, payment.index),
-            // A payment suspended (its method revoked) is active again on its new method.
-            UpdateExpression: 'SET profileId = :to REMOVE #status, suspendedReason',
-            ConditionExpression: 'profileId = :from',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':to': to, ':from': payment.profileId },
-          },
-        },
-        seriesUseDelete(this.tableName, seriesId, payment),
-        seriesUsePut(this.tableName, seriesId, merchantId, { index: payment.index, profileId: to }),
-      );
-    }
+    // A payment suspended (its method revoked) is active again on its new method.
+    for (const { seriesId, merchantId, payment } of moves)
+      items.push(...seriesPaymentMoveItems(this.tableName, seriesId, merchantId, payment, to));
     for (const seriesId of new Set(moves.map((m) => m.seriesId))) {
       items.push({
         Update: {

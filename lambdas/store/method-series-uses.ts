@@ -49,6 +49,37 @@ export const seriesUseDelete = (tableName: string, seriesId: string, payment: Se
   Delete: { TableName: tableName, Key: seriesUseKey(seriesId, payment) },
 });
 
+/**
+ * The transaction items that move a series' payment (as read: its profileId) to the method `to`:
+ * the payment, active again on it (a suspension lifted), only if it still names what it was read
+ * with, and its use moved to the new method (kept when the method is the same).
+ */
+export function seriesPaymentMoveItems(
+  tableName: string,
+  seriesId: string,
+  merchantId: string,
+  payment: SeriesUse,
+  to: string,
+): object[] {
+  const update = {
+    Update: {
+      TableName: tableName,
+      Key: keys.seriesPayment(seriesId, payment.index),
+      UpdateExpression: 'SET profileId = :to REMOVE #status, suspendedReason',
+      ConditionExpression: 'profileId = :from',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':to': to, ':from': payment.profileId },
+    },
+  };
+  if (parseProfileId(payment.profileId).savedPaymentMethodId === parseProfileId(to).savedPaymentMethodId)
+    return [update];
+  return [
+    update,
+    seriesUseDelete(tableName, seriesId, payment),
+    seriesUsePut(tableName, seriesId, merchantId, { index: payment.index, profileId: to }),
+  ];
+}
+
 /** True for a use item of a series' payment (the others are of groups' payments). */
 export const isSeriesUse = (item: Item): boolean => String(item.sk).startsWith('SERIES#');
 

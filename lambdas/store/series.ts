@@ -21,9 +21,8 @@ import { keys } from './keys';
 import { eventPut } from './events';
 import { batchGet, containerStore, strip, type Item } from './items';
 import {
-  seriesUseDelete,
+  seriesPaymentMoveItems,
   seriesUseItem,
-  seriesUsePut,
   seriesUsesOf,
   type PendingSeriesUse,
 } from './method-series-uses';
@@ -319,24 +318,8 @@ export class DynamoSeriesStore implements SeriesStore {
   ): Promise<boolean> {
     const { seriesId, merchantId } = next;
     const items: object[] = [...seriesWriteItems(this.tableName, next, previous, event)];
-    for (const { payment, to } of moves) {
-      items.push({
-        Update: {
-          TableName: this.tableName,
-          Key: keys.seriesPayment(seriesId, payment.index),
-          UpdateExpression: 'SET profileId = :to REMOVE #status, suspendedReason',
-          ConditionExpression: 'profileId = :from',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':to': to, ':from': payment.profileId },
-        },
-      });
-      // The same method (a suspension lifted): its use stays.
-      if (parseProfileId(payment.profileId).savedPaymentMethodId !== parseProfileId(to).savedPaymentMethodId)
-        items.push(
-          seriesUseDelete(this.tableName, seriesId, payment),
-          seriesUsePut(this.tableName, seriesId, merchantId, { index: payment.index, profileId: to }),
-        );
-    }
+    for (const { payment, to } of moves)
+      items.push(...seriesPaymentMoveItems(this.tableName, seriesId, merchantId, payment, to));
     for (const to of distinctProfiles(moves.map((m) => ({ profileId: m.to }))))
       items.push(methodUsable(this.tableName, to));
     try {
