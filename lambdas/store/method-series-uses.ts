@@ -35,17 +35,12 @@ export const seriesUseItem = (seriesId: string, merchantId: string, payment: Ser
 };
 
 /** The transaction item that records a series payment's use of its method. */
-export const seriesUsePut = (
-  tableName: string,
-  seriesId: string,
-  merchantId: string,
-  payment: SeriesUse,
-) => ({
+const seriesUsePut = (tableName: string, seriesId: string, merchantId: string, payment: SeriesUse) => ({
   Put: { TableName: tableName, Item: seriesUseItem(seriesId, merchantId, payment) },
 });
 
 /** The transaction item that removes a series payment's use of its method. */
-export const seriesUseDelete = (tableName: string, seriesId: string, payment: SeriesUse) => ({
+const seriesUseDelete = (tableName: string, seriesId: string, payment: SeriesUse) => ({
   Delete: { TableName: tableName, Key: seriesUseKey(seriesId, payment) },
 });
 
