@@ -1,6 +1,7 @@
 /** Creating a saved method: validate, tokenize at the processor, keep only token and mask. */
 import type { MethodInput } from '#contract/schemas/payors';
-import { byProcessorToken, newMethod, parseMethodInput, type SavedMethod } from '#domain/payors';
+import { byProcessorToken, parseMethodInput } from '#domain/method-input';
+import { newMethod, type SavedMethod } from '#domain/payors';
 import { newId } from '#shared/ids';
 import { isBank } from '#domain/cards';
 import { paymentProcessor } from '#core/processor';

@@ -1,5 +1,6 @@
 import type { Payor } from '#domain/payors';
-import { methodInputProblems, payorView } from '#domain/payors';
+import { methodInputProblems } from '#domain/method-input';
+import { payorView } from '#domain/payors';
 import { createMethod } from '#core/methods';
 import * as routes from '#generated/validators';
 import { merchantRoute } from '#core/merchants';

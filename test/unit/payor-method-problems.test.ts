@@ -7,7 +7,7 @@
  */
 import '#support/handlers/env';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { parseMethodInput } from '#domain/payors';
+import { parseMethodInput } from '#domain/method-input';
 import { handler as createPayor } from '#lambdas/payors/create-payor';
 import { ValidationError } from '#shared/validation';
 import { useProcessor } from '#processor/index';

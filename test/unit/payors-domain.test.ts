@@ -1,7 +1,7 @@
+import { parseMethodInput } from '#domain/method-input';
 import {
   methodView,
   newMethod,
-  parseMethodInput,
   parseProfileId,
   payorView,
   replacementDefault,
