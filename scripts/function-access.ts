@@ -23,14 +23,10 @@
  *
  *   npm run access             writes lib/cdk/function-access.json
  *   npm run access -- --check  fails when that file is not what the code says
- *   npm run access -- --check --typecheck
- *                              typechecks the repository first (as `tsc --noEmit`), then checks
- *                              on that same program (`npm run checks`: scripts/typecheck-program.ts)
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import ts from 'typescript';
-import { typecheck } from './typecheck-program';
 
 const REPO_ROOT = join(__dirname, '..');
 const LAMBDAS = join(REPO_ROOT, 'lambdas');
@@ -127,17 +123,12 @@ const isOurs = (file: string): boolean =>
   !file.includes(`${sep}node_modules${sep}`) &&
   (file.startsWith(LAMBDAS + sep) || file.startsWith(join(REPO_ROOT, 'contract') + sep));
 
-/**
- * The functions' access, by handler module (`groups/create-group`): read on `program`, by default
- * one of lambdas/ and contract/; the whole repository's (the typecheck's) reads the same.
- */
-export function analyzeFunctions(
-  handlers: readonly string[] = handlerModules(),
-  program: ts.Program = ts.createProgram(
+/** The functions' access, by handler module (`groups/create-group`): read on a program of lambdas/ and contract/. */
+function analyzeFunctions(handlers: readonly string[] = handlerModules()): Record<string, FunctionAccess> {
+  const program = ts.createProgram(
     [...sourceFiles(LAMBDAS), ...sourceFiles(join(REPO_ROOT, 'contract'))],
     compilerOptions(),
-  ),
-): Record<string, FunctionAccess> {
+  );
   const checker = program.getTypeChecker();
   const ourFiles = program.getSourceFiles().filter((f) => isOurs(f.fileName));
   const configFile = join(LAMBDAS, 'shared', 'config.ts');
@@ -374,19 +365,7 @@ export async function accessFileText(access: Record<string, FunctionAccess>): Pr
 
 async function main(): Promise<void> {
   const check = process.argv.includes('--check');
-  let program: ts.Program | undefined;
-  if (process.argv.includes('--typecheck')) {
-    const typechecked = typecheck();
-    if (typechecked.diagnostics.length > 0) {
-      console.error(typechecked.report());
-      console.error(`typecheck: ${typechecked.diagnostics.length} error(s); the access check did not run`);
-      process.exitCode = 1;
-      return;
-    }
-    console.log('typecheck: no errors');
-    program = typechecked.program;
-  }
-  const text = await accessFileText(analyzeFunctions(undefined, program));
+  const text = await accessFileText(analyzeFunctions());
   if (check) {
     let current = '';
     try {
