@@ -16,12 +16,14 @@ type Column = (typeof REPORT_COLUMNS)[number];
  * Where a spreadsheet may begin a cell: at the start of ours, or inside it after a field separator
  * it may split on (`,`; `;` where the list separator is `;`; tab) or a line break (a reader that
  * ignores quoting starts a row there), past spaces and double quotes (an import may trim spaces, a
- * quote may open a quoted cell), right before a formula's first character (`=`, `+`, `-`, `@`).
+ * quote may open a quoted cell), right before a formula's first character (`=`, `+`, `-`, `@`, or
+ * its full-width form `＝`, `＋`, `－`, `＠`, which a spreadsheet with East Asian input settings may
+ * read as the ASCII one).
  */
-const CELL_START = /(^|[,;\t\r\n])([\s"]*)(?=[=+\-@])/g;
+const CELL_START = /(^|[,;\t\r\n])([\s"]*)(?=[=+\-@\uFF1D\uFF0B\uFF0D\uFF20])/g;
 
-/** OWASP's list of a cell's dangerous first characters, tab and CR included. */
-const FORMULA_FIRST = /^[=+\-@\t\r]/;
+/** OWASP's list of a cell's dangerous first characters, tab and CR included, and the full-width forms. */
+const FORMULA_FIRST = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 
 /**
  * The cell as a CSV holds it (OWASP "CSV injection"): a `'` before every formula character a

@@ -61,6 +61,18 @@ describe('formulas after a separator', () => {
     expect(neutralise(cell)).toBe(written);
   });
 
+  it.each([
+    ['＝1+1', "'＝1+1"],
+    ['＋1', "'＋1"],
+    ['a;－1', "a;'－1"],
+    ['＠SUM(A1)', "'＠SUM(A1)"],
+  ])(
+    'defect: a full-width formula character first (%j), which a spreadsheet with East Asian input settings may read as its ASCII form, was left live: written %j',
+    (cell, written) => {
+      expect(neutralise(cell)).toBe(written);
+    },
+  );
+
   it.each(['a;b', 'INV-1', 'x@y.z', 'a=b', 'Smith; Jones', '2030-06-03', '12.50', "'quoted"])(
     '%j is left as it is',
     (cell) => {
