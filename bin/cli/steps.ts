@@ -2,7 +2,7 @@
  * An execution's steps with their times. Locally from the runtime's `GET /__local/executions/steps`;
  * on a deployed stage from Step Functions' GetExecutionHistory (the caller's AWS credentials; the
  * region is the ARN's). The Step Functions client is loaded only then: every other command of the CLI
- * starts without it (it was about half of a command's CPU, 0.1 of 0.22 s).
+ * starts without it (0.19 instead of 0.23 CPU-s a command).
  */
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import type { Session } from './session';
