@@ -36,6 +36,13 @@ interface CreateOptions {
   idempotencyKey?: string;
 }
 
+/** A `--timeout <minutes>` option's value: a positive number of minutes. */
+function minutesOf(value: string): number {
+  const minutes = Number(value);
+  if (!(value.trim() !== '' && minutes > 0)) throw new Error(`--timeout ${value}: not a number of minutes`);
+  return minutes;
+}
+
 export function groupCommands(program: Command): void {
   const group = program.command('group').description('payment groups');
 
@@ -81,9 +88,7 @@ export function groupCommands(program: Command): void {
     .option('--timeout <minutes>', 'stop watching after this long', '30')
     .option('--all', `every payment's row (the first ${FIRST_ROWS} otherwise)`)
     .action(async (groupId: string, options: { watch: boolean; timeout: string; all?: boolean }) => {
-      const minutes = Number(options.timeout);
-      if (!(options.timeout.trim() !== '' && minutes > 0))
-        throw new Error(`--timeout ${options.timeout}: not a number of minutes`);
+      const minutes = minutesOf(options.timeout);
       const session = loadSession();
       const api = clientOf(session);
       const started = await api.processGroup(session.mid, groupId);
@@ -138,15 +143,26 @@ export function groupCommands(program: Command): void {
   group
     .command('reverse <groupId>')
     .description("void-or-refund the group's approved payments (void before settlement, refund after)")
+    .option('--timeout <minutes>', 'stop watching a background reversal after this long', '30')
     .option('--all', `every payment's row (the first ${FIRST_ROWS} otherwise)`)
-    .action(async (groupId: string, options: { all?: boolean }) => {
+    .action(async (groupId: string, options: { timeout: string; all?: boolean }) => {
+      const minutes = minutesOf(options.timeout);
       const session = loadSession();
       const api = clientOf(session);
       const answer = await api.voidOrRefundGroup(session.mid, groupId);
+      let still = false;
       if ('executionArn' in answer) {
         print(`Reversing in the background: execution ${executionName(answer.executionArn)}`);
         const found = await api.getGroup(session.mid, groupId);
-        await watchReversal(api, session.mid, groupId, found.paymentCount);
+        const watched = await watchReversal(
+          api,
+          session.mid,
+          groupId,
+          found.paymentCount,
+          1000,
+          minutes * 60_000,
+        );
+        still = watched?.status !== 'done';
       }
       const payments = await paymentsOf(api, session.mid, groupId);
       console.log(outcomeTable(payments, options.all));
@@ -161,6 +177,8 @@ export function groupCommands(program: Command): void {
               : ''),
         );
       }
+      if (still)
+        print(`Still reversing after ${minutes} minutes; \`spay group show ${groupId}\` shows it later`);
     });
 
   group

@@ -95,14 +95,19 @@ export async function watchProcessing(
   }
 }
 
-/** Watches a background void-or-refund (202) until its summary says done. */
+/**
+ * Watches a background void-or-refund (202) until its summary says done, or until `timeoutMs` has
+ * passed (a run that failed keeps its summary `running`): the summary as last read, if any.
+ */
 export async function watchReversal(
   api: ScheduledPaymentsClient,
   mid: string,
   groupId: string,
   total: number,
   pollMs = 1000,
-): Promise<NonNullable<Group['voidOrRefundSummary']>> {
+  timeoutMs = 30 * 60_000,
+): Promise<Group['voidOrRefundSummary']> {
+  const until = Date.now() + timeoutMs;
   // The counts by kind follow in the summary line when it is done; the bar fits 80 columns.
   const format = 'Reversing {bar} {value}/{total} | {failed} failed';
   const bar = new SingleBar(
@@ -119,6 +124,7 @@ export async function watchReversal(
   try {
     for (;;) {
       const summary = (await api.getGroup(mid, groupId)).voidOrRefundSummary;
+      if (Date.now() > until) return summary;
       if (summary) {
         const { voidedCount, refundedCount, refundScheduledCount, skippedCount, failedCount } = summary;
         const done = voidedCount + refundedCount + refundScheduledCount + skippedCount + failedCount;

@@ -175,6 +175,27 @@ test('a background void-or-refund is watched until its summary is done', async (
   expect(reads).toBe(3);
 });
 
+test('defect: group reverse watched a background reversal without a timeout: a run that never ends is watched until the timeout, then left running', async () => {
+  let reads = 0;
+  const running = {
+    status: 'running',
+    voidedCount: 10,
+    refundedCount: 0,
+    refundScheduledCount: 0,
+    skippedCount: 0,
+    failedCount: 0,
+  };
+  const api = {
+    getGroup: async () => {
+      reads++;
+      return { voidOrRefundSummary: running };
+    },
+  } as unknown as ScheduledPaymentsClient;
+  const watched = await watchReversal(api, '32350000001', 'g', 1201, 5, 60);
+  expect(watched).toMatchObject({ status: 'running', voidedCount: 10 });
+  expect(reads).toBeGreaterThan(1);
+});
+
 describe('series tables', () => {
   const series = {
     seriesId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa',
