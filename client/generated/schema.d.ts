@@ -369,7 +369,7 @@ export interface paths {
      *     - Optional body `{paymentIds}`: only these payments, at most 1,000 (each must be a payment of this group, else 400), always reversed within the request. No body: every payment of the group.
      *     - The request starts no reversal in its last 8 s before its 28 s limit (a processor slower than usual): payments not reached are counted in failedCount with the reason "not attempted"; repeat the request for them.
      *     - Within the void safety margin before a sale's settlement cut-off (the last min(120 s, 1% of the settlement period): 36 s for hourly cut-offs), no void can start and no refund yet: the payment's refund is recorded now (status Pending, its amount reserved on the sale, `scheduledFor` the cut-off), the outcome is `refund_scheduled` (counted in refundScheduledCount), and the service sends the refund by itself right after the cut-off; the payment's `voidOrRefundResponses` then shows it Completed (or Failed). Nothing more to call.
-     *     - Payments never charged (the group not processed yet, deleted, declined or failed), already reversed (a scheduled refund included), or with nothing left to refund are skipped and counted in skippedCount; a reversal refused by the processor or the rules is counted in failedCount with a reason. Either way the answer is 200 (a pending group: everything skipped).
+     *     - Payments never charged (the group not processed yet, deleted, declined or failed), already reversed (a scheduled refund included), disputed (a dispute open or lost: the reason names it), or with nothing left to refund are skipped and counted in skippedCount; a reversal refused by the processor or the rules is counted in failedCount with a reason. Either way the answer is 200 (a pending group: everything skipped).
      *     - Safe to repeat: a payment with a recorded reversal is skipped, so nothing is reversed twice.
      *     - A group with more than 1,000 non-deleted payments (or more than 2,000 in all, deleted ones included: a request lists each), without `paymentIds`, is reversed in the background: 202 `{paymentGroupId, status: "accepted", executionArn}`. The group's `voidOrRefundSummary` shows `status: "running"` and the counts so far, then `"done"` with voided + refunded + refundScheduled + skipped + failed = its non-deleted payments; each payment's `voidOrRefundResponses` shows its reversal. Repeating the call while it runs answers 202 with the same executionArn; repeating it after it is done starts a new run, which reverses nothing twice (the payments reversed before count as skipped).
      */
@@ -1421,7 +1421,7 @@ export interface components {
         refundedCount: number;
         /** @description Payments inside the void margin before their cut-off when this run reached them: refunds recorded by this run and sent by the service right after the cut-off (see each payment’s voidOrRefundResponses). */
         refundScheduledCount: number;
-        /** @description Payments never charged, already reversed before this run, or with nothing left to refund. */
+        /** @description Payments never charged, already reversed before this run, disputed, or with nothing left to refund. */
         skippedCount: number;
         /** @description Reversals refused (by the processor or the rules); the payment shows why. */
         failedCount: number;
@@ -2317,7 +2317,7 @@ export interface components {
       refundedCount: number;
       /** @description Approved payments whose sale was within the void safety margin of its settlement cut-off (too late for a void, too early for a refund): a refund of the available amount is recorded now (Pending, the amount reserved) and sent by the service right after the cut-off; outcome refund_scheduled. Nothing more to call. */
       refundScheduledCount: number;
-      /** @description Payments never charged (not processed, deleted, declined, failed), already reversed, or with nothing left to refund. */
+      /** @description Payments never charged (not processed, deleted, declined, failed), already reversed, disputed (no reversal while a dispute is open or after one was lost), or with nothing left to refund. */
       skippedCount: number;
       /** @description Reversals refused (by the processor or the rules), or not attempted before the request ran out of time; see reason. Repeating the request is safe and reverses them. */
       failedCount: number;

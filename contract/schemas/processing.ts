@@ -165,7 +165,7 @@ export const voidOrRefundResultSchema = {
       'Approved payments whose sale was within the void safety margin of its settlement cut-off (too late for a void, too early for a refund): a refund of the available amount is recorded now (Pending, the amount reserved) and sent by the service right after the cut-off; outcome refund_scheduled. Nothing more to call.',
     ),
     skippedCount: count(
-      'Payments never charged (not processed, deleted, declined, failed), already reversed, or with nothing left to refund.',
+      'Payments never charged (not processed, deleted, declined, failed), already reversed, disputed (no reversal while a dispute is open or after one was lost), or with nothing left to refund.',
     ),
     failedCount: count(
       'Reversals refused (by the processor or the rules), or not attempted before the request ran out of time; see reason. Repeating the request is safe and reverses them.',
@@ -220,7 +220,7 @@ export const voidOrRefundSummarySchema = {
       'Payments inside the void margin before their cut-off when this run reached them: refunds recorded by this run and sent by the service right after the cut-off (see each payment’s voidOrRefundResponses).',
     ),
     skippedCount: count(
-      'Payments never charged, already reversed before this run, or with nothing left to refund.',
+      'Payments never charged, already reversed before this run, disputed, or with nothing left to refund.',
     ),
     failedCount: count('Reversals refused (by the processor or the rules); the payment shows why.'),
     executionArn: { type: 'string', description: 'The background execution (Step Functions).' },

@@ -170,6 +170,24 @@ async function reverseSale(
   // One refund per payment; after a failed one (recorded), the next attempt gets a new id.
   const failedBefore = (payment.voidOrRefundResponses ?? []).filter((r) => r.status === 'Failed').length;
   const refundId = uuidv5(`reversal:${paymentId}:${failedBefore}`, REVERSAL_NAMESPACE);
+  const refundFound = refunds.some((r) => r.refundId === refundId);
+  // No reversal while the sale is disputed (a reserved void or a refund of this id is finished),
+  // whatever the time: the void it would be before the margin, the refund after it.
+  if (
+    transaction.status === 'Approved' &&
+    transaction.voidingAt === undefined &&
+    disputedNow(transaction) &&
+    !refundFound
+  ) {
+    const refunded =
+      isSettled(transaction, now) ||
+      withinVoidMargin(transaction, now, voidMarginSeconds(config().settlement.periodSeconds));
+    return {
+      paymentId,
+      outcome: 'skipped',
+      reason: disputedRefusal(transaction, refunded ? 'refunded' : 'voided'),
+    };
+  }
   // Money that may still come back: the refund waits for the debit to clear.
   if (heldReversal(transaction, refunds, refundId, now)) {
     const held = await writeAheadRefund(payment, transaction, refunds, refundId, now, 'held');
@@ -180,8 +198,7 @@ async function reverseSale(
     transaction.status === 'Approved' &&
     transaction.voidingAt === undefined &&
     !isSettled(transaction, now) &&
-    (refunds.some((r) => r.refundId === refundId) ||
-      withinVoidMargin(transaction, now, voidMarginSeconds(config().settlement.periodSeconds)))
+    (refundFound || withinVoidMargin(transaction, now, voidMarginSeconds(config().settlement.periodSeconds)))
   )
     return (await writeAheadRefund(payment, transaction, refunds, refundId, now, 'scheduled'))!;
   // A reserved void is finished whatever the time (a refund could never start after it).
@@ -202,13 +219,11 @@ async function reverseSale(
     };
     return { paymentId, outcome: 'voided', response };
   }
-  if (disputedNow(transaction) && !refunds.some((r) => r.refundId === refundId))
-    return { paymentId, outcome: 'skipped', reason: disputedRefusal(transaction, 'refunded') };
   const available = availableRefundCents(transaction);
-  if (available === 0 && !refunds.some((r) => r.refundId === refundId)) {
+  if (available === 0 && !refundFound) {
     return { paymentId, outcome: 'skipped', reason: 'nothing left to refund' };
   }
-  if (tooManyRefused(transaction) && !refunds.some((r) => r.refundId === refundId))
+  if (tooManyRefused(transaction) && !refundFound)
     return { paymentId, outcome: 'skipped', reason: TOO_MANY_REFUSED };
   const { refund } = await refundSale(merchantId, transaction.transactionId, available, refundId, now);
   return {

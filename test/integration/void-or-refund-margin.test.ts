@@ -78,10 +78,11 @@ afterAll(async () => {
 async function processedGroupNearCutOff(
   charged: number,
   unprocessed = 0,
+  aheadSeconds = CUT_OFF_AHEAD_SECONDS,
 ): Promise<{ group: Group; payments: Payment[] }> {
   sandbox = new SandboxProcessor(ddb(), table.tableName, {
     periodSeconds: 86_400,
-    offsetSeconds: (Math.floor(testClock.nowMs() / 1000) + CUT_OFF_AHEAD_SECONDS) % 86_400,
+    offsetSeconds: (Math.floor(testClock.nowMs() / 1000) + aheadSeconds) % 86_400,
   });
   processor = new FaultyProcessor(sandbox);
   useProcessor(processor);
@@ -365,6 +366,38 @@ test('a refund scheduled inside the void margin is not sent once a dispute of it
   await sweep(moveTo(rightAfter(cutOff + 60_000)), { olderThanSeconds: 15 });
   expect(refundCalls().filter(ofThisSale)).toEqual([]);
 }, 60_000);
+
+test.each([
+  ['inside the void margin (a refund it would schedule)', CUT_OFF_AHEAD_SECONDS, 'refunded'],
+  ['before the void margin (a void it would send)', 3_600, 'voided'],
+])(
+  'defect: a group void-or-refund of a sale disputed before its cut-off answered it skipped "nothing left to refund" or failed; it is skipped naming the dispute, %s',
+  async (_, aheadSeconds, what) => {
+    const { group, payments } = await processedGroupNearCutOff(1, 0, aheadSeconds);
+    const payment = payments[0]!;
+    const { transaction } = await saleOf(payment);
+    const at = testClock.now();
+    expect(await applyNotice(disputeOpened(transaction, at), at)).toEqual({ outcome: 'applied' });
+    const disputeId = (await saleOf(payment)).transaction.dispute!.disputeId;
+
+    const { outcomes } = await voidOrRefundGroup(group.paymentGroupId, MERCHANT, undefined, testClock.now());
+    expect(outcomes).toEqual([
+      {
+        paymentId: payment.paymentId,
+        outcome: 'skipped',
+        reason: `transaction ${transaction.transactionId} is disputed (dispute ${disputeId}, needs_response, general): it cannot be ${what} while the dispute is open`,
+      },
+    ]);
+    expect(processor.calls.filter((c) => c.kind !== 'SALE')).toEqual([]);
+    const after = await saleOf(payment);
+    expect(after.transaction).toMatchObject({ status: 'Approved', refundCount: 0 });
+    expect(after.transaction.voidingAt).toBeUndefined();
+    expect(after.refunds).toEqual([]);
+    const shown = await paymentStore().getPayment(group.paymentGroupId, payment.paymentId);
+    expect(shown!.voidOrRefundResponses ?? []).toEqual([]);
+  },
+  60_000,
+);
 
 test('defect: a repeated void-or-refund after the cut-off sent a scheduled refund its sale was disputed since (never recorded on the payment: a crash), where the sweeper would have refused it', async () => {
   const { group, payment, cutOff } = await refundScheduledThenCrash();
