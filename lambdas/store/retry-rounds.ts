@@ -240,14 +240,22 @@ class DynamoRetryRoundStore implements RetryRoundStore {
       // Receipts still queued (in the due index, not waiting): ReceiptsQueued ends the run at the slot.
       const run = runEnd(group.paymentGroupId, slot, !(group.due && !group.awaitingRetry));
       const seen = roundAsRead(group.retrySlot);
+      // Counted once: a retry moved (a repeat that decided another time) is already counted.
+      const counted = previous.retry?.status === 'scheduled';
       items.push({
         Update: {
           TableName: this.tableName,
           Key: keys.group(group.paymentGroupId),
-          UpdateExpression: `SET ${run.set.slice(2)} ADD processingSummary.retriesScheduled :one`,
+          UpdateExpression:
+            `SET ${run.set.slice(2)}` + (counted ? '' : ' ADD processingSummary.retriesScheduled :one'),
           ConditionExpression: `#status = :processed AND ${seen.condition}`,
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':processed': 'processed', ':one': 1, ...run.values, ...seen.values },
+          ExpressionAttributeValues: {
+            ':processed': 'processed',
+            ...(!counted && { ':one': 1 }),
+            ...run.values,
+            ...seen.values,
+          },
         },
       });
     }

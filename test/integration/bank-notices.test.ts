@@ -531,6 +531,61 @@ test('an nsf return of a scheduled payment counts as a 51 decline: retried by it
   expect((await claimStore().read(paymentGroupId))!.processingSummary!.retriesScheduled).toBe(1);
 });
 
+test('defect: a repeat of an nsf return’s retry follow-up that decided another retry time (the group’s policy changed since) counted the payment in retriesScheduled twice', async () => {
+  const { profileId } = await checkingPayor();
+  const paymentGroupId = newId();
+  const group = groupRecord({
+    paymentGroupId,
+    merchantId: MID,
+    status: 'processed',
+    retryPolicy: { maxRetries: 2, intervalHours: 24 },
+    processingSummary: { ...emptyTotals(), approved: 1, processedAt: T0.toISOString() },
+  });
+  await table.db.send(new PutCommand({ TableName: table.tableName, Item: groupItem(group) }));
+  const { payment, sale } = await paidPayment(profileId, paymentGroupId);
+  const notice = returned(sale, 'R01', processorKeys.payment(payment.paymentId));
+  expect(await receiveNotices([notice], 'webhook', later(70))).toMatchObject({ applied: 1 });
+  expect((await claimStore().read(paymentGroupId))!.processingSummary!.retriesScheduled).toBe(1);
+
+  // The follow-up again (a crash before its removal), after the group's interval changed.
+  await table.db.send(
+    new UpdateCommand({
+      TableName: table.tableName,
+      Key: keys.group(paymentGroupId),
+      UpdateExpression: 'SET retryPolicy.intervalHours = :h',
+      ExpressionAttributeValues: { ':h': 48 },
+    }),
+  );
+  await table.db.send(
+    new PutCommand({
+      TableName: table.tableName,
+      Item: {
+        pk: `NOTICE#${notice.noticeId}`,
+        sk: 'FOLLOWUP',
+        gsi2pk: 'NOTICEFX',
+        gsi2sk: `${later(70).toISOString()}#${notice.noticeId}`,
+        entity: 'notice-follow-up',
+        noticeId: notice.noticeId,
+        work: {
+          kind: 'retry',
+          merchantId: MID,
+          paymentGroupId,
+          paymentId: payment.paymentId,
+          transactionId: sale.transactionId,
+        },
+        dueAt: later(70).toISOString(),
+      },
+    }),
+  );
+  expect(await runDueFollowUps(later(200), 10)).toBeGreaterThanOrEqual(1);
+  const after = (await paymentStore().getPayment(paymentGroupId, payment.paymentId))!;
+  expect(after.retry).toMatchObject({ status: 'scheduled' });
+  const summary = (await claimStore().read(paymentGroupId))!.processingSummary!;
+  expect(summary.retriesScheduled).toBe(1);
+  // The report, which counts the payments, agrees.
+  expect((await groupReport(MID, paymentGroupId)).counts.retryScheduled).toBe(1);
+});
+
 /** A processed group whose summary counts two approved $25 debits; its id. */
 async function processedGroup(): Promise<string> {
   const paymentGroupId = newId();
