@@ -87,13 +87,19 @@ export async function deliver(message: OutboxMessage): Promise<Outcome> {
     return outcome;
   }
 
+  let email = item;
   // A payment-scheduled notice still waiting when its group or payment was deleted: the payment
-  // will not be charged, so the payor is not told it will be.
+  // will not be charged, so the payor is not told it will be. Otherwise it names the slot and the
+  // amount as they are now (the group rescheduled or the payment changed while it waited).
   if (item.kind === 'payment-scheduled' && group) {
+    const payment =
+      group.status === 'deleted'
+        ? undefined
+        : await paymentStore().getPayment(group.paymentGroupId, item.data.paymentId);
     const gone =
       group.status === 'deleted'
         ? 'its group was deleted'
-        : (await paymentStore().getPayment(group.paymentGroupId, item.data.paymentId))?.deleted
+        : payment?.deleted
           ? 'its payment was deleted'
           : undefined;
     if (gone) {
@@ -101,12 +107,15 @@ export async function deliver(message: OutboxMessage): Promise<Outcome> {
       await store.markFailed(outboxId, `${gone} before the notice went out; nothing to notify`);
       return DONE;
     }
+    const { scheduleDate, scheduleHour } = group;
+    const amountCents = payment?.amountCents ?? item.data.amountCents;
+    email = { ...item, data: { ...item.data, scheduleDate, scheduleHour, amountCents } };
   }
 
   let messageId: string;
   await pace().take();
   try {
-    ({ messageId } = await emailSender().send(item.recipient, renderEmail(item), item.outboxId));
+    ({ messageId } = await emailSender().send(item.recipient, renderEmail(email), item.outboxId));
   } catch (error) {
     return failedSend(message, item.attempts, error);
   }

@@ -9,7 +9,7 @@ import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { deleteGroup } from '#core/groups';
+import { deleteGroup, updateGroup } from '#core/groups';
 import { newGroup, newPayment } from '#domain/groups';
 import { noticeOutboxId, type OutboxItem } from '#domain/notifications';
 import { reloadConfigForTests } from '#shared/config';
@@ -183,6 +183,52 @@ describe('issue 10, item 6: e-mails SES kept throttling are found and sent again
     expect(stored).not.toHaveProperty('throttles');
     expect(stored).not.toHaveProperty('lastError');
   }, 30_000);
+});
+
+test('defect: a payment-scheduled notice still waiting when its group was rescheduled and its amount changed named the slot and amount it was written with; it names them as they are when it goes out', async () => {
+  const now = new Date();
+  const group = newGroup(
+    { servicePayId: MERCHANT, scheduleDate: '2031-10-01', scheduleHour: 9, locationId: 1 },
+    MERCHANT,
+    newId(),
+    now,
+  );
+  const { payor, method } = makePayor(MERCHANT);
+  await new DynamoPayorStore(table.db, table.tableName).create(payor, method);
+  const payment = newPayment(
+    { profileId: `${payor.payorId}/${method.savedPaymentMethodId}`, amount: 12.5 },
+    group,
+    newId(),
+    now,
+  );
+  group.paymentCount = 1;
+  group.totalCents = payment.amountCents;
+  await new DynamoGroupStore(table.db, table.tableName).createGroup(group, [payment]);
+  const item = scheduledNotice(group.paymentGroupId, payment.paymentId, payment.amountCents, now);
+  expect(await outbox.putOnce(item)).toBe(true);
+  // While it waits (a backlog at the SES rate): the group moves to 3 October, 15:00, the amount to 20.
+  await updateGroup(
+    group.paymentGroupId,
+    MERCHANT,
+    { scheduleDate: '2031-10-03', scheduleHour: 15 },
+    new Date(),
+  );
+  expect(await paymentStore().replacePayment(payment, { ...payment, amountCents: 2000 }, new Date())).toBe(
+    'ok',
+  );
+  ses.reset();
+  ses.on(SendEmailCommand).resolves({ MessageId: 'ses-moved' });
+
+  await notify(item.outboxId);
+
+  const sent = ses.commandCalls(SendEmailCommand).map((call) => JSON.stringify(call.args[0].input.Content));
+  expect(sent).toHaveLength(1);
+  expect(sent[0]).toContain('2031-10-03');
+  expect(sent[0]).toContain('15:00');
+  expect(sent[0]).toContain('20.00');
+  expect(sent[0]).not.toContain('2031-10-01');
+  expect(sent[0]).not.toContain('12.50');
+  expect(await outbox.get(item.outboxId)).toMatchObject({ status: 'sent' });
 });
 
 describe('a payment-scheduled notice whose payment will not be charged', () => {
