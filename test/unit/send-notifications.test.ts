@@ -155,7 +155,7 @@ describe('the notifier (SQS queue → SES)', () => {
     expect(ddbMock.calls()).toHaveLength(0);
   });
 
-  it('claims the item, checks the group and the payment (two reads), sends once and marks it sent', async () => {
+  it('claims the item, checks the group and the payment (two reads), sends once naming them as they are now, and marks it sent', async () => {
     const claimed = item({ attempts: 2 });
     claimable(claimed);
     const result = await notify([record()]);
@@ -173,7 +173,17 @@ describe('the notifier (SQS queue → SES)', () => {
       groupKey,
       { pk: `GROUP#${GROUP_ID}`, sk: `PAYMENT#${PAYMENT_ID}` },
     ]);
-    expect(sent).toEqual([{ to: 'payor@example.com', email: renderEmail(claimed) }]);
+    // The stored payment's amount (19.99, the notice was queued with 12.50) and the group's slot.
+    const { scheduleDate, scheduleHour } = group();
+    const now = {
+      ...claimed,
+      data: { ...claimed.data, amountCents: payment().amountCents, scheduleDate, scheduleHour },
+    };
+    expect([claimed.data, payment().amountCents]).toEqual([
+      expect.objectContaining({ amountCents: 1250 }),
+      1999,
+    ]);
+    expect(sent).toEqual([{ to: 'payor@example.com', email: renderEmail(now as OutboxItem) }]);
     expect(updates()).toHaveLength(2);
     expect(done).toMatchObject({
       Key: outboxKey(),
