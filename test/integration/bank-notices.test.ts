@@ -474,8 +474,11 @@ test('a crash between the notice’s transaction and its follow-up: the next pas
   expect(await typesOf(methodId)).toEqual(['payment_method.updated']);
 });
 
-test('an nsf return of a scheduled payment counts as a 51 decline: retried by its group’s policy, the group waits for the round', async () => {
-  const { payorId, methodId, profileId } = await checkingPayor();
+/**
+ * A processed group (retries: 2, 24 hours apart) whose one payment's debit was paid, and the nsf
+ * (R01) return notice of that debit, not applied yet.
+ */
+async function nsfReturnOfScheduledPayment(profileId: string) {
   const paymentGroupId = newId();
   const group = groupRecord({
     paymentGroupId,
@@ -486,7 +489,41 @@ test('an nsf return of a scheduled payment counts as a 51 decline: retried by it
   });
   await table.db.send(new PutCommand({ TableName: table.tableName, Item: groupItem(group) }));
   const { payment, sale } = await paidPayment(profileId, paymentGroupId);
-  const notice = returned(sale, 'R01', processorKeys.payment(payment.paymentId));
+  return {
+    paymentGroupId,
+    payment,
+    sale,
+    notice: returned(sale, 'R01', processorKeys.payment(payment.paymentId)),
+  };
+}
+
+/** The retry follow-up of an nsf return written again, due at once (a crash before its removal). */
+async function retryFollowUpAgain(
+  notice: ProcessorNotice,
+  paymentGroupId: string,
+  paymentId: string,
+  transactionId: string,
+): Promise<void> {
+  await table.db.send(
+    new PutCommand({
+      TableName: table.tableName,
+      Item: {
+        pk: `NOTICE#${notice.noticeId}`,
+        sk: 'FOLLOWUP',
+        gsi2pk: 'NOTICEFX',
+        gsi2sk: `${later(70).toISOString()}#${notice.noticeId}`,
+        entity: 'notice-follow-up',
+        noticeId: notice.noticeId,
+        work: { kind: 'retry', merchantId: MID, paymentGroupId, paymentId, transactionId },
+        dueAt: later(70).toISOString(),
+      },
+    }),
+  );
+}
+
+test('an nsf return of a scheduled payment counts as a 51 decline: retried by its group’s policy, the group waits for the round', async () => {
+  const { payorId, methodId, profileId } = await checkingPayor();
+  const { paymentGroupId, payment, sale, notice } = await nsfReturnOfScheduledPayment(profileId);
 
   expect(await receiveNotices([notice, notice], 'webhook', later(70))).toMatchObject({
     applied: 1,
@@ -505,27 +542,7 @@ test('an nsf return of a scheduled payment counts as a 51 decline: retried by it
   // The method stays as it is.
   expect((await methodOf(payorId, methodId)).status ?? 'active').toBe('active');
   // A repeat of the follow-up (a crash before its removal) changes nothing.
-  await table.db.send(
-    new PutCommand({
-      TableName: table.tableName,
-      Item: {
-        pk: `NOTICE#${notice.noticeId}`,
-        sk: 'FOLLOWUP',
-        gsi2pk: 'NOTICEFX',
-        gsi2sk: `${later(70).toISOString()}#${notice.noticeId}`,
-        entity: 'notice-follow-up',
-        noticeId: notice.noticeId,
-        work: {
-          kind: 'retry',
-          merchantId: MID,
-          paymentGroupId,
-          paymentId: payment.paymentId,
-          transactionId: sale.transactionId,
-        },
-        dueAt: later(70).toISOString(),
-      },
-    }),
-  );
+  await retryFollowUpAgain(notice, paymentGroupId, payment.paymentId, sale.transactionId);
   expect(await runDueFollowUps(later(200), 10)).toBeGreaterThanOrEqual(1);
   expect(await typesOf(payment.paymentId)).toEqual(['payment.retry_scheduled', 'payment.returned']);
   expect((await claimStore().read(paymentGroupId))!.processingSummary!.retriesScheduled).toBe(1);
@@ -533,17 +550,7 @@ test('an nsf return of a scheduled payment counts as a 51 decline: retried by it
 
 test('defect: a repeat of an nsf return’s retry follow-up that decided another retry time (the group’s policy changed since) counted the payment in retriesScheduled twice', async () => {
   const { profileId } = await checkingPayor();
-  const paymentGroupId = newId();
-  const group = groupRecord({
-    paymentGroupId,
-    merchantId: MID,
-    status: 'processed',
-    retryPolicy: { maxRetries: 2, intervalHours: 24 },
-    processingSummary: { ...emptyTotals(), approved: 1, processedAt: T0.toISOString() },
-  });
-  await table.db.send(new PutCommand({ TableName: table.tableName, Item: groupItem(group) }));
-  const { payment, sale } = await paidPayment(profileId, paymentGroupId);
-  const notice = returned(sale, 'R01', processorKeys.payment(payment.paymentId));
+  const { paymentGroupId, payment, sale, notice } = await nsfReturnOfScheduledPayment(profileId);
   expect(await receiveNotices([notice], 'webhook', later(70))).toMatchObject({ applied: 1 });
   expect((await claimStore().read(paymentGroupId))!.processingSummary!.retriesScheduled).toBe(1);
 
@@ -556,27 +563,7 @@ test('defect: a repeat of an nsf return’s retry follow-up that decided another
       ExpressionAttributeValues: { ':h': 48 },
     }),
   );
-  await table.db.send(
-    new PutCommand({
-      TableName: table.tableName,
-      Item: {
-        pk: `NOTICE#${notice.noticeId}`,
-        sk: 'FOLLOWUP',
-        gsi2pk: 'NOTICEFX',
-        gsi2sk: `${later(70).toISOString()}#${notice.noticeId}`,
-        entity: 'notice-follow-up',
-        noticeId: notice.noticeId,
-        work: {
-          kind: 'retry',
-          merchantId: MID,
-          paymentGroupId,
-          paymentId: payment.paymentId,
-          transactionId: sale.transactionId,
-        },
-        dueAt: later(70).toISOString(),
-      },
-    }),
-  );
+  await retryFollowUpAgain(notice, paymentGroupId, payment.paymentId, sale.transactionId);
   expect(await runDueFollowUps(later(200), 10)).toBeGreaterThanOrEqual(1);
   const after = (await paymentStore().getPayment(paymentGroupId, payment.paymentId))!;
   expect(after.retry).toMatchObject({ status: 'scheduled' });

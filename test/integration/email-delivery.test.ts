@@ -109,19 +109,30 @@ const scheduledNotice = (
 const headersOfSends = () =>
   ses.commandCalls(SendEmailCommand).map((call) => call.args[0].input.Content?.Simple?.Headers);
 
+/** A pending group of one $12.50 payment (2031-10-01, 09:00) and its queued payment-scheduled notice. */
+async function queuedNotice() {
+  const now = new Date();
+  const group = newGroup(
+    { servicePayId: MERCHANT, scheduleDate: '2031-10-01', scheduleHour: 9, locationId: 1 },
+    MERCHANT,
+    newId(),
+    now,
+  );
+  const { payor, method } = makePayor(MERCHANT);
+  await new DynamoPayorStore(table.db, table.tableName).create(payor, method);
+  const profileId = `${payor.payorId}/${method.savedPaymentMethodId}`;
+  const payment = newPayment({ profileId, amount: 12.5 }, group, newId(), now);
+  group.paymentCount = 1;
+  group.totalCents = payment.amountCents;
+  await new DynamoGroupStore(table.db, table.tableName).createGroup(group, [payment]);
+  const item = scheduledNotice(group.paymentGroupId, payment.paymentId, payment.amountCents, now);
+  expect(await outbox.putOnce(item)).toBe(true);
+  return { group, payment, item };
+}
+
 describe('issue 13, defect 10: the e-mail delivery promise', () => {
   test('a redelivery after an expired claim (the notifier died after SES accepted) carries the same message id', async () => {
-    const now = new Date();
-    const group = newGroup(
-      { servicePayId: MERCHANT, scheduleDate: '2031-10-01', scheduleHour: 9, locationId: 1 },
-      MERCHANT,
-      newId(),
-      now,
-    );
-    await new DynamoGroupStore(table.db, table.tableName).createGroup(group, []);
-    const paymentId = newId();
-    const item = scheduledNotice(group.paymentGroupId, paymentId, 1250, now);
-    expect(await outbox.putOnce(item)).toBe(true);
+    const { item } = await queuedNotice();
     ses.on(SendEmailCommand).resolvesOnce({ MessageId: 'ses-1' }).resolvesOnce({ MessageId: 'ses-2' });
 
     // SES accepts the message, then the notifier cannot record it (it dies, in effect).
@@ -186,26 +197,7 @@ describe('issue 10, item 6: e-mails SES kept throttling are found and sent again
 });
 
 test('defect: a payment-scheduled notice still waiting when its group was rescheduled and its amount changed named the slot and amount it was written with; it names them as they are when it goes out', async () => {
-  const now = new Date();
-  const group = newGroup(
-    { servicePayId: MERCHANT, scheduleDate: '2031-10-01', scheduleHour: 9, locationId: 1 },
-    MERCHANT,
-    newId(),
-    now,
-  );
-  const { payor, method } = makePayor(MERCHANT);
-  await new DynamoPayorStore(table.db, table.tableName).create(payor, method);
-  const payment = newPayment(
-    { profileId: `${payor.payorId}/${method.savedPaymentMethodId}`, amount: 12.5 },
-    group,
-    newId(),
-    now,
-  );
-  group.paymentCount = 1;
-  group.totalCents = payment.amountCents;
-  await new DynamoGroupStore(table.db, table.tableName).createGroup(group, [payment]);
-  const item = scheduledNotice(group.paymentGroupId, payment.paymentId, payment.amountCents, now);
-  expect(await outbox.putOnce(item)).toBe(true);
+  const { group, payment, item } = await queuedNotice();
   // While it waits (a backlog at the SES rate): the group moves to 3 October, 15:00, the amount to 20.
   await updateGroup(
     group.paymentGroupId,
@@ -235,22 +227,7 @@ describe('a payment-scheduled notice whose payment will not be charged', () => {
   test.each(['its group', 'its payment'] as const)(
     'defect: the notice still waiting when %s was deleted (a backlog at the SES rate, throttling) was sent: it is not, and its item says why',
     async (deleted) => {
-      const now = new Date();
-      const group = newGroup(
-        { servicePayId: MERCHANT, scheduleDate: '2031-10-01', scheduleHour: 9, locationId: 1 },
-        MERCHANT,
-        newId(),
-        now,
-      );
-      const { payor, method } = makePayor(MERCHANT);
-      await new DynamoPayorStore(table.db, table.tableName).create(payor, method);
-      const profileId = `${payor.payorId}/${method.savedPaymentMethodId}`;
-      const payment = newPayment({ profileId, amount: 12.5 }, group, newId(), now);
-      group.paymentCount = 1;
-      group.totalCents = payment.amountCents;
-      await new DynamoGroupStore(table.db, table.tableName).createGroup(group, [payment]);
-      const item = scheduledNotice(group.paymentGroupId, payment.paymentId, payment.amountCents, now);
-      expect(await outbox.putOnce(item)).toBe(true);
+      const { group, payment, item } = await queuedNotice();
       if (deleted === 'its group') await deleteGroup(group.paymentGroupId, MERCHANT, new Date());
       else expect(await paymentStore().softDeletePayment(payment, new Date())).toBe('ok');
       ses.reset();
