@@ -50,6 +50,10 @@ export function passesLuhn(digits: string): boolean {
 const BRAND_PREFIX =
   /4|5[1-5]|2(22[1-9]|2[3-9]\d|[3-6]\d\d|7[01]\d|720)|3[46-9]|30[0-5]|35(2[89]|[3-8]\d)|6(011|4[4-9]|5|2)/y;
 
+/** An Amex number's shape: 15 digits from 34 or 37. */
+const amexShaped = (digits: string, from: number, to: number): boolean =>
+  to - from === 15 && digits[from] === '3' && (digits[from + 1] === '4' || digits[from + 1] === '7');
+
 /** A UUID (8-4-4-4-12 hexadecimal digits), in any letter case. */
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
@@ -123,8 +127,10 @@ function scan(written: string, first: boolean): Span[] {
       for (let h = g + 1; h < groups.length; h++) {
         const to = groups[h]!;
         if (to - from > MAX_DIGITS) break;
-        // E.164: a phone number has at most 15 digits, its country code's among them.
-        if (to - from < MIN_DIGITS || (g === 0 && plusLed && to - from <= E164_DIGITS)) continue;
+        // E.164: a phone number has at most 15 digits, its country code's among them; none of 15
+        // starts 34 or 37 (Spain's have 11, those of 370-379 at most 13): that one is an Amex.
+        const phone = g === 0 && plusLed && to - from <= E164_DIGITS && !amexShaped(digits, from, to);
+        if (to - from < MIN_DIGITS || phone) continue;
         if (!passesLuhn(digits.slice(from, to))) continue;
         found.push({ start: starts[from]!, end: ends[to - 1]! });
         g = h - 1; // on after this one
