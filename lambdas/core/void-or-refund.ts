@@ -138,6 +138,10 @@ async function writeAheadRefund(
   return { paymentId, outcome: outcomeOfRefund(refund), response: refundResponse(refund) };
 }
 
+/** Too late to void the sale before its cut-off, at the deployment's settlement period. */
+const insideVoidMargin = (transaction: Transaction, now: Date): boolean =>
+  withinVoidMargin(transaction, now, voidMarginSeconds(config().settlement.periodSeconds));
+
 /**
  * Whether the sale is a bank debit that has not cleared and is reversed by a refund held until it
  * clears: settled, inside the void margin, or on a processor that cannot cancel a submitted debit
@@ -149,7 +153,7 @@ function heldReversal(transaction: Transaction, refunds: Refund[], refundId: str
     refunds.some((r) => r.refundId === refundId) ||
     !paymentProcessor().voidsBankDebits ||
     isSettled(transaction, now) ||
-    withinVoidMargin(transaction, now, voidMarginSeconds(config().settlement.periodSeconds))
+    insideVoidMargin(transaction, now)
   );
 }
 
@@ -179,9 +183,7 @@ async function reverseSale(
     disputedNow(transaction) &&
     !refundFound
   ) {
-    const refunded =
-      isSettled(transaction, now) ||
-      withinVoidMargin(transaction, now, voidMarginSeconds(config().settlement.periodSeconds));
+    const refunded = isSettled(transaction, now) || insideVoidMargin(transaction, now);
     return {
       paymentId,
       outcome: 'skipped',
@@ -198,7 +200,7 @@ async function reverseSale(
     transaction.status === 'Approved' &&
     transaction.voidingAt === undefined &&
     !isSettled(transaction, now) &&
-    (refundFound || withinVoidMargin(transaction, now, voidMarginSeconds(config().settlement.periodSeconds)))
+    (refundFound || insideVoidMargin(transaction, now))
   )
     return (await writeAheadRefund(payment, transaction, refunds, refundId, now, 'scheduled'))!;
   // A reserved void is finished whatever the time (a refund could never start after it).
