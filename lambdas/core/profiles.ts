@@ -28,8 +28,9 @@ export const methodUnavailable = (field: string, profileId: string): BadRequestE
   );
 
 /**
- * Runs a create's write of these payments; a refusal by its fence (a method gone or being deleted
- * since resolveProfiles read it) becomes the 400 naming the first payment on such a method.
+ * Runs a create's write of these payments; a refusal by its fence (a method gone, being deleted
+ * or, for a series, revoked since resolveProfiles read it) becomes the 400 naming the first
+ * payment on such a method.
  */
 export async function writingPayments(
   payments: readonly { profileId: string }[],
@@ -41,7 +42,11 @@ export async function writingPayments(
     if (!(error instanceof MethodUnavailableError)) throw error;
     const gone = new Set(error.methodIds);
     const index = payments.findIndex((p) => gone.has(parseProfileId(p.profileId).savedPaymentMethodId));
-    throw methodUnavailable(`payments[${index}].profileId`, payments[index]?.profileId ?? '');
+    const field = `payments[${index}].profileId`;
+    const profileId = payments[index]?.profileId ?? '';
+    if (error.revoked.includes(parseProfileId(profileId).savedPaymentMethodId))
+      throw new BadRequestError(unusableMessage(field, profileId, 'revoked'));
+    throw methodUnavailable(field, profileId);
   }
 }
 
@@ -99,8 +104,11 @@ function refusalOf(
   if (!method) return `${field} ${profileId} names no saved payment method of a payor of this merchant`;
   if (method.deletion !== undefined) return methodUnavailable(field, profileId).message;
   if (keepUnusable || !isUnusable(method)) return undefined;
-  return `${field} ${profileId} names a saved payment method ${UNUSABLE[method.status as Exclude<MethodStatus, 'active'>]}; add a new method`;
+  return unusableMessage(field, profileId, method.status as Exclude<MethodStatus, 'active'>);
 }
+
+const unusableMessage = (field: string, profileId: string, status: Exclude<MethodStatus, 'active'>) =>
+  `${field} ${profileId} names a saved payment method ${UNUSABLE[status]}; add a new method`;
 
 /** Why a method takes no new payment, by its status. */
 const UNUSABLE: Record<Exclude<MethodStatus, 'active'>, string> = {

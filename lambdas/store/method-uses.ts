@@ -54,6 +54,14 @@ export const useDelete = (tableName: string, use: Use) => ({
 /** The condition that a method exists and no deletion of it has begun (the fence). */
 const USABLE_METHOD = 'attribute_exists(pk) AND attribute_not_exists(deletion)';
 
+/**
+ * The fence of a series' payment: also not revoked. A revocation writes the method's status first
+ * and then suspends the payments of the series it finds (core/notice-follow-ups.ts): a series that
+ * took the method after that read would keep it unsuspended, its payment declined at every
+ * occurrence instead of left out until it is given a new method.
+ */
+const SERIES_USABLE_METHOD = `${USABLE_METHOD} AND (attribute_not_exists(#status) OR #status <> :revoked)`;
+
 /** The transaction item of the fence: the method a payment takes is there and not being deleted. */
 export function methodUsable(tableName: string, profileId: string) {
   const { payorId, savedPaymentMethodId } = parseProfileId(profileId);
@@ -62,6 +70,19 @@ export function methodUsable(tableName: string, profileId: string) {
       TableName: tableName,
       Key: keys.method(payorId, savedPaymentMethodId),
       ConditionExpression: USABLE_METHOD,
+    },
+  };
+}
+
+/** The fence of a series' payment (a new series, a payment given a new method): not revoked either. */
+export function methodUsableForSeries(tableName: string, profileId: string) {
+  const { ConditionCheck } = methodUsable(tableName, profileId);
+  return {
+    ConditionCheck: {
+      ...ConditionCheck,
+      ConditionExpression: SERIES_USABLE_METHOD,
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':revoked': 'revoked' },
     },
   };
 }
@@ -94,10 +115,16 @@ export const distinctProfiles = (payments: readonly Pick<Payment, 'profileId'>[]
   ).values(),
 ];
 
-/** A write refused because a method it names is gone or being deleted (the fence). */
+/**
+ * A write refused because a method it names is gone or being deleted (the fence), or, for a
+ * series' payment, revoked (`revoked`: those of `methodIds`).
+ */
 export class MethodUnavailableError extends Error {
-  constructor(readonly methodIds: readonly string[]) {
-    super(`saved payment method(s) gone or being deleted: ${methodIds.join(', ')}`);
+  constructor(
+    readonly methodIds: readonly string[],
+    readonly revoked: readonly string[] = [],
+  ) {
+    super(`saved payment method(s) gone, being deleted or revoked: ${methodIds.join(', ')}`);
     this.name = 'MethodUnavailableError';
   }
 }
@@ -122,6 +149,32 @@ export async function unavailableMethods(
     found.filter((i) => i.deletion === undefined).map((i) => String(i.savedPaymentMethodId)),
   );
   return refs.map((r) => r.savedPaymentMethodId).filter((id) => !usable.has(id));
+}
+
+/**
+ * The series fence read again, strongly consistent: the refusal naming the methods among
+ * `profileIds` that are gone, being deleted or revoked (`revoked`: the last), if any. What a large
+ * series create checks after writing its uses, and what tells a small one's refusals apart.
+ */
+export async function seriesFenceRefusal(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  profileIds: readonly string[],
+): Promise<MethodUnavailableError | undefined> {
+  const refs = profileIds.map(parseProfileId);
+  const found = await batchGet(
+    db,
+    tableName,
+    refs.map((r) => keys.method(r.payorId, r.savedPaymentMethodId)),
+    'savedPaymentMethodId, deletion, #status',
+    { '#status': 'status' },
+  );
+  const byId = new Map(found.map((i) => [String(i.savedPaymentMethodId), i]));
+  const revoked = (id: string) => byId.get(id)?.deletion === undefined && byId.get(id)?.status === 'revoked';
+  const refused = refs
+    .map((r) => r.savedPaymentMethodId)
+    .filter((id) => byId.get(id)?.deletion !== undefined || !byId.has(id) || revoked(id));
+  return refused.length > 0 ? new MethodUnavailableError(refused, refused.filter(revoked)) : undefined;
 }
 
 /** Where a use's group stands: payments of these groups may still be charged on the method. */

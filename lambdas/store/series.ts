@@ -26,7 +26,12 @@ import {
   seriesUsesOf,
   type PendingSeriesUse,
 } from './method-series-uses';
-import { distinctProfiles, methodUsable, MethodUnavailableError, unavailableMethods } from './method-uses';
+import {
+  distinctProfiles,
+  methodUsableForSeries,
+  MethodUnavailableError,
+  seriesFenceRefusal,
+} from './method-uses';
 import { readAll, readPage, type Page } from './paging';
 import { CREATING, createWrittenAhead, discardCreate } from './write-ahead';
 
@@ -96,7 +101,8 @@ interface SeriesStore {
   get(seriesId: string): Promise<Series | undefined>;
   /**
    * A new series with its payments, their method uses and the event announcing it: all of them or
-   * none. MethodUnavailableError when a method they name is gone or being deleted (the fence).
+   * none. MethodUnavailableError when a method they name is gone, being deleted or revoked (the
+   * fence: store/method-uses.ts methodUsableForSeries).
    */
   create(series: Series, payments: readonly SeriesPayment[], event: ServiceEvent): Promise<void>;
   /**
@@ -128,7 +134,7 @@ interface SeriesStore {
   /**
    * Gives these payments (as read) their new profileId, each active again, its method use moved,
    * with the series' write (`next`, at `previous`'s revision) and its event; each new method must
-   * be there and not being deleted (the fence). False when anything changed since read.
+   * be there, not being deleted and not revoked (the fence). False when anything changed since read.
    */
   changeMethods(
     next: Series,
@@ -177,7 +183,7 @@ export class DynamoSeriesStore implements SeriesStore {
         await this.db.send(
           new TransactWriteCommand({
             TransactItems: [
-              ...profiles.map((profileId) => methodUsable(this.tableName, profileId)),
+              ...profiles.map((profileId) => methodUsableForSeries(this.tableName, profileId)),
               ...seriesWriteItems(this.tableName, series, undefined, event),
               ...children.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
             ] as never,
@@ -186,8 +192,12 @@ export class DynamoSeriesStore implements SeriesStore {
       } catch (error) {
         const codes = cancellationCodes(error) ?? [];
         const refused = profiles.filter((_, i) => codes[i] === 'ConditionalCheckFailed');
-        if (refused.length > 0)
-          throw new MethodUnavailableError(refused.map((id) => parseProfileId(id).savedPaymentMethodId));
+        if (refused.length > 0) {
+          // Which were revoked (the 400 says so) and which gone or being deleted: read again.
+          const ids = refused.map((id) => parseProfileId(id).savedPaymentMethodId);
+          const again = await seriesFenceRefusal(this.db, this.tableName, refused);
+          throw new MethodUnavailableError(ids, again?.revoked ?? []);
+        }
         throw error;
       }
       return;
@@ -199,8 +209,8 @@ export class DynamoSeriesStore implements SeriesStore {
       // After the uses are written: a deletion that marked a method before this read is refused
       // here; one that marks it after finds these uses (store/method-uses.ts).
       fence: async () => {
-        const unavailable = await unavailableMethods(this.db, this.tableName, profiles);
-        if (unavailable.length > 0) throw new MethodUnavailableError(unavailable);
+        const refusal = await seriesFenceRefusal(this.db, this.tableName, profiles);
+        if (refusal) throw refusal;
       },
       commitItems: [eventPut(this.tableName, event)],
       eventSeq: event.sequence,
@@ -321,7 +331,7 @@ export class DynamoSeriesStore implements SeriesStore {
     for (const { payment, to } of moves)
       items.push(...seriesPaymentMoveItems(this.tableName, seriesId, merchantId, payment, to));
     for (const to of distinctProfiles(moves.map((m) => ({ profileId: m.to }))))
-      items.push(methodUsable(this.tableName, to));
+      items.push(methodUsableForSeries(this.tableName, to));
     try {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
       return true;

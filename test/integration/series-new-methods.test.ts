@@ -17,6 +17,7 @@ import { reloadConfigForTests } from '#shared/config';
 import { keys } from '#store/keys';
 import { type Merchant } from '#store/merchants';
 import { MerchantAdmin } from '#store/merchant-admin';
+import { methodStore } from '#store/methods';
 import { paymentStore } from '#store/payments';
 import { DynamoPayorStore } from '#store/payors';
 import { seriesStore } from '#store/series';
@@ -167,4 +168,63 @@ test('refusals name the payment: an index the series does not have, one index tw
     status: 400,
     message: `series ${series.seriesId} is canceled; it cannot change`,
   });
+});
+
+/**
+ * The method revoked right after the request's check read it: a return's revocation between the
+ * check and the write, its suspension of the series' payments finding none of this request's.
+ */
+function revokedAfterTheCheck(method: SavedMethod) {
+  const store = methodStore();
+  const read = store.methodsByRef.bind(store);
+  return jest.spyOn(store, 'methodsByRef').mockImplementationOnce(async (...args) => {
+    const found = await read(...args);
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.method(method.payorId, method.savedPaymentMethodId),
+        UpdateExpression: 'SET #s = :revoked',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':revoked': 'revoked' },
+      }),
+    );
+    return found;
+  });
+}
+
+const REVOKED = /payments\[0\]\.profileId .* names a saved payment method whose authorization was revoked/;
+
+test.each([
+  ['one transaction', 1],
+  ['written ahead', 60],
+])(
+  'defect: a series created while a return revoked its method kept the method, its payment never suspended (%s): the create is refused naming the revoked method',
+  async (_, count) => {
+    const method = await aMethod();
+    const before = await seriesStore().list(MID, {}, 1000);
+    const spy = revokedAfterTheCheck(method);
+    const refusal = await refused(seriesOn(Array.from({ length: count }, () => profileOf(method))));
+    spy.mockRestore();
+    expect(refusal).toMatchObject({ status: 400, message: expect.stringMatching(REVOKED) });
+    expect(await seriesStore().list(MID, {}, 1000)).toHaveLength(before.length);
+  },
+);
+
+test('defect: a series PUT that gave a payment a method a return revoked meanwhile kept the method active: refused naming it, the payment where it was', async () => {
+  const [kept, revoked] = [await aMethod(), await aMethod()];
+  const series = await seriesOn([profileOf(kept)]);
+  const spy = revokedAfterTheCheck(revoked);
+  const refusal = await refused(
+    updateSeries(
+      series.seriesId,
+      MID,
+      { payments: [{ index: 0, profileId: profileOf(revoked) }] },
+      new Date(),
+    ),
+  );
+  spy.mockRestore();
+  expect(refusal).toMatchObject({ status: 400, message: expect.stringMatching(REVOKED) });
+  const [payment] = await seriesStore().payments(series.seriesId);
+  expect(payment).toMatchObject({ index: 0, profileId: profileOf(kept) });
+  expect(await useIndices(revoked, series.seriesId)).toEqual([]);
 });
