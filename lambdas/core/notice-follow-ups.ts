@@ -91,10 +91,15 @@ async function closeOrRevoke(work: MethodWork, now: Date): Promise<string> {
 /**
  * A revoked method's payments in every series suspended (the series go on for their other
  * payments), each series in writes at its revision read, announced by `series.updated`: how many.
+ * A series still being created that names the method (a large create, its payments written ahead
+ * of its commit, past its fence before the revocation) is waited for: the step is left for the
+ * next pass, which finds it committed (and suspends its payments) or swept away.
  */
 async function suspendSeriesPayments(methodId: string, now: Date): Promise<number> {
   const store = seriesStore();
-  const seriesIds = [...new Set((await store.usesOfMethod(methodId)).map((u) => u.seriesId))];
+  const uses = await store.usesOfMethod(methodId);
+  const creating = uses.some((u) => u.seriesStatus === 'creating');
+  const seriesIds = [...new Set(uses.filter((u) => u.seriesStatus !== 'creating').map((u) => u.seriesId))];
   let suspended = 0;
   for (const seriesId of seriesIds) {
     for (;;) {
@@ -114,6 +119,7 @@ async function suspendSeriesPayments(methodId: string, now: Date): Promise<numbe
       suspended += written;
     }
   }
+  if (creating) throw new Error('a series naming the method is still being created: suspended once it is');
   return suspended;
 }
 

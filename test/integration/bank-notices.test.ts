@@ -350,6 +350,61 @@ test('8 callers at once with the same unauthorized return: one effect, every ans
   expect(moved[0]).not.toHaveProperty('suspendedReason');
 });
 
+/** Runs `then` once, right after the first BatchGet of the container's client with this projection. */
+function afterBatchGet(projection: string, then: () => Promise<unknown>): () => void {
+  const name = `after-batch-get-${newId()}`;
+  let done = false;
+  type Input = { input: { RequestItems?: Record<string, { ProjectionExpression?: string }> } };
+  const middleware = (next: (args: Input) => Promise<unknown>) => async (args: Input) => {
+    const output = await next(args);
+    const read = Object.values(args.input.RequestItems ?? {})[0];
+    if (!done && read?.ProjectionExpression === projection) {
+      done = true;
+      await then();
+    }
+    return output;
+  };
+  ddb().middlewareStack.add(middleware as never, { step: 'initialize', name });
+  return () => void ddb().middlewareStack.remove(name);
+}
+
+test('defect: a return that revoked a method while a large series naming it was being created left its payments unsuspended: the follow-up waits for the series to be committed, then suspends them', async () => {
+  const { profileId } = await checkingPayor();
+  const { payment, sale } = await paidPayment(profileId);
+  const notice = returned(sale, 'R10', processorKeys.payment(payment.paymentId));
+  // The return comes right after the create's fence read the method (not revoked yet): its
+  // follow-up reads the uses of a series not committed yet.
+  const stop = afterBatchGet('savedPaymentMethodId, deletion, #status', () =>
+    receiveNotices([notice], 'webhook', later(70)),
+  );
+  const series = await createSeries(
+    {
+      timeZone: 'America/New_York',
+      localHour: 12,
+      startDate: new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10),
+      frequency: 'weekly',
+      interval: 1,
+      count: 3,
+      noticeDays: 0,
+      locationId: 1,
+      // More payments than one transaction holds: written ahead, then committed.
+      payments: Array.from({ length: 60 }, (_, i) => ({ profileId, amount: 10 + i })),
+    },
+    MERCHANT,
+    new Date(),
+  ).finally(stop);
+  expect((await methodOf(profileId.split('/')[0]!, profileId.split('/')[1]!)).status).toBe('revoked');
+
+  // The follow-up's suspension waited for the series; the backstop's next pass finishes it.
+  expect(await noticeStore().followUp(notice.noticeId)).toBeDefined();
+  expect(await runDueFollowUps(later(90), 10)).toBeGreaterThanOrEqual(1);
+  expect(await noticeStore().followUp(notice.noticeId)).toBeUndefined();
+  const payments = await seriesStore().payments(series.seriesId);
+  expect(payments).toHaveLength(60);
+  expect(payments.filter((p) => p.status !== 'suspended')).toEqual([]);
+  expect(await typesOf(series.seriesId)).toContain('series.updated');
+});
+
 /** The e-mails queued to a recipient, of a kind (the whole test table read: it is small). */
 async function queuedEmails(recipient: string, kind: string, transactionId: string): Promise<number> {
   const { Items = [] } = await table.db.send(
