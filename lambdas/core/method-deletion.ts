@@ -210,14 +210,21 @@ function moveBatches(
   return batches;
 }
 
-/** 409 (the deletion undone) when the replacement went away or began to be deleted itself. */
+/**
+ * 409 (the deletion undone) when the replacement went away, began to be deleted itself, or was
+ * revoked (a series' payment is not moved onto it: store/method-deletions.ts moveSeriesPayments).
+ */
 async function assertReplacementStays(record: DeletionRecord): Promise<void> {
   const { methods } = await requirePayor(record.payorId, record.merchantId);
   const replacement = methods.find((m) => m.savedPaymentMethodId === record.mark.replaceWith);
-  if (replacement && !replacement.deletion) return;
+  const revoked = replacement?.status === 'revoked';
+  if (replacement && !replacement.deletion && !revoked) return;
   await undo(record);
+  const what = revoked
+    ? 'was revoked (an unauthorized return or a fraud dispute)'
+    : 'was deleted or began to be deleted';
   throw new ConflictError(
-    `replaceWith ${record.mark.replaceWith} was deleted or began to be deleted while payments moved to it; the deletion of saved payment method ${record.methodIds[0]} is undone`,
+    `replaceWith ${record.mark.replaceWith} ${what} while payments moved to it; the deletion of saved payment method ${record.methodIds[0]} is undone`,
     { details: NOTHING_LISTED },
   );
 }

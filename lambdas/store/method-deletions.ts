@@ -27,7 +27,13 @@ import { conditionOutcome } from '#shared/ddb';
 import { containerStore, strip } from './items';
 import { readAll } from './paging';
 import { seriesPaymentMoveItems } from './method-series-uses';
-import { methodUsable, methodUsableAndTouched, useDelete, usePut } from './method-uses';
+import {
+  methodUsable,
+  methodUsableAndTouched,
+  methodUsableForSeries,
+  useDelete,
+  usePut,
+} from './method-uses';
 import { atRevision, type PayorWithMethods } from './payors';
 import { clock } from '#shared/clock';
 
@@ -210,7 +216,8 @@ export class MethodDeletionStore {
    * transaction, each payment's use moved with it. Each series' revision moves on, so that a write
    * of it that read it before (an occurrence's group made from the payments as they were, a PUT)
    * is refused and reads again: no group is made from a payment on the deleted method once it has
-   * moved. False when a payment or the replacement changed since read (the caller lists again).
+   * moved. False when a payment or the replacement changed since read, or the replacement was
+   * revoked (the caller lists again, or gives up).
    */
   async moveSeriesPayments(record: DeletionRecord, moves: readonly SeriesPaymentMove[]): Promise<boolean> {
     const to = `${record.payorId}/${record.mark.replaceWith!}`;
@@ -229,7 +236,9 @@ export class MethodDeletionStore {
         },
       });
     }
-    items.push(methodUsable(this.tableName, to));
+    // Not onto a replacement revoked since it was checked: a revocation suspends the series'
+    // payments it finds on the method, and these would be on it, active.
+    items.push(methodUsableForSeries(this.tableName, to));
     try {
       await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
       return true;

@@ -9,7 +9,8 @@
  */
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { CreateSeriesInput } from '#contract/schemas/series';
-import { deletePayor } from '#core/method-deletion';
+import { deleteMethod, deletePayor } from '#core/method-deletion';
+import { addMethod } from '#core/payors';
 import { MethodInUseError } from '#core/method-in-use';
 import { cancelSeries, createDueOccurrences, createSeries, updateSeries } from '#core/series';
 import type { SavedMethod } from '#domain/payors';
@@ -19,10 +20,11 @@ import { type Merchant } from '#store/merchants';
 import { MerchantAdmin } from '#store/merchant-admin';
 import { methodStore } from '#store/methods';
 import { paymentStore } from '#store/payments';
-import { DynamoPayorStore } from '#store/payors';
+import { methodDeletionStore } from '#store/method-deletions';
+import { DynamoPayorStore, payorStore } from '#store/payors';
 import { seriesStore } from '#store/series';
 import { createTestTable, type TestTable } from '#support/ddb';
-import { makePayor } from '#support/fixtures/index';
+import { makeMethod, makePayor } from '#support/fixtures/index';
 
 const MERCHANT: Merchant = { merchantId: '32350000004', shortId: '23500004', name: 'Springfield Elementary' };
 const MID = MERCHANT.merchantId;
@@ -179,18 +181,22 @@ function revokedAfterTheCheck(method: SavedMethod) {
   const read = store.methodsByRef.bind(store);
   return jest.spyOn(store, 'methodsByRef').mockImplementationOnce(async (...args) => {
     const found = await read(...args);
-    await table.db.send(
-      new UpdateCommand({
-        TableName: table.tableName,
-        Key: keys.method(method.payorId, method.savedPaymentMethodId),
-        UpdateExpression: 'SET #s = :revoked',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':revoked': 'revoked' },
-      }),
-    );
+    await revoke(method);
     return found;
   });
 }
+
+/** The method's status as a return's revocation writes it. */
+const revoke = (method: SavedMethod) =>
+  table.db.send(
+    new UpdateCommand({
+      TableName: table.tableName,
+      Key: keys.method(method.payorId, method.savedPaymentMethodId),
+      UpdateExpression: 'SET #s = :revoked',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':revoked': 'revoked' },
+    }),
+  );
 
 const REVOKED = /payments\[0\]\.profileId .* names a saved payment method whose authorization was revoked/;
 
@@ -227,4 +233,33 @@ test('defect: a series PUT that gave a payment a method a return revoked meanwhi
   const [payment] = await seriesStore().payments(series.seriesId);
   expect(payment).toMatchObject({ index: 0, profileId: profileOf(kept) });
   expect(await useIndices(revoked, series.seriesId)).toEqual([]);
+});
+
+test('defect: a DELETE with replaceWith moved a series payment onto its replacement while a return revoked it, the payment active on a revoked method: the deletion is undone (409), the payment where it was', async () => {
+  const { payor, method: old } = makePayor(MID);
+  await new DynamoPayorStore(table.db, table.tableName).create(payor, old);
+  const replacement = makeMethod(payor.payorId, MID);
+  await addMethod(replacement, false, new Date());
+  const series = await seriesOn([profileOf(old)]);
+  const store = methodDeletionStore();
+  const move = store.moveSeriesPayments.bind(store);
+  const spy = jest.spyOn(store, 'moveSeriesPayments').mockImplementationOnce(async (...args) => {
+    await revoke(replacement);
+    return move(...args);
+  });
+  const refusal = await refused(
+    deleteMethod(payor.payorId, old.savedPaymentMethodId, MID, replacement.savedPaymentMethodId, new Date()),
+  );
+  spy.mockRestore();
+  expect(refusal).toMatchObject({
+    status: 409,
+    message: expect.stringContaining(`replaceWith ${replacement.savedPaymentMethodId} was revoked`),
+  });
+  const [payment] = await seriesStore().payments(series.seriesId);
+  expect(payment).toMatchObject({ index: 0, profileId: profileOf(old) });
+  expect(await useIndices(replacement, series.seriesId)).toEqual([]);
+  const kept = (await payorStore().find(payor.payorId, MID))!.methods;
+  expect(kept.find((m) => m.savedPaymentMethodId === old.savedPaymentMethodId)).not.toHaveProperty(
+    'deletion',
+  );
 });
