@@ -145,3 +145,8 @@ export const MERCHANT_TRIGGER_GROUPS = 200;
  */
 export const SERIES_PUT_PAYMENTS = 20;
 export const SETTLE_NOW_SALES = 2_000;
+/**
+ * The day-index entries (every merchant's sales of the period) one settle-now call reads: the
+ * store's read limit (store/read-limits.ts), said in the contract's `more`.
+ */
+export const SETTLE_NOW_READ = 10_000;

@@ -2356,7 +2356,7 @@ export interface components {
       settledCount: number;
       /** @description The merchant's notices (a bank debit's clearing or return) due at the next cut-off still ahead, now due: each call is one banking day sooner. They are applied by the next run of the notices backstop (locally within seconds). 0 while `more`. */
       noticesBroughtForward: number;
-      /** @description The merchant has more approved sales than one call settles (2000): those are settled, the rest are not yet. Call again until false; the test clock marks the merchant settled, and brings its notices forward, on the call that settles the last. */
+      /** @description The call stopped before the end of the settlement period's sales: the merchant has more approved sales than one call settles (2000), or the stage more sales of all merchants than one call reads (about 10000). Those found are settled, the rest are not yet. Call again until false: each call goes on where the last stopped; the test clock marks the merchant settled (through the time of the first call), and brings its notices forward, on the call that reads the last. */
       more: boolean;
     };
     Event: {

@@ -1,6 +1,6 @@
 /** The test clock (non-production): its result. */
 import type { FromSchema } from 'json-schema-to-ts';
-import { SETTLE_NOW_SALES } from '../limits';
+import { SETTLE_NOW_READ, SETTLE_NOW_SALES } from '../limits';
 import { count, dateTime } from './common';
 
 export const settleNowResultSchema = {
@@ -19,7 +19,7 @@ export const settleNowResultSchema = {
     ),
     more: {
       type: 'boolean',
-      description: `The merchant has more approved sales than one call settles (${SETTLE_NOW_SALES}): those are settled, the rest are not yet. Call again until false; the test clock marks the merchant settled, and brings its notices forward, on the call that settles the last.`,
+      description: `The call stopped before the end of the settlement period's sales: the merchant has more approved sales than one call settles (${SETTLE_NOW_SALES}), or the stage more sales of all merchants than one call reads (about ${SETTLE_NOW_READ}). Those found are settled, the rest are not yet. Call again until false: each call goes on where the last stopped; the test clock marks the merchant settled (through the time of the first call), and brings its notices forward, on the call that reads the last.`,
     },
   },
 } as const;

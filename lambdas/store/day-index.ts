@@ -13,7 +13,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { daysBetween } from '#shared/days';
 import { shardOf } from '#shared/shards';
 import type { Item } from './items';
-import { readAll } from './paging';
+import { queryOnce, readAll } from './paging';
 
 /**
  * Each day of a day index is spread over this many GSI1 partitions: a day's sales are written at the
@@ -45,26 +45,32 @@ interface DayWindow {
   filter?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
 }
 
+/** The Query of one partition's items in the window. */
+const partitionQuery = (tableName: string, partition: string, window: DayWindow) => ({
+  TableName: tableName,
+  IndexName: 'gsi1',
+  KeyConditionExpression: 'gsi1pk = :day AND gsi1sk BETWEEN :from AND :to',
+  ...(window.filter && { FilterExpression: window.filter.expression }),
+  ...(window.filter?.names && { ExpressionAttributeNames: window.filter.names }),
+  ExpressionAttributeValues: {
+    ...window.filter?.values,
+    ':day': partition,
+    ':from': window.from ?? window.since,
+    ':to': window.to ?? window.until,
+  },
+});
+
 /** One partition's items in the window, page after page (the whole window: no limit). */
 const queryPartition = (
   db: DynamoDBDocumentClient,
   tableName: string,
   partition: string,
   window: DayWindow,
-): Promise<Item[]> =>
-  readAll(db, {
-    TableName: tableName,
-    IndexName: 'gsi1',
-    KeyConditionExpression: 'gsi1pk = :day AND gsi1sk BETWEEN :from AND :to',
-    ...(window.filter && { FilterExpression: window.filter.expression }),
-    ...(window.filter?.names && { ExpressionAttributeNames: window.filter.names }),
-    ExpressionAttributeValues: {
-      ...window.filter?.values,
-      ':day': partition,
-      ':from': window.from ?? window.since,
-      ':to': window.to ?? window.until,
-    },
-  });
+): Promise<Item[]> => readAll(db, partitionQuery(tableName, partition, window));
+
+const sortKeyOf = (item: Item) => String(item.gsi1sk);
+const bySortKey = (a: Item, b: Item) =>
+  sortKeyOf(a) < sortKeyOf(b) ? -1 : sortKeyOf(a) > sortKeyOf(b) ? 1 : 0;
 
 /** The items of `kind`'s day index in `window`, in sort-key order: one day at a time, its partitions at once. */
 export async function queryDays(
@@ -78,8 +84,72 @@ export async function queryDays(
     const parts = await Promise.all(
       dayPartitions(kind, day).map((p) => queryPartition(db, tableName, p, window)),
     );
-    const sort = (item: Item) => String(item.gsi1sk);
-    out.push(...parts.flat().sort((a, b) => (sort(a) < sort(b) ? -1 : sort(a) > sort(b) ? 1 : 0)));
+    out.push(...parts.flat().sort(bySortKey));
   }
   return out;
+}
+
+/** What a bounded read of a day index found, and how far it read. */
+export interface DaysRead {
+  /** The items found up to `readThrough` (or the whole window), in sort-key order. */
+  items: Item[];
+  /**
+   * Where the read stopped when `budget` ran out: every item of the window whose sort key is at
+   * most this was read (the next read starts here); absent when the whole window was read.
+   */
+  readThrough?: string;
+}
+
+/** A sort key after every entry of the day: a read that finished it goes on from here. */
+const endOfDay = (day: string) => `${day}T24`;
+
+/**
+ * The items of `kind`'s day index in `window`, as `queryDays`, but evaluating about `budget`
+ * entries (a filter's misses count, as DynamoDB counts them; at most two more a partition): the
+ * day's partitions are read a page each at a time, each page's Limit the budget left shared among
+ * them. When the budget runs out first, the read stops at the last sort key every partition has
+ * reached, and answers only the items up to it; a read from there (`from`) goes on past it.
+ */
+export async function queryDaysBounded(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  kind: string,
+  window: DayWindow,
+  budget: number,
+): Promise<DaysRead> {
+  const out: Item[] = [];
+  let evaluated = 0;
+  const first = window.from !== undefined && window.from > window.since ? window.from : window.since;
+  for (const day of daysBetween(first, window.until)) {
+    const reads = dayPartitions(kind, day).map((partition) => ({
+      input: partitionQuery(tableName, partition, window),
+      start: undefined as Record<string, unknown> | undefined,
+      done: false,
+    }));
+    const found: Item[] = [];
+    for (;;) {
+      const live = reads.filter((r) => !r.done);
+      if (live.length === 0) break;
+      if (evaluated >= budget) {
+        // Each live partition was read up to its last position: the least of them bounds the read.
+        const readThrough = live.map((r) => String(r.start!.gsi1sk)).sort()[0]!;
+        out.push(...found.filter((i) => sortKeyOf(i) <= readThrough).sort(bySortKey));
+        return { items: out, readThrough };
+      }
+      // At least 2: a read that goes on from a partition's last position reads that entry again.
+      const limit = Math.max(2, Math.ceil((budget - evaluated) / live.length));
+      const pages = await Promise.all(live.map((r) => queryOnce(db, { ...r.input, Limit: limit }, r.start)));
+      pages.forEach((page, i) => {
+        const read = live[i]!;
+        evaluated += page.ScannedCount ?? page.Items?.length ?? 0;
+        found.push(...(page.Items ?? []));
+        read.start = page.LastEvaluatedKey;
+        read.done = page.LastEvaluatedKey === undefined;
+      });
+    }
+    out.push(...found.sort(bySortKey));
+    if (evaluated >= budget && day < window.until.slice(0, 10))
+      return { items: out, readThrough: endOfDay(day) };
+  }
+  return { items: out };
 }

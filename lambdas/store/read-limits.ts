@@ -1,4 +1,4 @@
-import { MAX_FILTERED_PAGE_READ } from '#contract/limits';
+import { MAX_FILTERED_PAGE_READ, SETTLE_NOW_READ } from '#contract/limits';
 
 /**
  * How many items each bounded read of the table takes, and why: one place, so that what a read
@@ -50,6 +50,13 @@ export const READ_LIMITS = {
   sweepWork: 2_000,
   /** Series read from the due index per run of the creation job: far more than one run's budget creates. */
   seriesDue: 1_000,
+  /**
+   * The test clock's settle-now (non-production): day-index entries one call evaluates (every
+   * merchant's sales of the window are on it). A busier window is read over several calls, each
+   * going on where the last stopped (the contract's, in its `more`): some 10 MB of reads, well
+   * inside the API function's 10 s.
+   */
+  settleNowRead: SETTLE_NOW_READ,
   /** Webhook deliveries the webhook sweep re-enqueues per due shard and run. */
   webhookSweep: 1_000,
   /** Events read per replay message of a webhook replay; the next page is the next message. */

@@ -3,29 +3,52 @@
  * sales whose cut-off is still ahead, found on the transactions' day index, their cut-off moved,
  * and the merchant's mark (the time up to which the clock settled).
  */
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Transaction } from '#domain/transactions';
-import { queryDays } from './day-index';
+import { queryDaysBounded } from './day-index';
+import { READ_LIMITS } from './read-limits';
 import { keys } from './keys';
 import { isConditionFailure } from '#shared/ddb';
 import { containerStore, strip } from './items';
 
+/** A run of settle-now calls under way: the window is read over several calls. */
+export interface SettleRun {
+  /** When its first call was made: the mark its last call writes. */
+  startedAt: string;
+  /** How far its calls have read the day index (store/day-index.ts DaysRead). */
+  readThrough: string;
+}
+
 interface TestClockStore {
   /**
    * Approved, unvoided sales of the merchant processed in [since, until] whose cut-off is after
-   * `until` and that the clock has not settled already.
+   * `until` and that the clock has not settled already, read from `from` (a run's `readThrough`)
+   * on and evaluating about `budget` entries of the day index (every merchant's sales are on it):
+   * `readThrough` says where the read stopped when the budget ran out.
    */
-  unsettledSales(merchantId: string, since: string, until: string): Promise<Transaction[]>;
+  unsettledSales(
+    merchantId: string,
+    window: { since: string; from?: string; until: string },
+    budget?: number,
+  ): Promise<{ sales: Transaction[]; readThrough?: string }>;
   /**
    * Moves a sale's cut-off to `at` and marks it settled by the clock, if it is still approved,
    * unvoided, unmarked and at `from`; false otherwise.
    */
   settle(transactionId: string, from: string, at: string): Promise<boolean>;
-  /** Records that the merchant's sales processed up to `through` are settled (a later mark wins). */
+  /** Records that the merchant's sales processed up to `through` are settled (a later mark wins); ends a run. */
   mark(merchantId: string, through: string): Promise<void>;
   /** The merchant's mark, if the clock ever ran for it. */
   settledThrough(merchantId: string): Promise<string | undefined>;
+  /** The merchant's run of calls under way, if any. */
+  run(merchantId: string): Promise<SettleRun | undefined>;
+  /** Records how far the merchant's run has read. */
+  saveRun(merchantId: string, run: SettleRun): Promise<void>;
 }
+
+/** A sale's position on the day index: where a read that settled it may go on from. */
+export const salePosition = (sale: Pick<Transaction, 'processedAt' | 'transactionId'>): string =>
+  keys.dayIndex('TXN', sale.processedAt, sale.transactionId).gsi1sk;
 
 class DynamoTestClockStore implements TestClockStore {
   constructor(
@@ -33,20 +56,35 @@ class DynamoTestClockStore implements TestClockStore {
     private readonly tableName: string,
   ) {}
 
-  async unsettledSales(merchantId: string, since: string, until: string): Promise<Transaction[]> {
+  async unsettledSales(
+    merchantId: string,
+    window: { since: string; from?: string; until: string },
+    budget: number = READ_LIMITS.settleNowRead,
+  ): Promise<{ sales: Transaction[]; readThrough?: string }> {
+    const { since, from, until } = window;
     // Sort keys are `<processedAt>#<id>`: the window's sales of each day, every merchant's.
-    const items = await queryDays(this.db, this.tableName, 'TXN', {
-      since,
-      until,
-      to: `${until}~`,
-      filter: {
-        expression:
-          'merchantId = :mid AND #status = :approved AND settlesAt > :until AND attribute_not_exists(voidingAt) AND attribute_not_exists(clockSettledAt)',
-        names: { '#status': 'status' },
-        values: { ':mid': merchantId, ':approved': 'Approved', ':until': `${until}~` },
+    const read = await queryDaysBounded(
+      this.db,
+      this.tableName,
+      'TXN',
+      {
+        since,
+        until,
+        ...(from !== undefined && from > since && { from }),
+        to: `${until}~`,
+        filter: {
+          expression:
+            'merchantId = :mid AND #status = :approved AND settlesAt > :until AND attribute_not_exists(voidingAt) AND attribute_not_exists(clockSettledAt)',
+          names: { '#status': 'status' },
+          values: { ':mid': merchantId, ':approved': 'Approved', ':until': `${until}~` },
+        },
       },
-    });
-    return items.map((item) => strip<Transaction>(item));
+      budget,
+    );
+    return {
+      sales: read.items.map((item) => strip<Transaction>(item)),
+      ...(read.readThrough !== undefined && { readThrough: read.readThrough }),
+    };
   }
 
   async settle(transactionId: string, from: string, at: string): Promise<boolean> {
@@ -73,25 +111,53 @@ class DynamoTestClockStore implements TestClockStore {
   }
 
   async mark(merchantId: string, through: string): Promise<void> {
+    const key = keys.testClock(merchantId);
     try {
       await this.db.send(
-        new PutCommand({
+        new UpdateCommand({
           TableName: this.tableName,
-          Item: { ...keys.testClock(merchantId), entity: 'test-clock', merchantId, settledThrough: through },
-          ConditionExpression: 'attribute_not_exists(pk) OR settledThrough < :through',
-          ExpressionAttributeValues: { ':through': through },
+          Key: key,
+          UpdateExpression:
+            'SET entity = :entity, merchantId = :mid, settledThrough = :through REMOVE settleRun',
+          ConditionExpression: 'attribute_not_exists(settledThrough) OR settledThrough < :through',
+          ExpressionAttributeValues: { ':entity': 'test-clock', ':mid': merchantId, ':through': through },
         }),
       );
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
+      // A later mark stands; the run ends all the same.
+      await this.db.send(
+        new UpdateCommand({ TableName: this.tableName, Key: key, UpdateExpression: 'REMOVE settleRun' }),
+      );
     }
   }
 
   async settledThrough(merchantId: string): Promise<string | undefined> {
+    const Item = await this.read(merchantId);
+    return typeof Item?.settledThrough === 'string' ? Item.settledThrough : undefined;
+  }
+
+  async run(merchantId: string): Promise<SettleRun | undefined> {
+    const run = (await this.read(merchantId))?.settleRun as SettleRun | undefined;
+    return run?.startedAt !== undefined && run.readThrough !== undefined ? run : undefined;
+  }
+
+  async saveRun(merchantId: string, run: SettleRun): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.testClock(merchantId),
+        UpdateExpression: 'SET entity = :entity, merchantId = :mid, settleRun = :run',
+        ExpressionAttributeValues: { ':entity': 'test-clock', ':mid': merchantId, ':run': run },
+      }),
+    );
+  }
+
+  private async read(merchantId: string): Promise<Record<string, unknown> | undefined> {
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: keys.testClock(merchantId), ConsistentRead: true }),
     );
-    return typeof Item?.settledThrough === 'string' ? Item.settledThrough : undefined;
+    return Item;
   }
 }
 

@@ -6,7 +6,7 @@
  * with the unsharded partition that older sales sit in, in time order.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { DAY_SHARDS } from '#store/day-index';
+import { DAY_SHARDS, queryDaysBounded } from '#store/day-index';
 import { keys } from '#store/keys';
 import { ReconciliationRecords } from '#store/reconciliation';
 import { DynamoTransactionStore } from '#store/transactions';
@@ -59,3 +59,39 @@ it("spreads a day's sales over DAY_SHARDS index partitions, and reconciliation r
   );
   expect(listed.map((s) => s.transactionId)).toEqual(['txn-legacy', ...sales.map((s) => s.transactionId)]);
 });
+
+it.each([1, 7, 40, 1000])(
+  'a bounded read (budget %i) goes on where the last stopped: every entry of a two-day window once, in time order',
+  async (budget) => {
+    const [first, second] = ['2026-10-05', '2026-10-06'];
+    const store = new DynamoTransactionStore(table.db, table.tableName);
+    const sales = [first, second].flatMap((day) =>
+      Array.from({ length: 30 }, (_, i) =>
+        transaction({
+          transactionId: `b${budget}-${day}-${i}`,
+          processedAt: `${day}T0${Math.floor(i / 10)}:00:0${i % 10}.000Z`,
+          paymentId: `pay-b${budget}-${day}-${i}`,
+        }),
+      ),
+    );
+    for (const sale of sales) await store.recordSale(sale);
+    const window = {
+      since: `${first}T00:00:00.000Z`,
+      until: `${second}T23:00:00.000Z`,
+      filter: { expression: 'begins_with(transactionId, :b)', values: { ':b': `b${budget}-` } },
+    };
+    const seen: string[] = [];
+    let from: string | undefined;
+    let reads = 0;
+    do {
+      const read = await queryDaysBounded(table.db, table.tableName, 'TXN', { ...window, from }, budget);
+      for (const item of read.items)
+        if (!seen.includes(String(item.transactionId))) seen.push(String(item.transactionId));
+      expect(read.readThrough === undefined || from === undefined || read.readThrough > from).toBe(true);
+      from = read.readThrough;
+      reads++;
+    } while (from !== undefined && reads < 200);
+    expect(seen).toEqual(sales.map((s) => s.transactionId));
+    if (budget < 60) expect(reads).toBeGreaterThan(1);
+  },
+);

@@ -3,7 +3,7 @@
  * settle-now settles the merchant's approved, unsettled sales and only those, a settled sale is
  * refunded rather than voided, and CheckSettlement's answer follows the merchant's mark.
  */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { refundSale, voidSale } from '#core/reversals';
 import { runSale } from '#core/sale';
 import { settlementOf } from '#core/settlement';
@@ -137,6 +137,95 @@ test('defect: settle-now settled every approved sale of the merchant in one requ
   expect(await testClockStore().settledThrough(merchant)).toBeDefined();
   for (const sale of sales)
     expect((await requireTransaction(sale.transactionId, merchant)).transaction.clockSettledAt).toBeDefined();
+});
+
+/** Another merchant's approved sale on the day index, processed at `at` (as the sale path writes it). */
+const othersSale = (merchantId: string, at: Date) => {
+  const transactionId = newId();
+  return table.db.send(
+    new PutCommand({
+      TableName: table.tableName,
+      Item: {
+        ...keys.transaction(transactionId),
+        ...keys.dayIndex('TXN', at.toISOString(), transactionId),
+        entity: 'transaction',
+        transactionId,
+        merchantId,
+        status: 'Approved',
+        processedAt: at.toISOString(),
+        settlesAt: new Date(at.getTime() + 3_600_000).toISOString(),
+      },
+    }),
+  );
+};
+
+/** The day-index entries the container's client evaluates (DynamoDB's ScannedCount) while `run` runs. */
+async function dayIndexEvaluated<T>(run: () => Promise<T>): Promise<{ result: T; evaluated: number }> {
+  let evaluated = 0;
+  const name = `count-day-index-${newId()}`;
+  type Args = { input: { ExpressionAttributeValues?: Record<string, unknown> } };
+  ddb().middlewareStack.add(
+    ((next: (args: Args) => Promise<{ output: { ScannedCount?: number } }>) => async (args: Args) => {
+      const out = await next(args);
+      if (String(args.input.ExpressionAttributeValues?.[':day'] ?? '').startsWith('TXN#DAY#'))
+        evaluated += out.output.ScannedCount ?? 0;
+      return out;
+    }) as never,
+    { step: 'initialize', name },
+  );
+  try {
+    return { result: await run(), evaluated };
+  } finally {
+    ddb().middlewareStack.remove(name);
+  }
+}
+
+test("defect: settle-now read every merchant's sales of its window in one request (a busy stage's day, without bound): a call evaluates about so many day-index entries, goes on where the last stopped, and the run's last call marks the merchant settled through the run's start", async () => {
+  const [merchant, other] = ['32350000078', '32350000079'];
+  const start = Date.now();
+  for (let i = 0; i < 180; i++) await othersSale(other, new Date(start - 600_000 + i * 3000));
+  const mine = [await approved(merchant, 1001), await approved(merchant, 1002)];
+  const BUDGET = 40;
+  const calls: { more: boolean; settledCount: number; evaluated: number }[] = [];
+  const first = new Date();
+  for (let call = 0; call < 20; call++) {
+    const { result, evaluated } = await dayIndexEvaluated(() =>
+      settleNow(merchant, call === 0 ? first : new Date(), 2_000, BUDGET),
+    );
+    calls.push({ more: result.more, settledCount: result.settledCount, evaluated });
+    if (!result.more) break;
+  }
+  const { testClockStore } = await import('#store/test-clock');
+  // Several calls, each within the budget (at most two entries more for each of 9 partitions).
+  expect(calls.length).toBeGreaterThan(3);
+  for (const call of calls) expect(call.evaluated).toBeLessThanOrEqual(BUDGET + 18);
+  expect(calls.at(-1)!.more).toBe(false);
+  expect(calls.reduce((n, c) => n + c.settledCount, 0)).toBe(2);
+  for (const sale of mine)
+    expect((await requireTransaction(sale.transactionId, merchant)).transaction.clockSettledAt).toBeDefined();
+  expect(await testClockStore().settledThrough(merchant)).toBe(first.toISOString());
+
+  // A sale answered behind where a run had read (as one still Pending while it read there): the
+  // next call, a new run, reads the window again and settles it.
+  const late = await approved(merchant, 1003);
+  const { Item } = await table.db.send(
+    new GetCommand({ TableName: table.tableName, Key: keys.transaction(late.transactionId) }),
+  );
+  const earlier = new Date(start - 300_000).toISOString();
+  await table.db.send(
+    new PutCommand({
+      TableName: table.tableName,
+      Item: { ...Item, ...keys.dayIndex('TXN', earlier, late.transactionId), processedAt: earlier },
+    }),
+  );
+  let settled = 0;
+  for (let call = 0; call < 20; call++) {
+    const result = await settleNow(merchant, new Date(), 2_000, BUDGET);
+    settled += result.settledCount;
+    if (!result.more) break;
+  }
+  expect(settled).toBe(1);
+  expect((await requireTransaction(late.transactionId, merchant)).transaction.clockSettledAt).toBeDefined();
 });
 
 test('an adapter without a test clock makes settle-now a 403', async () => {
