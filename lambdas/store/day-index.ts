@@ -90,7 +90,7 @@ export async function queryDays(
 }
 
 /** What a bounded read of a day index found, and how far it read. */
-export interface DaysRead {
+interface DaysRead {
   /** The items found up to `readThrough` (or the whole window), in sort-key order. */
   items: Item[];
   /**

@@ -12,7 +12,7 @@ import { isConditionFailure } from '#shared/ddb';
 import { containerStore, strip } from './items';
 
 /** A run of settle-now calls under way: the window is read over several calls. */
-export interface SettleRun {
+interface SettleRun {
   /** When its first call was made: the mark its last call writes. */
   startedAt: string;
   /** How far its calls have read the day index (store/day-index.ts DaysRead). */
