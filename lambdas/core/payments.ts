@@ -10,7 +10,15 @@ import type { Merchant } from '#store/merchants';
 import { withOptimisticRetry } from '#shared/optimistic-concurrency';
 import { paymentStore } from '#store/payments';
 import { explainGroupRejection, explainRetryRejection, requireGroup, requirePayment } from './groups';
-import { methodUnavailable, payorsOf, resolveProfiles, scheduledNotices, withSponsorKey } from './profiles';
+import {
+  assertUsable,
+  methodUnavailable,
+  payorsOf,
+  resolveProfiles,
+  sameMethod,
+  scheduledNotices,
+  withSponsorKey,
+} from './profiles';
 
 /** A new payment of a pending group, with its payment-scheduled notice when it asks for one. */
 export async function addPayment(
@@ -65,11 +73,15 @@ export async function updatePayment(
   input: UpdatePaymentInput,
   now: Date,
 ): Promise<Payment> {
-  await resolveProfiles(merchantId, [input.profileId]);
+  const found = await resolveProfiles(merchantId, [input.profileId], undefined, true);
   // A replacement is written as new: with the sponsorKey its payor has now.
   const payors = await payorsOf(merchantId, [input]);
   return withOptimisticRetry(async () => {
     const previous = await requirePayment(groupId, paymentId, merchantId);
+    // A payment that keeps its method may change (its amount, its attributes...) whatever the
+    // method's status, to be declined at the slot as before unless it is given another; a payment
+    // given another method may not take one that is closed, in question or revoked.
+    if (!sameMethod(previous.profileId, input.profileId)) assertUsable(found, input.profileId);
     const next = withSponsorKey(replacedPayment(previous, input, now), payors);
     const outcome = await paymentStore().replacePayment(previous, next, now);
     if (outcome === 'ok') return next;

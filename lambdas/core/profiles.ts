@@ -13,11 +13,6 @@ import { IncompleteReadError } from '#store/items';
 import { MethodUnavailableError } from '#store/method-uses';
 import { payorStore, type PayorCopy } from '#store/payors';
 
-interface ProfileDetails {
-  maskedAccountNumber: string;
-  accountType: string;
-}
-
 /**
  * The 400 of a payment whose method went away, or began to be deleted, between the request's
  * check and its write (the write's fence refused it).
@@ -77,7 +72,7 @@ export async function resolveProfiles(
   profileIds: string[],
   field: (index: number) => string = () => 'profileId',
   keepUnusable = false,
-): Promise<Map<string, ProfileDetails>> {
+): Promise<Map<string, MethodRef>> {
   if (profileIds.length === 0) return new Map();
   const found = await unlessThrottled(methodStore().methodsByRef(profileIds.map(parseProfileId), merchantId));
   // Every payment refused, each named (DESIGN: `errors` lists every problem; the answer shows 100).
@@ -109,6 +104,21 @@ function refusalOf(
 
 const unusableMessage = (field: string, profileId: string, status: Exclude<MethodStatus, 'active'>) =>
   `${field} ${profileId} names a saved payment method ${UNUSABLE[status]}; add a new method`;
+
+/**
+ * 400 when the method of `profileId`, as resolveProfiles found it (with `keepUnusable`), takes no
+ * new payment: closed, to be checked with the cardholder, or revoked.
+ */
+export function assertUsable(found: Map<string, MethodRef>, profileId: string, field = 'profileId'): void {
+  const method = found.get(keyOf(profileId));
+  if (method && isUnusable(method))
+    throw new ValidationError([
+      { field, message: unusableMessage(field, profileId, method.status as Exclude<MethodStatus, 'active'>) },
+    ]);
+}
+
+/** Whether two profileIds name the same saved method (profileIds are case-insensitive). */
+export const sameMethod = (a: string, b: string): boolean => keyOf(a) === keyOf(b);
 
 /** Why a method takes no new payment, by its status. */
 const UNUSABLE: Record<Exclude<MethodStatus, 'active'>, string> = {
@@ -164,7 +174,7 @@ export function scheduledNotices(
   payments: Payment[],
   group: Pick<Group, 'paymentGroupId' | 'merchantId' | 'scheduleDate' | 'scheduleHour'>,
   merchantName: string,
-  profiles: Map<string, ProfileDetails>,
+  profiles: Map<string, Pick<MethodRef, 'maskedAccountNumber' | 'accountType'>>,
   payors: ReadonlyMap<string, PayorCopy>,
   now: Date,
 ): OutboxItem[] {

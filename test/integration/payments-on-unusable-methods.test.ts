@@ -1,12 +1,17 @@
 /**
  * A payment on a method the processor must not be asked to charge is refused (400) when it is
- * created, the message naming why by the method's status: closed, contact_cardholder, revoked.
+ * created or given that method, the message naming why by the method's status: closed,
+ * contact_cardholder, revoked. A payment that keeps its method may still change.
  */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createGroup } from '#core/groups';
+import { updatePayment } from '#core/payments';
 import type { MethodStatus } from '#domain/payors';
 import { reloadConfigForTests } from '#shared/config';
+import { keys } from '#store/keys';
 import { type Merchant } from '#store/merchants';
 import { MerchantAdmin } from '#store/merchant-admin';
+import { paymentStore } from '#store/payments';
 import { DynamoPayorStore } from '#store/payors';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { makePayor } from '#support/fixtures/index';
@@ -57,3 +62,62 @@ test('a payment on a closed method, or on one to check with the cardholder, name
     'whose account is to be checked with the cardholder (contact_cardholder); add a new method',
   );
 });
+
+/** A stored payor's method with this status: its profileId. */
+async function methodWith(status: MethodStatus): Promise<string> {
+  const { payor, method } = makePayor(MID);
+  await new DynamoPayorStore(table.db, table.tableName).create(payor, { ...method, status });
+  return `${payor.payorId}/${method.savedPaymentMethodId}`;
+}
+
+test.each(['closed', 'contact_cardholder', 'revoked'] as const)(
+  'defect: a PUT of a payment that keeps its method was refused once the method became %s (its amount alone changed); it is accepted, and a PUT giving a payment such a method is still refused',
+  async (status) => {
+    const profileId = await methodWith('active');
+    const { group, payments } = await createGroup(
+      {
+        servicePayId: MID,
+        scheduleDate: day(2),
+        scheduleHour: 10,
+        locationId: 1,
+        payments: [{ profileId, amount: 5 }],
+      },
+      MERCHANT,
+      new Date(),
+    );
+    const [payorId, methodId] = profileId.split('/') as [string, string];
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.method(payorId, methodId),
+        UpdateExpression: 'SET #s = :s',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':s': status },
+      }),
+    );
+    const put = (to: string, amount: number) =>
+      updatePayment(
+        group.paymentGroupId,
+        payments[0]!.paymentId,
+        MID,
+        { paymentId: payments[0]!.paymentId, paymentGroupId: group.paymentGroupId, profileId: to, amount },
+        new Date(),
+      );
+
+    // The same method (profileIds are case-insensitive), a new amount.
+    const kept = await put(profileId.toUpperCase(), 4);
+    expect(kept).toMatchObject({ amountCents: 400 });
+
+    const other = await methodWith(status);
+    const refused = await put(other, 4).then(
+      () => undefined,
+      (e: unknown) => e as { status?: number; message: string },
+    );
+    expect(refused).toMatchObject({
+      status: 400,
+      message: expect.stringContaining(`profileId ${other} names a saved payment method whose`),
+    });
+    const stored = await paymentStore().getPayment(group.paymentGroupId, payments[0]!.paymentId);
+    expect(stored).toMatchObject({ profileId: profileId.toUpperCase(), amountCents: 400 });
+  },
+);
