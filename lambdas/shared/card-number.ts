@@ -16,8 +16,9 @@
  * and digits glued to digits are one number (20 or more of them are no card number). The brand
  * prefix keeps random 13-19 digit references out (one in ten passes the Luhn check alone), so an
  * order number starting with 0, 1, 7, 8 or 9 is never one; the first 15 digits of a run right
- * after a plus sign are a phone number in international form (E.164), never a card number; and a
- * UUID is an id, whatever its digits.
+ * after a plus sign are a phone number in international form (E.164), never a card number, but
+ * for the lengths and prefixes of Amex and Diners numbers no country's phones have; and a UUID is
+ * an id, whatever its digits.
  */
 
 import type { ErrorObject } from 'ajv';
@@ -50,9 +51,19 @@ export function passesLuhn(digits: string): boolean {
 const BRAND_PREFIX =
   /4|5[1-5]|2(22[1-9]|2[3-9]\d|[3-6]\d\d|7[01]\d|720)|3[46-9]|30[0-5]|35(2[89]|[3-8]\d)|6(011|4[4-9]|5|2)/y;
 
-/** An Amex number's shape: 15 digits from 34 or 37. */
-const amexShaped = (digits: string, from: number, to: number): boolean =>
-  to - from === 15 && digits[from] === '3' && (digits[from + 1] === '4' || digits[from + 1] === '7');
+/**
+ * A card number's shape that no phone number in international form has: an Amex number (15 digits
+ * from 34 or 37: Spain's numbers have 11 digits, those of +370 to +379 at most 13) or a Diners
+ * one (14 digits from 300-305, 36, 38 or 39: Greece's have 12, Hungary's at most 11, those of +380
+ * to +389 at most 12, Italy's at most 13).
+ */
+const noPhoneShaped = (digits: string, from: number, to: number): boolean => {
+  if (digits[from] !== '3') return false;
+  const second = digits[from + 1]!;
+  if (to - from === 15) return second === '4' || second === '7';
+  if (to - from !== 14) return false;
+  return second === '6' || second === '8' || second === '9' || (second === '0' && digits[from + 2]! <= '5');
+};
 
 /** A UUID (8-4-4-4-12 hexadecimal digits), in any letter case. */
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
@@ -127,9 +138,9 @@ function scan(written: string, first: boolean): Span[] {
       for (let h = g + 1; h < groups.length; h++) {
         const to = groups[h]!;
         if (to - from > MAX_DIGITS) break;
-        // E.164: a phone number has at most 15 digits, its country code's among them; none of 15
-        // starts 34 or 37 (Spain's have 11, those of 370-379 at most 13): that one is an Amex.
-        const phone = g === 0 && plusLed && to - from <= E164_DIGITS && !amexShaped(digits, from, to);
+        // E.164: a phone number has at most 15 digits, its country code's among them; none has
+        // an Amex or a Diners number's shape.
+        const phone = g === 0 && plusLed && to - from <= E164_DIGITS && !noPhoneShaped(digits, from, to);
         if (to - from < MIN_DIGITS || phone) continue;
         if (!passesLuhn(digits.slice(from, to))) continue;
         found.push({ start: starts[from]!, end: ends[to - 1]! });

@@ -311,6 +311,15 @@ test('defect: a 15-digit Amex number after a plus passed as a phone number (no p
     expect(containsCardNumber(phone)).toBe(false);
 });
 
+test('defect: a 14-digit Diners number after a plus passed as a phone number (no phone number of +30, +36, +38x or +39 has 14 digits)', () => {
+  for (const text of ['+38520000023237', 'call +3056 930902 5904', '+36 2272 0627 1667'])
+    expect(containsCardNumber(text)).toBe(true);
+  expect(redactCardNumbers('card +38520000023237 now')).toBe('card +[card number] now');
+  // Real numbers of those countries stay: Greece, Hungary, Croatia, Italy (its longest).
+  for (const phone of ['+30 21 0123 4567', '+36 1 234 5678', '+385 91 234 5678', '+39 06 6982 12345'])
+    expect(containsCardNumber(phone)).toBe(false);
+});
+
 test('property: a phone number in international form (a plus, at most 15 digits) is never a card number', () => {
   const e164 = fc
     .tuple(fc.stringMatching(/^[1-9]\d{0,2}$/), fc.integer({ min: 4, max: 12 }))
@@ -326,12 +335,13 @@ test('property: a phone number in international form (a plus, at most 15 digits)
             ),
         ),
     );
-  // No country whose code starts 34 or 37 (Spain, 370-379) numbers its phones with 15 digits: those
-  // are Amex-shaped (the test above).
-  const amexShaped = (phone: string) => /^3[47]\d{13}$/.test(phone.replace(/\D/g, ''));
+  // No country whose code starts 34 or 37 (Spain, 370-379) numbers its phones with 15 digits, nor
+  // 30, 36, 38 or 39 with 14: those are Amex- and Diners-shaped (the tests above).
+  const cardShaped = (phone: string) =>
+    /^(3[47]\d{13}|3(0[0-5]\d{11}|[689]\d{12}))$/.test(phone.replace(/\D/g, ''));
   fc.assert(
     fc.property(
-      e164.filter((phone) => !amexShaped(phone)),
+      e164.filter((phone) => !cardShaped(phone)),
       letters,
       letters,
       (phone, before, after) => {
