@@ -302,7 +302,7 @@ export interface paths {
      *
      *     - The first occurrence's slot must not be earlier than the current UTC hour, and `startDate` at most 5 years after today's date in `timeZone` (400 naming startDate): every date of a series is then a four-digit yyyy-MM-dd.
      *     - locationId, transactionInitiator (default `Merchant`), surchargeCompliance and allowPartial (default false) and retryPolicy are those of every group created.
-     *     - payments (1-10,000) as in group create: profileId is `{payorId}/{savedPaymentMethodId}` of a saved method of a payor of this merchant; any other value is 400. Every payment is `recurring: true` (`false` is 400). With sendPaymentScheduledNotification the payor is e-mailed a notice when each occurrence's group is created.
+     *     - payments (1-10,000) as in group create: profileId is `{payorId}/{savedPaymentMethodId}` of a saved method of a payor of this merchant; any other value is 400. Every payment is `recurring: true` (`false` is 400). With sendPaymentScheduledNotification the payor is e-mailed a notice when each occurrence's group is created, with sendDeclineNotification after each declined attempt of its payment.
      *     - idempotencyKey (optional, the group create's rules): the same key and body within 24 hours answer 201 with the series that key created, as it is now; another body is 409; a request still running is 409.
      *
      *     **Time rules.** `timeZone` is an IANA name (`America/New_York`, `Europe/London`, `Australia/Sydney`; unknown: 400 naming it), kept and shown as sent: a current name stays as it is (`Asia/Kolkata`, `Europe/Kyiv`, `America/Nuuk`, `Pacific/Kanton`), and so does an older alias of it. Occurrence 1 falls on `startDate`; weekly series every `interval` weeks after it; monthly series every `interval` months on startDate's day of the month, or the month's last day when it has fewer days (a series started on the 31st runs on 28 or 29 February, 30 April, 31 May). Each occurrence's UTC slot (its group's `scheduleDate` and `scheduleHour`) is the local date at `localHour`, converted with the zone's rules **for that date**, so the UTC hour moves with daylight saving time and the local hour stays: a local hour that a change skips (spring forward) runs at the next hour that exists (02:00 on the day New York springs forward runs at 03:00 EDT, 07:00 UTC); a local hour that a change repeats (fall back) runs at its first instance (01:00 on the day New York falls back runs at 01:00 EDT, 05:00 UTC). In a zone whose offset is not whole hours (Asia/Kolkata, +05:30) the slot is the first UTC hour at or after the local hour (17:00 IST runs at 12:00 UTC, 17:30 IST). The conversion uses the time-zone database the service runs with (Node.js's ICU data), occurrence by occurrence, when the slot is shown and again when its group is created.
@@ -1540,6 +1540,8 @@ export interface components {
         allowPartial?: boolean;
         sendEmailReceipt: boolean;
         sendPaymentScheduledNotification: boolean;
+        /** @description Given to each occurrence's payment: the payor is e-mailed after each declined attempt. */
+        sendDeclineNotification: boolean;
         customAttributes?: components['schemas']['CustomAttributes'];
         /** @description Present when given. */
         fees?: components['schemas']['Fee'][];

@@ -61,7 +61,7 @@ Response shape: without pageNumber and pageSize, a JSON **array** of every match
 
 - The first occurrence's slot must not be earlier than the current UTC hour, and \`startDate\` at most ${MAX_SERIES_START_YEARS} years after today's date in \`timeZone\` (400 naming startDate): every date of a series is then a four-digit yyyy-MM-dd.
 - locationId, transactionInitiator (default \`Merchant\`), surchargeCompliance and allowPartial (default false) and retryPolicy are those of every group created.
-- payments (1-${MAX_PAYMENTS_PER_CREATE.toLocaleString('en-US')}) as in group create: ${PROFILE_RULE} Every payment is \`recurring: true\` (\`false\` is 400). With sendPaymentScheduledNotification the payor is e-mailed a notice when each occurrence's group is created.
+- payments (1-${MAX_PAYMENTS_PER_CREATE.toLocaleString('en-US')}) as in group create: ${PROFILE_RULE} Every payment is \`recurring: true\` (\`false\` is 400). With sendPaymentScheduledNotification the payor is e-mailed a notice when each occurrence's group is created, with sendDeclineNotification after each declined attempt of its payment.
 - idempotencyKey (optional, the group create's rules): the same key and body within 24 hours answer 201 with the series that key created, as it is now; another body is 409; a request still running is 409.
 
 ${TIME_RULES}

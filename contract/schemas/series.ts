@@ -214,6 +214,7 @@ export const seriesPaymentSchema = {
     'status',
     'sendEmailReceipt',
     'sendPaymentScheduledNotification',
+    'sendDeclineNotification',
   ],
   properties: {
     index: count(
@@ -244,6 +245,10 @@ export const seriesPaymentSchema = {
     },
     sendEmailReceipt: { type: 'boolean' },
     sendPaymentScheduledNotification: { type: 'boolean' },
+    sendDeclineNotification: {
+      type: 'boolean',
+      description: "Given to each occurrence's payment: the payor is e-mailed after each declined attempt.",
+    },
     customAttributes: customAttributesSchema,
     fees: { type: 'array', items: feeSchema, description: 'Present when given.' },
   },

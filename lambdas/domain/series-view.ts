@@ -51,6 +51,7 @@ export const seriesPaymentView = (p: SeriesPayment): SeriesPaymentView => ({
   ...(p.allowPartial !== undefined && { allowPartial: p.allowPartial }),
   sendEmailReceipt: p.sendEmailReceipt,
   sendPaymentScheduledNotification: p.sendPaymentScheduledNotification,
+  sendDeclineNotification: p.sendDeclineNotification ?? false,
   ...(p.customAttributes !== undefined && { customAttributes: p.customAttributes }),
   ...(p.fees !== undefined && {
     fees: p.fees.map((f) => ({ name: f.name, amount: fromCents(f.amountCents) })),

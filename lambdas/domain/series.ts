@@ -82,6 +82,8 @@ export interface SeriesPayment {
   allowPartial?: boolean;
   sendEmailReceipt: boolean;
   sendPaymentScheduledNotification: boolean;
+  /** An e-mail to the payor after each declined attempt (absent in series made before it was kept: false). */
+  sendDeclineNotification?: boolean;
   customAttributes?: Record<string, string | number | boolean>;
   fees?: { name: string; amountCents: Cents }[];
   /**
@@ -137,6 +139,7 @@ function seriesPayment(input: InlinePaymentInput, index: number): SeriesPayment 
     ...(input.allowPartial !== undefined && { allowPartial: input.allowPartial }),
     sendEmailReceipt: input.sendEmailReceipt ?? false,
     sendPaymentScheduledNotification: input.sendPaymentScheduledNotification ?? false,
+    sendDeclineNotification: input.sendDeclineNotification ?? false,
     ...(input.customAttributes !== undefined && {
       customAttributes: input.customAttributes as SeriesPayment['customAttributes'],
     }),
@@ -321,6 +324,7 @@ export function occurrenceGroupInput(
       ...(p.allowPartial !== undefined && { allowPartial: p.allowPartial }),
       sendEmailReceipt: p.sendEmailReceipt,
       sendPaymentScheduledNotification: p.sendPaymentScheduledNotification,
+      sendDeclineNotification: p.sendDeclineNotification ?? false,
       ...(p.customAttributes !== undefined && { customAttributes: p.customAttributes }),
       ...(p.fees !== undefined && {
         fees: p.fees.map((f) => ({ name: f.name, amount: fromCents(f.amountCents) })),

@@ -22,6 +22,7 @@ import { createEndpoint } from '#core/webhooks';
 import type { ServiceEvent } from '#domain/events';
 import { noticeOutboxId } from '#domain/notifications';
 import type { Series } from '#domain/series';
+import { seriesPaymentView } from '#domain/series-view';
 import { ddb } from '#shared/ddb';
 import { occurrenceGroupId } from '#shared/ids';
 import { keys } from '#store/keys';
@@ -175,6 +176,17 @@ describe("an occurrence's group", () => {
     const second = await groupStore().getGroup(occurrenceGroupId(series.seriesId, 2));
     expect(second?.retryPolicy).toEqual({ maxRetries: 1, intervalHours: 24 });
     expect(group?.retryPolicy).toEqual({ maxRetries: 2, intervalHours: 48 });
+  });
+
+  test("defect: a series dropped its payments' sendDeclineNotification (the payor never e-mailed after a decline): the series keeps it and each occurrence's payment carries it", async () => {
+    const input = seriesInput(2);
+    input.payments[0]!.sendDeclineNotification = true;
+    const series = await createSeries(input, MERCHANT, new Date());
+    const kept = await seriesStore().payments(series.seriesId);
+    expect(kept.map((p) => seriesPaymentView(p).sendDeclineNotification)).toEqual([true, false]);
+    await runJob();
+    const payments = await paymentStore().listPayments(occurrenceGroupId(series.seriesId, 1));
+    expect(payments.map((p) => p.sendDeclineNotification)).toEqual([true, false]);
   });
 
   test('a series without a retry policy makes groups without one (they follow the merchant’s)', async () => {

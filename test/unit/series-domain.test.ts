@@ -66,6 +66,7 @@ describe('newSeries', () => {
         amountCents: 45025,
         sendEmailReceipt: false,
         sendPaymentScheduledNotification: false,
+        sendDeclineNotification: false,
       },
     ]);
   });
@@ -317,6 +318,7 @@ describe('an occurrence’s group', () => {
           recurring: true,
           sendEmailReceipt: false,
           sendPaymentScheduledNotification: false,
+          sendDeclineNotification: false,
           fees: [{ name: 'f', amount: 1 }],
         },
       ],
