@@ -86,6 +86,13 @@ export const cardKeyOf = (method: { savedPaymentMethodId: string; fingerprint?: 
 export const keyFirstUsedAt = (t: Pick<Transaction, 'cardUseAt' | 'processedAt'>): string =>
   t.cardUseAt !== undefined && t.cardUseAt < t.processedAt ? t.cardUseAt : t.processedAt;
 
+/** What a sale's record keeps of its method: what the retry rules and the reports read. */
+const cardOf = (method: SavedMethod) => ({
+  accountType: method.accountType,
+  maskedAccountNumber: method.maskedAccountNumber,
+  cardKey: cardKeyOf(method),
+});
+
 /** The sale as it is written before the processor is asked. */
 function pendingSale(request: SaleRequest, now: Date): Transaction {
   const { payorId, savedPaymentMethodId } = parseProfileId(request.profileId);
@@ -203,11 +210,7 @@ export async function runSale(request: SaleRequest, now: Date): Promise<Transact
       declined(pendingSale(request, now), 'PM', { processedAt: now.toISOString() }),
     );
   }
-  const card = {
-    accountType: method.accountType,
-    maskedAccountNumber: method.maskedAccountNumber,
-    cardKey: cardKeyOf(method),
-  };
+  const card = cardOf(method);
   if (isUnusable(method)) {
     // The account updater found the account closed (or to be checked with the cardholder), or a
     // return or dispute revoked it: a definite decline, recorded without asking the processor
@@ -276,6 +279,17 @@ export async function runSale(request: SaleRequest, now: Date): Promise<Transact
 }
 
 /**
+ * The record of a sale given up on before it was begun (a batch's payment the processor's outage
+ * left untried): with its method's account type and card key, as a begun one has them, so that
+ * the retry rules decide on what the attempt was on (a bank debit is not retried after a `96`).
+ */
+async function neverBegun(request: Omit<SaleRequest, 'missingMethod'>, now: Date): Promise<Transaction> {
+  const { payorId, savedPaymentMethodId } = parseProfileId(request.profileId);
+  const method = await methodStore().findMethod(payorId, savedPaymentMethodId, request.merchantId);
+  return { ...pendingSale({ ...request, missingMethod: 'decline' }, now), ...(method && cardOf(method)) };
+}
+
+/**
  * Gives up on a sale that may have charged (a payment out of retries, a Pending sale whose method
  * is gone): a Declined 96 record with `reversalDue` is written first, conditionally on the sale
  * being absent or Pending, so that a charge still in flight can no longer record an approval;
@@ -295,7 +309,7 @@ export async function giveUpSale(
   if (found && found.status !== 'Pending' && !found.reversalDue)
     return { transaction: found, abandoned: false };
   const tombstone: Transaction = {
-    ...(found ?? pendingSale({ ...request, missingMethod: 'decline' }, now)),
+    ...(found ?? (await neverBegun(request, now))),
     status: 'Declined',
     responseCode: '96',
     responseMessage: REVERSED_MESSAGE,

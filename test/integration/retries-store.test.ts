@@ -2,18 +2,27 @@
  * Issue 19 against DynamoDB Local: the merchant's settings (defaults, changes, 8 writers at once),
  * the card history that the networks' limits count (reserve once, release only while pending, the
  * entry before the window), 8 concurrent retries of one Mastercard card admitted never beyond its
- * 24-hour limit, and a group's retry round claimed by exactly one of 8 starters.
+ * 24-hour limit, a group's retry round claimed by exactly one of 8 starters, and the retry of a
+ * payment given up on before it was tried decided as for one begun.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { changeMerchantSettings, merchantSettings } from '#core/settings';
+import { giveUpBatch } from '#core/batches';
+import { newGroup, newPayment } from '#domain/groups';
+import type { SavedMethod } from '#domain/payors';
+import { emptyTotals, type BatchState } from '#domain/processing';
 import { admitRetry } from '#domain/retries';
 import { reloadConfigForTests } from '#shared/config';
+import { attemptTransactionId, newId } from '#shared/ids';
 import { keys } from '#store/keys';
 import { cardHistory, type CardUseEntry } from '#store/card-history';
 import { claimStore } from '#store/claims';
 import { groupStore } from '#store/groups';
+import { paymentStore } from '#store/payments';
+import { DynamoPayorStore } from '#store/payors';
+import { transactionStore } from '#store/transactions';
 import { retryRoundStore } from '#store/retry-rounds';
-import { makeGroup } from '#support/fixtures/index';
+import { makeGroup, makePayor } from '#support/fixtures/index';
 import { storedProfile } from '#support/sales';
 import { createTestTable, type TestTable } from '#support/ddb';
 
@@ -209,5 +218,49 @@ describe('retry rounds', () => {
       claimStore().redrive(running, now),
     ]);
     expect(redriven.filter((name) => name !== undefined)).toEqual([`pg-${group.paymentGroupId}-3`]);
+  });
+});
+
+describe('a batch given up on (FailBatch)', () => {
+  test("defect: a bank debit the processor's outage left untried was given a retry after its 96 (its record had no account type, so the retry rules took it for a card): not retried, as one begun and given up", async () => {
+    const { payor, method } = makePayor(MERCHANT);
+    const checking: SavedMethod = { ...method, accountType: 'CHECKING', maskedAccountNumber: '*****6789' };
+    delete checking.expiryMonth;
+    delete checking.expiryYear;
+    await new DynamoPayorStore(table.db, table.tableName).create(payor, checking);
+    const now = new Date();
+    const group = newGroup(
+      { servicePayId: MERCHANT, scheduleDate: '2031-09-01', scheduleHour: 9, locationId: 1 },
+      MERCHANT,
+      newId(),
+      now,
+    );
+    const payment = newPayment(
+      { profileId: `${payor.payorId}/${checking.savedPaymentMethodId}`, amount: 25 },
+      group,
+      newId(),
+      now,
+    );
+    Object.assign(group, { paymentCount: 1, totalCents: payment.amountCents });
+    await groupStore().createGroup(group, [payment]);
+    expect((await claimStore().claim(group, now)).claimed).toBe(true);
+
+    const state: BatchState = {
+      paymentGroupId: group.paymentGroupId,
+      merchantId: MERCHANT,
+      allowPartial: false,
+      cursor: null,
+      upTo: null,
+      totals: emptyTotals(),
+      batches: 0,
+      retryPolicy: { maxRetries: 2, intervalHours: 24 },
+    };
+    await giveUpBatch(state, 'ProcessorUnavailable');
+
+    const stored = await paymentStore().getPayment(group.paymentGroupId, payment.paymentId);
+    expect(stored!.authResponse).toMatchObject({ status: 'Failed', responseCode: '96' });
+    expect(stored!.retry).toMatchObject({ status: 'not_retried', reason: 'network_limit' });
+    const { transaction } = (await transactionStore().find(attemptTransactionId(payment.paymentId, 1)))!;
+    expect(transaction).toMatchObject({ accountType: 'CHECKING', maskedAccountNumber: '*****6789' });
   });
 });
