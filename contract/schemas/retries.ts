@@ -105,7 +105,7 @@ export const paymentRetrySchema = {
       type: 'string',
       enum: RETRY_REASONS,
       description:
-        'exhausted and not_retried: category_1 (the decline is permanent), advice_code (Mastercard merchant advice code 03 or 21), network_limit (a card network or Nacha rule; `detail` names it), policy_exhausted (maxRetries reached), payment_deleted, group_deleted, method_unusable (the saved method was deleted or is closed), payment_reversed (the merchant voided or refunded the payment, or asked to, before its debit came back returned).',
+        'exhausted and not_retried: category_1 (the decline is permanent), advice_code (merchant advice code 03 or 21: Mastercard, or Stripe advice do_not_try_again on any card), network_limit (a card network or Nacha rule; `detail` names it), policy_exhausted (maxRetries reached), payment_deleted, group_deleted, method_unusable (the saved method was deleted or is closed), payment_reversed (the merchant voided or refunded the payment, or asked to, before its debit came back returned).',
     },
     detail: {
       type: 'string',

@@ -121,7 +121,10 @@ const NETWORK_LIMITS: Record<Network, readonly NetworkLimit[]> = {
 const networkOf = (accountType: AccountType | undefined): Network =>
   accountType === 'MASTERCARD' ? 'mastercard' : isBank(accountType) ? 'nacha' : 'visa';
 
-/** Mastercard's merchant advice codes after which a card is never tried again. */
+/**
+ * Merchant advice codes after which a card is never tried again: Mastercard's 03 and 21, and
+ * Stripe's `advice_code: do_not_try_again` (on any brand), which its adapter gives as 03.
+ */
 const FINAL_ADVICE_CODES: readonly string[] = ['03', '21'];
 
 /** The only decline a bank debit is re-presented after (insufficient funds; ACH R01/R09). */
@@ -193,7 +196,7 @@ export interface RetryDecisionInput {
 /**
  * What an answered attempt decides about the payment's retry: undefined when there is nothing to
  * show (no retries allowed and none made; approved at once). In this order: approved (after a
- * retry: succeeded); category 1; a Mastercard advice code 03 or 21; a bank debit declined for
+ * retry: succeeded); category 1; a merchant advice code 03 or 21; a bank debit declined for
  * anything but insufficient funds; the policy's retries used up; a network limit at the time the
  * retry would run; else scheduled at the first hourly slot intervalHours after this attempt.
  */
@@ -207,15 +210,15 @@ export function decideRetry(input: RetryDecisionInput): PaymentRetry | undefined
       reason: 'category_1',
       detail: `response code ${answer.responseCode} is a category-1 decline: the issuer will not approve it later`,
     };
-  if (
-    networkOf(accountType) === 'mastercard' &&
-    answer.merchantAdviceCode !== undefined &&
-    FINAL_ADVICE_CODES.includes(answer.merchantAdviceCode)
-  )
+  // On any card: Mastercard's codes, and Stripe's own advice not to try again (as 03) on any brand.
+  if (answer.merchantAdviceCode !== undefined && FINAL_ADVICE_CODES.includes(answer.merchantAdviceCode))
     return {
       status: 'not_retried',
       reason: 'advice_code',
-      detail: `Mastercard merchant advice code ${answer.merchantAdviceCode}: do not try again (Merchant Advice Code Transaction Excellence)`,
+      detail:
+        networkOf(accountType) === 'mastercard'
+          ? `Mastercard merchant advice code ${answer.merchantAdviceCode}: do not try again (Merchant Advice Code Transaction Excellence)`
+          : `merchant advice code ${answer.merchantAdviceCode}: the processor says not to try again`,
     };
   if (isBank(accountType) && answer.responseCode !== CHECKING_RETRY_CODE)
     return {

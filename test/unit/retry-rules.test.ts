@@ -106,13 +106,13 @@ describe('decideRetry: brand, code, advice code and history', () => {
       { status: 'scheduled' },
     ],
     [
-      'advice 03 on a Visa card: not a Visa rule',
+      "defect: advice 03 on a Visa card (Stripe's do_not_try_again, on any brand) was retried",
       'VISA',
       declined('51', '2', '03'),
       1,
       POLICY,
       [],
-      { status: 'scheduled' },
+      { status: 'not_retried', reason: 'advice_code' },
     ],
     ['CHECKING 51', 'CHECKING', declined('51', '2'), 1, POLICY, [], { status: 'scheduled' }],
     [
