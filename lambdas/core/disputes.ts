@@ -70,7 +70,7 @@ export async function applyDisputeNotice(notice: DisputeNotice, now: Date): Prom
       const decision = disputeDecision(notice, sale, previous, paymentProcessor().voidIsRefund);
       if (decision.outcome === 'return') return applyBankNotice(asReturn(notice), now);
       if (decision.outcome !== 'apply') return outcome(decision.outcome, decision.reason);
-      const types = disputeEventTypes(previous, notice.status);
+      const types = disputeEventTypes(previous, notice);
       const next = disputeAfter(notice, sale!, previous, types.length);
       const payment =
         sale!.paymentId !== undefined && sale!.paymentGroupId !== undefined

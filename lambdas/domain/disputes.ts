@@ -142,11 +142,24 @@ export function disputeAfter(
   };
 }
 
-/** The events a change announces: created (and closed, when it came closed), updated or closed. */
-export function disputeEventTypes(before: Dispute | undefined, status: DisputeStatus): EventType[] {
-  const closed = !isOpenDispute(status);
+/**
+ * The events a change announces: created (and closed, when it came closed), closed, or updated
+ * when what the dispute shows changed (its status, reason, amount or evidence date); none for a
+ * notice that changes none of them (Stripe's inquiry going under review, evidence edited).
+ */
+export function disputeEventTypes(
+  before: Dispute | undefined,
+  notice: Pick<DisputeNoticeFacts, 'status' | 'reason' | 'amountCents' | 'evidenceDueBy'>,
+): EventType[] {
+  const closed = !isOpenDispute(notice.status);
   if (!before) return closed ? ['dispute.created', 'dispute.closed'] : ['dispute.created'];
-  return [closed ? 'dispute.closed' : 'dispute.updated'];
+  if (closed) return ['dispute.closed'];
+  const changed =
+    before.status !== notice.status ||
+    before.reason !== notice.reason ||
+    before.amountCents !== notice.amountCents ||
+    before.evidenceDueBy !== notice.evidenceDueBy;
+  return changed ? ['dispute.updated'] : [];
 }
 
 export const disputeView = (d: Dispute): DisputeView => ({

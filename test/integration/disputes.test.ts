@@ -249,6 +249,29 @@ it('a late dispute notice never moves a dispute back, and none applies after it 
   ]);
 });
 
+it('defect: a later dispute notice that changed nothing the dispute shows announced dispute.updated (Stripe: an inquiry going under review, evidence edited); it is applied, announced by nothing, and the next change is numbered on without a gap', async () => {
+  const mid = await newMerchant();
+  const { transactionId } = await approvedCardSale(mid, 'ok');
+  const evidenceDueBy = new Date(Date.now() + 7 * 86_400_000).toISOString();
+  const first = await disputeNotice(transactionId, { status: 'inquiry', evidenceDueBy });
+  expect(await applyNotice(first, new Date())).toEqual({ outcome: 'applied' });
+  const same = await disputeNotice(transactionId, {
+    kind: 'dispute_updated',
+    sequence: 2,
+    status: 'inquiry',
+    evidenceDueBy,
+  });
+  expect(await applyNotice(same, new Date())).toEqual({ outcome: 'applied' });
+  expect(await applyNotice(same, new Date())).toEqual({ outcome: 'applied_before' });
+  const closed = await disputeNotice(transactionId, { kind: 'dispute_closed', sequence: 3, status: 'won' });
+  expect(await applyNotice(closed, new Date())).toEqual({ outcome: 'applied' });
+  const disputeId = disputeIdOf(mid, `dp_${transactionId}`);
+  expect((await eventsOf(mid, disputeId)).map((e) => [e.type, e.sequence]).sort()).toEqual([
+    ['dispute.closed', 2],
+    ['dispute.created', 1],
+  ]);
+});
+
 it('Defect: a sale whose first dispute was lost could be refunded once a later dispute of it was won (the sale shows its latest dispute only): the cardholder was paid twice', async () => {
   const mid = await newMerchant();
   const { transactionId } = await approvedCardSale(mid, 'ok');

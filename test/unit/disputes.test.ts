@@ -117,10 +117,25 @@ describe('disputeAfter and its events', () => {
   });
 
   it('created (and closed, when its first notice says so), updated, or closed', () => {
-    expect(disputeEventTypes(undefined, 'needs_response')).toEqual(['dispute.created']);
-    expect(disputeEventTypes(undefined, 'won')).toEqual(['dispute.created', 'dispute.closed']);
-    expect(disputeEventTypes(opened(), 'under_review')).toEqual(['dispute.updated']);
-    expect(disputeEventTypes(opened(), 'lost')).toEqual(['dispute.closed']);
+    expect(disputeEventTypes(undefined, notice())).toEqual(['dispute.created']);
+    expect(disputeEventTypes(undefined, notice({ status: 'won' }))).toEqual([
+      'dispute.created',
+      'dispute.closed',
+    ]);
+    expect(disputeEventTypes(opened(), notice({ status: 'under_review' }))).toEqual(['dispute.updated']);
+    expect(disputeEventTypes(opened(), notice({ status: 'lost' }))).toEqual(['dispute.closed']);
+  });
+
+  it('defect: a later notice that changed nothing the dispute shows announced dispute.updated (the same data again); it announces nothing', () => {
+    const later = { kind: 'dispute_updated', sequence: 2 } as const;
+    expect(disputeEventTypes(opened(), notice(later))).toEqual([]);
+    for (const change of [
+      { status: 'under_review' },
+      { reason: 'general' },
+      { amountCents: 1000 },
+      { evidenceDueBy: '2026-05-20T15:00:00.000Z' },
+    ] as const)
+      expect(disputeEventTypes(opened(), notice({ ...later, ...change }))).toEqual(['dispute.updated']);
   });
 
   it('each event is the dispute as after, numbered from its count before', () => {
