@@ -26,11 +26,15 @@ import {
 import { conditionOutcome, isConditionFailure } from '#shared/ddb';
 import { containerStore, sendThroughConflicts, strip } from './items';
 import { readAll } from './paging';
-import { eventPut } from './events';
+import { eventPut, sequenced } from './events';
 import { sweepEntry } from './sweep-index';
 import { saleUseItem } from './card-history';
 import { debitCountItem, isBankDebit } from './return-rates';
 import { clock } from '#shared/clock';
+import { nextSequence } from '#domain/events';
+
+/** Writes of a void on its sale read again (another change announced an event meanwhile). */
+const VOID_RECORD_ATTEMPTS = 5;
 import { NO_OPEN_DISPUTE, REFUND_ROOM, refundFinished } from './transaction-items';
 
 export interface SaleWithRefunds {
@@ -219,32 +223,61 @@ export class DynamoTransactionStore implements TransactionStore {
   /**
    * Approved → Voided once the processor approved the void; a repeat is a no-op. The reservation
    * is not a condition: a concurrent caller whose processor call was refused may have released it
-   * meanwhile, and an approved void must be recorded all the same. Throws if the sale is neither
-   * Approved nor Voided (a void is never approved for a sale that was not).
+   * meanwhile, and an approved void must be recorded all the same. A sale of the transactions API
+   * is announced by `transaction.voided`, numbered after its events so far: when another change
+   * announced one meanwhile (a debit's clearing), the sale is read again and the void written on
+   * it. Throws if the sale is neither Approved nor Voided (a void is never approved for a sale that
+   * was not).
    */
   async markVoided(txn: Transaction, at: string): Promise<void> {
-    const transactionId = txn.transactionId;
+    let current = txn;
+    for (let attempt = 0; attempt < VOID_RECORD_ATTEMPTS; attempt++) {
+      const outcome = await this.voidOn(current, at);
+      if (outcome.written) return;
+      const found = (await this.find(txn.transactionId))?.transaction;
+      if (found?.status === 'Voided') return;
+      if (found?.status !== 'Approved') {
+        throw new Error(
+          `void of ${txn.transactionId} approved, but the sale is ${found?.status ?? 'missing'}`,
+          { cause: outcome.refused },
+        );
+      }
+      current = found;
+    }
+    throw new Error(`void of ${txn.transactionId} approved, but the sale kept changing; retry`);
+  }
+
+  /** The void's write on the sale as read: written, or refused by a condition (its error). */
+  private async voidOn(
+    txn: Transaction,
+    at: string,
+  ): Promise<{ written: true } | { written: false; refused: unknown }> {
+    const announced = txn.paymentId === undefined;
+    const seq = sequenced(txn.eventSeq);
     const update = {
       TableName: this.tableName,
-      Key: keys.transaction(transactionId),
-      UpdateExpression:
-        'SET #status = :voided, voidedAt = :at, voidingAt = if_not_exists(voidingAt, :at) REMOVE gsi2pk, gsi2sk',
-      ConditionExpression: '#status = :approved',
+      Key: keys.transaction(txn.transactionId),
+      UpdateExpression: `SET #status = :voided, voidedAt = :at, voidingAt = if_not_exists(voidingAt, :at)${announced ? `, ${seq.set}` : ''} REMOVE gsi2pk, gsi2sk`,
+      ConditionExpression: announced ? `#status = :approved AND ${seq.condition}` : '#status = :approved',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':voided': 'Voided', ':approved': 'Approved', ':at': at } as Record<
-        string,
-        unknown
-      >,
+      ExpressionAttributeValues: {
+        ':voided': 'Voided',
+        ':approved': 'Approved',
+        ':at': at,
+        ...(announced && seq.values),
+      },
     };
     // A voided bank debit left the batch before the file went out: the bank never saw it, and
     // the return rates no longer count it (in the same transaction: Approved → Voided once).
-    const uncount = isBankDebit(txn) ? [debitCountItem(this.tableName, txn, -1)] : [];
-    const together: object[] = [...uncount];
-    if (txn.paymentId === undefined) {
-      // Announced by transaction.voided (after its transaction.approved).
-      const voided: Transaction = { ...txn, status: 'Voided', voidedAt: at, eventSeq: 2 };
-      update.UpdateExpression = update.UpdateExpression.replace('SET ', 'SET eventSeq = :seq, ');
-      update.ExpressionAttributeValues[':seq'] = 2;
+    const together: object[] = isBankDebit(txn) ? [debitCountItem(this.tableName, txn, -1)] : [];
+    if (announced) {
+      // Announced by transaction.voided, after the sale's events so far.
+      const voided: Transaction = {
+        ...txn,
+        status: 'Voided',
+        voidedAt: at,
+        eventSeq: nextSequence(txn.eventSeq),
+      };
       together.push(eventPut(this.tableName, transactionEvent('transaction.voided', voided, new Date(at))));
     }
     try {
@@ -257,16 +290,11 @@ export class DynamoTransactionStore implements TransactionStore {
       } else {
         await this.db.send(new UpdateCommand(update));
       }
+      return { written: true };
     } catch (error) {
       if (together.length > 0) conditionOutcome(error, [[0, true]]);
       else if (!isConditionFailure(error)) throw error;
-      const found = await this.find(transactionId);
-      if (found?.transaction.status !== 'Voided') {
-        throw new Error(
-          `void of ${transactionId} approved, but the sale is ${found?.transaction.status ?? 'missing'}`,
-          { cause: error },
-        );
-      }
+      return { written: false, refused: error };
     }
   }
 

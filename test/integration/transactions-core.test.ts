@@ -17,6 +17,7 @@ import { ddb } from '#shared/ddb';
 import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError } from '#shared/errors';
 import { newId } from '#shared/ids';
 import { keys } from '#store/keys';
+import { eventStore } from '#store/events';
 import { DynamoMethodStore } from '#store/methods';
 import { idempotencyStore, type StoredResponse } from '#store/idempotency';
 import { transactionStore } from '#store/transactions';
@@ -722,4 +723,44 @@ describe('refunds and voids', () => {
       BadRequestError,
     );
   });
+});
+
+describe("a void's event", () => {
+  /** Another change of the sale that announced an event (a debit's clearing moves it to 2). */
+  const announcedMeanwhile = (transactionId: string) =>
+    table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.transaction(transactionId),
+        UpdateExpression: 'SET eventSeq = :two, cleared = :yes',
+        ExpressionAttributeValues: { ':two': 2, ':yes': true },
+      }),
+    );
+  const voidedEvents = async (transactionId: string) =>
+    (await eventStore().page(MERCHANT, { objectId: transactionId }, 100)).events
+      .filter((e) => e.type === 'transaction.voided')
+      .map((e) => e.sequence);
+
+  test.each([
+    ['before the void was asked', 'before'],
+    ['while the processor voided it', 'during'],
+  ] as const)(
+    'defect: a sale whose events had moved on (%s: a debit cleared) was announced voided as its second event, the number its clearing has: it is announced as its third',
+    async (_, when) => {
+      const txn = await runSale(sale(await aProfile(), 1500), unsettled());
+      expect(txn).toMatchObject({ status: 'Approved', eventSeq: 1 });
+      if (when === 'before') await announcedMeanwhile(txn.transactionId);
+      else {
+        const voidCall = processor.void.bind(processor);
+        jest.spyOn(processor, 'void').mockImplementationOnce(async (request) => {
+          await announcedMeanwhile(txn.transactionId);
+          return voidCall(request);
+        });
+      }
+      expect(await voidSale(MERCHANT, txn.transactionId, unsettled())).toMatchObject({ status: 'Voided' });
+      expect((await transactionStore().find(txn.transactionId))!.transaction.eventSeq).toBe(3);
+      expect(await voidedEvents(txn.transactionId)).toEqual([3]);
+      jest.restoreAllMocks();
+    },
+  );
 });
