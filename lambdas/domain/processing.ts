@@ -275,14 +275,16 @@ export function countOutcome(
       totals.recoveredCents = (totals.recoveredCents ?? 0) + approvedCents;
     }
     const dispute = payment.dispute;
+    // The summary (a run's recount too) counts a payment disputed as its moves left it: from the
+    // first dispute of its sale moved in, whichever dispute shows now (a later one's move, still
+    // to come, moves the sum only), at the amount the last move kept. The report counts what is.
     if (
       auth.status === 'Approved' &&
       dispute !== undefined &&
       dispute.transactionId === auth.transactionId &&
-      (all || payment.disputeCounted === dispute.disputeId)
+      (all || payment.disputeCounted !== undefined)
     ) {
       totals.disputed = (totals.disputed ?? 0) + 1;
-      // The summary (a run's recount too) counts the amount its move counted: the report what is.
       const counted = all ? undefined : payment.disputeCountedCents;
       totals.disputedCents = (totals.disputedCents ?? 0) + (counted ?? toCents(dispute.amount));
     }

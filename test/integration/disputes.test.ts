@@ -18,7 +18,7 @@ import { sweep } from '#core/sweeper';
 import { disputeIdOf } from '#domain/disputes';
 import type { ServiceEvent } from '#domain/events';
 import { attemptOf } from '#domain/groups';
-import { emptyTotals, saleAuthResponse, summaryView } from '#domain/processing';
+import { countOutcome, emptyTotals, saleAuthResponse, summaryView } from '#domain/processing';
 import { processorKeys } from '#domain/processor-keys';
 import { transactionView } from '#domain/transactions';
 import { useProcessor } from '#processor/index';
@@ -615,6 +615,60 @@ it('a second dispute of a scheduled payment’s charge never counts the payment 
   expect(await runDueFollowUps(new Date(Date.now() + 60_000), 10)).toBe(0);
 
   // One payment disputed, for what its latest dispute disputes: as the report counts it.
+  expect(await summaryOf()).toMatchObject({ approvedCount: 2, disputedCount: 1, disputedAmount: 20 });
+  const report = await groupReport(mid, paymentGroupId);
+  expect(report.counts).toMatchObject({ approved: 2, disputed: 1 });
+  expect(report.amounts).toMatchObject({ disputed: 20 });
+});
+
+it("defect: a chargeback after a counted inquiry, applied while a retry round of the group counted its payments, left the payment out of the group's disputedCount and its sum below zero (the round counted the payment undisputed, the move then moved the sum only)", async () => {
+  const mid = await newMerchant();
+  const { paymentGroupId, transactionId, processorKey } = await processedCardGroup(mid);
+  const summaryOf = async () => summaryView((await claimStore().read(paymentGroupId))!.processingSummary!);
+  const groupUpdate = (expression: string, values: Record<string, unknown>) =>
+    table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.group(paymentGroupId),
+        UpdateExpression: expression,
+        ExpressionAttributeValues: values,
+      }),
+    );
+
+  // An inquiry, counted, closed won.
+  const inquiry = await disputeNotice(transactionId, { status: 'inquiry' }, processorKey);
+  expect(await applyNotice(inquiry, new Date())).toEqual({ outcome: 'applied' });
+  const closed = {
+    ...inquiry,
+    noticeId: `n_${crypto.randomUUID()}`,
+    sequence: 2,
+    kind: 'dispute_closed',
+    status: 'won',
+  };
+  expect(await applyNotice(closed as ProcessorNotice, new Date())).toEqual({ outcome: 'applied' });
+  expect(await summaryOf()).toMatchObject({ disputedCount: 1, disputedAmount: 30 });
+
+  // A retry round of the group (another payment's retry) charges: the chargeback's move waits.
+  await groupUpdate('SET retryBound = :b', { ':b': '2031-03-02T10' });
+  const chargeback = await disputeNotice(
+    transactionId,
+    {
+      objectId: `dp2_${transactionId}`,
+      disputeId: `dp2_${transactionId}`,
+      occurredAt: new Date(Date.now() + 1000).toISOString(),
+      amountCents: 2000,
+    },
+    processorKey,
+  );
+  expect(await applyNotice(chargeback, new Date())).toEqual({ outcome: 'applied' });
+  // The round's batches count every payment as it stands (core/batches.ts); its end writes the
+  // summary whole, and the round is over.
+  const totals = emptyTotals();
+  for (const p of await paymentStore().listPayments(paymentGroupId)) countOutcome(totals, p);
+  const stored = (await claimStore().read(paymentGroupId))!.processingSummary!;
+  await groupUpdate('SET processingSummary = :s REMOVE retryBound', { ':s': { ...stored, ...totals } });
+
+  await runDueFollowUps(new Date(Date.now() + 60_000), 10);
   expect(await summaryOf()).toMatchObject({ approvedCount: 2, disputedCount: 1, disputedAmount: 20 });
   const report = await groupReport(mid, paymentGroupId);
   expect(report.counts).toMatchObject({ approved: 2, disputed: 1 });
