@@ -155,6 +155,10 @@ async function heldByOrder(d: WebhookDelivery, batch: Batch): Promise<boolean> {
   if (d.sequence === 1) return false;
   const store = webhookDeliveryStore();
   const now = batch.now();
+  // The cursor before the pending records: the fan-out writes an event's records first and marks
+  // it seen after, so a sequence read as seen has its pending records there to be found. Read the
+  // other way, an earlier event fanned out between the two reads was neither.
+  const seen = await eventCursorStore().seen(d.objectId);
   let earlier = await store.earlierPending(d);
   // The earlier one is marked, so that its end releases this one; it changed meanwhile: look again.
   let marked = false;
@@ -182,7 +186,6 @@ async function heldByOrder(d: WebhookDelivery, batch: Batch): Promise<boolean> {
     });
     return true;
   }
-  const seen = await eventCursorStore().seen(d.objectId);
   for (let k = 1; k < d.sequence; k++) {
     if (seen.has(k)) continue;
     if (now.getTime() - Date.parse(d.createdAt) < GAP_GRACE_MS) {

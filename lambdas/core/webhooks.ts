@@ -23,6 +23,7 @@ import {
   type DeliveryStatus,
   type WebhookEndpoint,
 } from '#domain/webhooks';
+import { clock } from '#shared/clock';
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from '#shared/errors';
 import { newId } from '#shared/ids';
 import { withOptimisticRetry } from '#shared/optimistic-concurrency';
@@ -99,10 +100,14 @@ export async function createEndpoint(
     const written = await webhookEndpointStore().get(merchantId, keyed.resourceId);
     if (written) return { ...endpointView(written), secret: await currentSecretOf(written) };
   }
+  const began = clock.nowMs();
   await requireAllowedUrl(input.url);
   const webhookEndpointId = keyed?.resourceId ?? newId();
   const secret = newSecret();
-  const at = now.toISOString();
+  const sealed = await secretBox().seal(secret, secretContext({ merchantId, webhookEndpointId }));
+  // Dated when it is written, after its URL's check (up to 3 s of DNS) and its seal: an event
+  // created in between was fanned out without it, yet dated after a `dateCreated` taken earlier.
+  const at = new Date(now.getTime() + Math.max(0, clock.nowMs() - began)).toISOString();
   const endpoint: WebhookEndpoint = {
     webhookEndpointId,
     merchantId,
@@ -113,7 +118,7 @@ export async function createEndpoint(
     dateCreated: at,
     lastUpdated: at,
     revision: 1,
-    secret: await secretBox().seal(secret, secretContext({ merchantId, webhookEndpointId })),
+    secret: sealed,
   };
   if ((await webhookEndpointStore().create(endpoint)) === 'limit')
     throw new BadRequestError(`a merchant can have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints`);
