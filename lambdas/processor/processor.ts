@@ -70,6 +70,12 @@ export interface SaleRequest {
   token: string;
   amountCents: number;
   allowPartial: boolean;
+  /**
+   * Aborted when the caller gave up on the call (the adapter's timeout, processor/timeout.ts): an
+   * adapter that reads before it charges (Stripe, for a key it may have forgotten) never starts
+   * the charge after, as the caller's timeout reversal may already have run and found nothing.
+   */
+  signal?: AbortSignal;
 }
 
 export interface SaleResult {

@@ -14,10 +14,19 @@ import { ProcessorUnavailableError, type PaymentProcessor } from './processor';
  */
 export const PROCESSOR_TIMEOUT_MS = PROCESSOR_TIMING.sandbox.callMs;
 
-const bounded = <T>(call: Promise<T>, ms: number, what: string): Promise<T> =>
+const bounded = <T>(call: Promise<T>, ms: number, what: string, giveUp?: AbortController): Promise<T> =>
   withTimeout(call, ms, () => {
+    giveUp?.abort();
     throw new ProcessorUnavailableError(`processor ${what} gave no answer within ${ms} ms`);
   });
+
+/** A sale bounded by `ms`; the adapter is told when its caller gives up (`signal`). */
+function boundedSale(inner: PaymentProcessor, ms: number): PaymentProcessor['sale'] {
+  return (request) => {
+    const giveUp = new AbortController();
+    return bounded(inner.sale({ ...request, signal: giveUp.signal }), ms, 'sale', giveUp);
+  };
+}
 
 /** The adapter with every network call bounded by `ms` (settlementTime is local arithmetic). */
 export function withProcessorTimeout(inner: PaymentProcessor, ms: number): PaymentProcessor {
@@ -25,7 +34,7 @@ export function withProcessorTimeout(inner: PaymentProcessor, ms: number): Payme
     voidsBankDebits: inner.voidsBankDebits,
     voidIsRefund: inner.voidIsRefund,
     tokenize: (r) => bounded(inner.tokenize(r), ms, 'tokenize'),
-    sale: (r) => bounded(inner.sale(r), ms, 'sale'),
+    sale: boundedSale(inner, ms),
     void: (r) => bounded(inner.void(r), ms, 'void'),
     refund: (r) => bounded(inner.refund(r), ms, 'refund'),
     reverseUnanswered: (r) => bounded(inner.reverseUnanswered(r), ms, 'reversal'),

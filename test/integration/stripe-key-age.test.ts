@@ -23,6 +23,10 @@ import {
   type StripeOnStandIn,
 } from '#support/stripe-stand-in';
 import { clockAt, useTestClock } from '#support/clock';
+import { fixedAccounts } from '#processor/stripe/accounts';
+import { stripeClient } from '#processor/stripe/client';
+import { StripeProcessor } from '#processor/stripe/stripe-processor';
+import { withProcessorTimeout } from '#processor/timeout';
 import { runSale } from '#core/sale';
 import { useProcessor } from '#processor/index';
 import { useClock } from '#shared/clock';
@@ -317,4 +321,67 @@ describe('the look-up of a day-old key is bounded', () => {
       ),
     ).toEqual([]);
   });
+});
+
+const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
+
+/** The same adapter on a Stripe whose PaymentIntent listings are slow (a busy account, a slow API). */
+function slowListingProcessor(delayMs: number): StripeProcessor {
+  const stripe = stripeClient({
+    secretKey: STAND_IN_KEY,
+    api: { host: env.standIn.host, port: env.standIn.port, protocol: env.standIn.protocol },
+  });
+  const intents = stripe.paymentIntents;
+  const slowIntents = new Proxy(intents, {
+    get(target, prop, receiver) {
+      if (prop === 'list')
+        return async (...args: Parameters<typeof intents.list>) => {
+          await sleep(delayMs);
+          return target.list(...args);
+        };
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const slow = new Proxy(stripe, {
+    get(target, prop, receiver) {
+      if (prop === 'paymentIntents') return slowIntents;
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
+  return new StripeProcessor({
+    stripe: slow,
+    accounts: fixedAccounts({ [MERCHANT]: ACCOUNT, [OTHER_MERCHANT]: OTHER_ACCOUNT }),
+    schedule: { periodSeconds: 3600, offsetSeconds: 1800 },
+  });
+}
+
+it('defect: a sale given up on by the adapter bound while it looked a day-old key up went on to charge after its timeout reversal ran (a charge without a record): it charges nothing once given up', async () => {
+  const { token } = await env.processor.tokenize(cardOf('4242424242424242'));
+  const request: SaleRequest = {
+    idempotencyKey: 'payment:audit-late-charge-1',
+    // A Pending sale resumed a day after its key was first used (its first call never left).
+    keyFirstUsedAt: new Date(Date.now() - 25 * HOUR).toISOString(),
+    merchantId: MERCHANT,
+    token,
+    amountCents: 2500,
+    allowPartial: false,
+  };
+  // As processor/index.ts wraps every adapter: the call bounded (here 300 ms; Stripe's is 20 s).
+  const bounded = withProcessorTimeout(slowListingProcessor(400), 300);
+  await expect(bounded.sale(request)).rejects.toBeInstanceOf(ProcessorUnavailableError);
+
+  // The caller's answer to no answer (core/sale.ts giveUpSale, then the sweeper): Declined 96 and
+  // the key reversed. For a key this old the reversal only looks: nothing is there yet.
+  await env.processor.reverseUnanswered({
+    idempotencyKey: request.idempotencyKey,
+    merchantId: MERCHANT,
+    keyFirstUsedAt: request.keyFirstUsedAt,
+  });
+  expect(moneyMovedBy(request.idempotencyKey)).toBe(0);
+
+  // The abandoned sale finishes its listing and creates its PaymentIntent.
+  await sleep(1500);
+  // A sale recorded Declined 96 and reversed must have moved no money.
+  expect(moneyMovedBy(request.idempotencyKey)).toBe(0);
 });

@@ -147,6 +147,10 @@ export class StripeProcessor implements PaymentProcessor {
     if (this.forgotten(request.keyFirstUsedAt)) {
       const first = (await byKey(token.customer)) ?? (await byKey());
       if (first) return saleAnswer(first, key);
+      // The caller gave up while the key was looked up: its timeout reversal looks the key up too
+      // (a key this old is not taken by a placeholder), so a charge made now would stay made.
+      if (request.signal?.aborted)
+        throw new StripeUnavailableError('Stripe sale: given up on while its key was looked up; not charged');
     }
     const params: Stripe.PaymentIntentCreateParams = {
       amount: request.amountCents,
