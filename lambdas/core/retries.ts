@@ -33,14 +33,13 @@ import type { SavedMethod } from '#domain/payors';
 import { attemptTransactionId } from '#shared/ids';
 import { logger } from '#shared/logger';
 import { withOptimisticRetry } from '#shared/optimistic-concurrency';
-import { paymentProcessor } from '#core/processor';
 import { cardHistory } from '#store/card-history';
 import { methodStore } from '#store/methods';
 import { paymentStore, type RetryWriteOutcome } from '#store/payments';
 import { transactionStore } from '#store/transactions';
 import { answerRecord, type AttemptResult } from './attempts';
 import { charge } from './charge';
-import { cardKeyOf, keyFirstUsedAt } from './sale';
+import { cardKeyOf, reverseSaleKey } from './sale';
 import { giveUpOnCharge } from './unanswered';
 import { clock } from '#shared/clock';
 
@@ -139,11 +138,7 @@ async function reversePrevious(payment: Payment, attempt: number): Promise<void>
   const previous = await transactionStore().find(attemptTransactionId(payment.paymentId, attempt - 1));
   const txn = previous?.transaction;
   if (!txn?.reversalDue || !txn.processorKey) return;
-  await paymentProcessor().reverseUnanswered({
-    idempotencyKey: txn.processorKey,
-    merchantId: txn.merchantId,
-    keyFirstUsedAt: keyFirstUsedAt(txn),
-  });
+  await reverseSaleKey(txn);
   await transactionStore().reversalDone(txn.transactionId);
 }
 

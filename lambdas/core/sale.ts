@@ -279,6 +279,31 @@ export async function runSale(request: SaleRequest, now: Date): Promise<Transact
 }
 
 /**
+ * The processor's timeout reversal of a sale's key, with its method's token while the method is
+ * saved: Stripe then looks the charge up among the payor's own PaymentIntents, not the whole
+ * connected account's, which it gives up on past a bounded number of pages (on an account busy
+ * with a slot's charges the reversal never ran, the sale recorded Declined 96 and the charge kept).
+ */
+export async function reverseSaleKey(
+  txn: Pick<
+    Transaction,
+    'processorKey' | 'merchantId' | 'payorId' | 'savedPaymentMethodId' | 'cardUseAt' | 'processedAt'
+  >,
+  key = txn.processorKey ?? '',
+): Promise<void> {
+  const method =
+    txn.payorId !== undefined && txn.savedPaymentMethodId !== undefined
+      ? await methodStore().findMethod(txn.payorId, txn.savedPaymentMethodId, txn.merchantId)
+      : undefined;
+  await paymentProcessor().reverseUnanswered({
+    idempotencyKey: key,
+    merchantId: txn.merchantId,
+    keyFirstUsedAt: keyFirstUsedAt(txn),
+    ...(method?.processorToken !== undefined && { token: method.processorToken }),
+  });
+}
+
+/**
  * The record of a sale given up on before it was begun (a batch's payment the processor's outage
  * left untried): with its method's account type and card key, as a begun one has them, so that
  * the retry rules decide on what the attempt was on (a bank debit is not retried after a `96`).
@@ -325,11 +350,7 @@ export async function giveUpSale(
     logger.info('timeout reversal left to the sweeper', { transactionId: stored.transactionId });
   } else {
     try {
-      await paymentProcessor().reverseUnanswered({
-        idempotencyKey: stored.processorKey ?? request.processorKey,
-        merchantId: stored.merchantId,
-        keyFirstUsedAt: keyFirstUsedAt(stored),
-      });
+      await reverseSaleKey(stored, stored.processorKey ?? request.processorKey);
       await transactions.reversalDone(stored.transactionId);
     } catch (error) {
       if (!(error instanceof ProcessorUnavailableError)) throw error;

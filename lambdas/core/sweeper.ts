@@ -16,7 +16,7 @@
  * here), and a retry of the request then resumes the claim onto the settled record.
  */
 import { ProcessorUnavailableError } from '#processor/processor';
-import { paymentProcessor, processorTiming } from '#core/processor';
+import { processorTiming } from '#core/processor';
 import { mapLimit } from '#shared/concurrency';
 import { ServiceError } from '#shared/errors';
 import { logger } from '#shared/logger';
@@ -25,7 +25,7 @@ import { READ_LIMITS } from '#store/read-limits';
 import { sweepIndex, type SweepKind as StoredSweepKind, type SweepWork } from '#store/sweep-index';
 import { transactionStore } from '#store/transactions';
 import { refundSale, voidSale } from './reversals';
-import { keyFirstUsedAt, REVERSED_MESSAGE, runSale } from './sale';
+import { REVERSED_MESSAGE, reverseSaleKey, runSale } from './sale';
 import { sendScheduledRefund } from './scheduled-refunds';
 import { clock } from '#shared/clock';
 
@@ -155,11 +155,7 @@ async function settleWork(work: SweepWork, now: Date): Promise<[Bucket, SweepEnt
       }
       case 'reverse':
         if (!txn.reversalDue) return undefined;
-        await paymentProcessor().reverseUnanswered({
-          idempotencyKey: txn.processorKey ?? '',
-          merchantId: txn.merchantId,
-          keyFirstUsedAt: keyFirstUsedAt(txn),
-        });
+        await reverseSaleKey(txn);
         await store.reversalDone(txn.transactionId);
         return ['reversed', entry(txn.status)];
     }

@@ -64,8 +64,14 @@ test("a timeout reversal made when giving up carries the key's first use, not th
   await expect(runSale(request, first)).rejects.toBeInstanceOf(ProcessorUnavailableError);
 
   await giveUpSale(request, 'out of retries', new Date(first.getTime() + 30 * HOUR));
+  // With the method's token (the charge looked up among its payor's own).
   expect(reversalsOf(request.processorKey)).toEqual([
-    { idempotencyKey: request.processorKey, merchantId: MERCHANT, keyFirstUsedAt: first.toISOString() },
+    {
+      idempotencyKey: request.processorKey,
+      merchantId: MERCHANT,
+      keyFirstUsedAt: first.toISOString(),
+      token: expect.stringMatching(/^sbx\./),
+    },
   ]);
 });
 

@@ -27,11 +27,13 @@ import { fixedAccounts } from '#processor/stripe/accounts';
 import { stripeClient } from '#processor/stripe/client';
 import { StripeProcessor } from '#processor/stripe/stripe-processor';
 import { withProcessorTimeout } from '#processor/timeout';
-import { runSale } from '#core/sale';
+import { giveUpSale, runSale } from '#core/sale';
+import { sweep } from '#core/sweeper';
 import { useProcessor } from '#processor/index';
 import { useClock } from '#shared/clock';
 import { reloadConfigForTests } from '#shared/config';
 import { DynamoPayorStore } from '#store/payors';
+import { transactionStore } from '#store/transactions';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { makePayor } from '#support/fixtures/index';
 import { saleRequest } from '#support/sales';
@@ -146,6 +148,49 @@ describe('through the service: a sale whose answer was lost, resumed 25 hours la
         allowPartial: false,
       }),
     ).toBe(false);
+  });
+  it("defect: the sweeper's timeout reversal of a charge whose answer was lost, on an account busier than a look-up lists, never refunded it (no method token: the whole account was listed, past its bound): it looks among the payor's own and refunds it", async () => {
+    const clock = useTestClock(Date.now());
+    const vaulted = await env.processor.tokenize(cardOf('4242424242424242'));
+    const { payor, method } = makePayor(MERCHANT);
+    const stored = { ...method, processorToken: vaulted.token, maskedAccountNumber: '************4242' };
+    await new DynamoPayorStore(table.db, table.tableName).create(payor, stored);
+    const request = saleRequest(MERCHANT, `${payor.payorId}/${stored.savedPaymentMethodId}`, 2700, {
+      onNoAnswer: 'throw',
+    });
+    // Stripe charges, the answer is lost: the sale stays Pending.
+    env.standIn.faults.add({ after: 'lost' }, { method: 'POST', path: '/v1/payment_intents' }, 2);
+    await expect(runSale(request, clock.now())).rejects.toBeInstanceOf(ProcessorUnavailableError);
+    expect(moneyMovedBy(request.processorKey)).toBe(2700);
+
+    // The account is busy with a slot's other charges (more than a look-up lists), then the sale
+    // is given up on (Declined 96), its reversal left to the sweeper.
+    const busy = [...Array(1_200).keys()].map((i) => `pi_slot${String(i).padStart(6, '0')}`);
+    const intents = env.standIn.state.account(ACCOUNT).intents;
+    for (const id of busy)
+      intents.set(id, {
+        id,
+        object: 'payment_intent',
+        created: Math.floor(clock.now().getTime() / 1000),
+        amount: 1000,
+        currency: 'usd',
+        customer: null,
+        status: 'canceled',
+        latest_charge: null,
+        metadata: { processor_key: `payment:${id}`, merchant_id: MERCHANT },
+      } as unknown as Stripe.PaymentIntent);
+    try {
+      const { transaction } = await giveUpSale(request, 'no answer', clock.now(), { reverse: 'later' });
+      expect(transaction).toMatchObject({ status: 'Declined', responseCode: '96' });
+      const report = await sweep(new Date(clock.now().getTime() + 60_000), { olderThanSeconds: 15 });
+      expect(report.reversed.map((r) => r.transactionId)).toContain(request.transactionId);
+      expect(moneyMovedBy(request.processorKey)).toBe(0);
+      expect((await transactionStore().find(request.transactionId))!.transaction).not.toHaveProperty(
+        'reversalDue',
+      );
+    } finally {
+      for (const id of busy) intents.delete(id);
+    }
   });
 });
 
