@@ -260,6 +260,7 @@ test('defect: a series keeps charging a card that was deleted (its next occurren
       status: 'active',
       sendEmailReceipt: false,
       sendPaymentScheduledNotification: false,
+      sendDeclineNotification: false,
     },
     {
       index: 1,
@@ -269,6 +270,7 @@ test('defect: a series keeps charging a card that was deleted (its next occurren
       status: 'active',
       sendEmailReceipt: false,
       sendPaymentScheduledNotification: false,
+      sendDeclineNotification: false,
     },
   ]);
 
