@@ -14,6 +14,7 @@
 import { config } from '#shared/config';
 import { BadRequestError } from '#shared/errors';
 import { declineOf } from '#domain/declines';
+import { isBank } from '#domain/cards';
 import { isUnusable, parseProfileId, type SavedMethod } from '#domain/payors';
 import { PENDING_CODE, PENDING_MESSAGE, type Transaction } from '#domain/transactions';
 import { paymentProcessor, processorTiming } from '#core/processor';
@@ -123,15 +124,19 @@ function pendingSale(request: SaleRequest, now: Date): Transaction {
   };
 }
 
-/** A sale's final record: the Pending one with a decline. */
 /** Why an unusable method (isUnusable) is declined without asking the processor, in words. */
-function unusableBecause(status: SavedMethod['status']): string {
+function unusableBecause(method: Pick<SavedMethod, 'status' | 'accountType'>): string {
+  const { status } = method;
+  // A bank account is closed by its bank's return (R02-R04), a card by the account updater.
+  if (status === 'closed' && isBank(method.accountType))
+    return 'the bank returned a debit of it as closed or invalid (an administrative return)';
   if (status === 'closed') return 'the account updater reported the account closed';
   if (status === 'revoked')
     return 'the payor revoked the authorization (an unauthorized return or a fraud dispute)';
   return 'the card network asks to contact the cardholder';
 }
 
+/** A sale's final record: the Pending one with a decline. */
 function declined(pending: Transaction, code: string, extra: Partial<Transaction> = {}): Transaction {
   return {
     ...pending,
@@ -220,7 +225,7 @@ export async function runSale(request: SaleRequest, now: Date): Promise<Transact
       return (await giveUpSale(request, `the payment method is ${method.status}`, now)).transaction;
     return transactions.recordSale(
       declined({ ...pendingSale(request, now), ...card }, 'R2', {
-        responseMessage: `${declineOf('R2').message}: ${unusableBecause(method.status)}`,
+        responseMessage: `${declineOf('R2').message}: ${unusableBecause(method)}`,
         processedAt: now.toISOString(),
       }),
     );

@@ -6,6 +6,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createGroup } from '#core/groups';
 import { updatePayment } from '#core/payments';
+import { runSale } from '#core/sale';
 import type { MethodStatus } from '#domain/payors';
 import { reloadConfigForTests } from '#shared/config';
 import { keys } from '#store/keys';
@@ -15,6 +16,7 @@ import { paymentStore } from '#store/payments';
 import { DynamoPayorStore } from '#store/payors';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { makePayor } from '#support/fixtures/index';
+import { saleRequest } from '#support/sales';
 
 const MERCHANT: Merchant = { merchantId: '32350000001', shortId: '23500001', name: 'Springfield Elementary' };
 const MID = MERCHANT.merchantId;
@@ -121,3 +123,25 @@ test.each(['closed', 'contact_cardholder', 'revoked'] as const)(
     expect(stored).toMatchObject({ profileId: profileId.toUpperCase(), amountCents: 400 });
   },
 );
+
+test("defect: a sale on a bank account closed by its bank's administrative return was declined R2 saying the account updater reported it closed (the updater knows cards only): it names the bank's return", async () => {
+  const declinedOn = async (accountType: 'CHECKING' | 'VISA') => {
+    const { payor, method } = makePayor(MID);
+    const closed = { ...method, status: 'closed' as const, accountType };
+    if (accountType === 'CHECKING') {
+      delete closed.expiryMonth;
+      delete closed.expiryYear;
+    }
+    await new DynamoPayorStore(table.db, table.tableName).create(payor, closed);
+    const sale = await runSale(
+      saleRequest(MID, `${payor.payorId}/${method.savedPaymentMethodId}`, 500),
+      new Date(),
+    );
+    expect(sale).toMatchObject({ status: 'Declined', responseCode: 'R2' });
+    return sale.responseMessage;
+  };
+  const bank = await declinedOn('CHECKING');
+  expect(bank).toContain('the bank returned a debit of it as closed or invalid');
+  expect(bank).not.toContain('account updater');
+  expect(await declinedOn('VISA')).toContain('the account updater reported the account closed');
+});
