@@ -84,7 +84,7 @@ export const cardKeyOf = (method: { savedPaymentMethodId: string; fingerprint?: 
  * call (a retry's card-history entry, `cardUseAt`, earlier still); a record given up on keeps
  * `cardUseAt`. The processor looks for an old key's charge from then on.
  */
-export const keyFirstUsedAt = (t: Pick<Transaction, 'cardUseAt' | 'processedAt'>): string =>
+const keyFirstUsedAt = (t: Pick<Transaction, 'cardUseAt' | 'processedAt'>): string =>
   t.cardUseAt !== undefined && t.cardUseAt < t.processedAt ? t.cardUseAt : t.processedAt;
 
 /** What a sale's record keeps of its method: what the retry rules and the reports read. */
