@@ -130,6 +130,29 @@ export class MethodUnavailableError extends Error {
 }
 
 /**
+ * The methods of `profileIds` as they are now (strongly consistent), by id, with what the fences
+ * check: the deletion mark and the status; the ids, in order. A method gone is not in the map.
+ */
+async function fenceRead(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  profileIds: readonly string[],
+): Promise<{ ids: string[]; byId: Map<string, Item> }> {
+  const refs = profileIds.map(parseProfileId);
+  const found = await batchGet(
+    db,
+    tableName,
+    refs.map((r) => keys.method(r.payorId, r.savedPaymentMethodId)),
+    'savedPaymentMethodId, deletion, #status',
+    { '#status': 'status' },
+  );
+  return {
+    ids: refs.map((r) => r.savedPaymentMethodId),
+    byId: new Map(found.map((i) => [String(i.savedPaymentMethodId), i])),
+  };
+}
+
+/**
  * The methods among `profileIds` that are gone or carry a deletion mark, read strongly
  * consistent: what a large create checks after writing its uses and before its commit.
  */
@@ -138,17 +161,8 @@ export async function unavailableMethods(
   tableName: string,
   profileIds: readonly string[],
 ): Promise<string[]> {
-  const refs = profileIds.map(parseProfileId);
-  const found = await batchGet(
-    db,
-    tableName,
-    refs.map((r) => keys.method(r.payorId, r.savedPaymentMethodId)),
-    'savedPaymentMethodId, deletion',
-  );
-  const usable = new Set(
-    found.filter((i) => i.deletion === undefined).map((i) => String(i.savedPaymentMethodId)),
-  );
-  return refs.map((r) => r.savedPaymentMethodId).filter((id) => !usable.has(id));
+  const { ids, byId } = await fenceRead(db, tableName, profileIds);
+  return ids.filter((id) => byId.get(id)?.deletion !== undefined || !byId.has(id));
 }
 
 /**
@@ -161,19 +175,9 @@ export async function seriesFenceRefusal(
   tableName: string,
   profileIds: readonly string[],
 ): Promise<MethodUnavailableError | undefined> {
-  const refs = profileIds.map(parseProfileId);
-  const found = await batchGet(
-    db,
-    tableName,
-    refs.map((r) => keys.method(r.payorId, r.savedPaymentMethodId)),
-    'savedPaymentMethodId, deletion, #status',
-    { '#status': 'status' },
-  );
-  const byId = new Map(found.map((i) => [String(i.savedPaymentMethodId), i]));
+  const { ids, byId } = await fenceRead(db, tableName, profileIds);
   const revoked = (id: string) => byId.get(id)?.deletion === undefined && byId.get(id)?.status === 'revoked';
-  const refused = refs
-    .map((r) => r.savedPaymentMethodId)
-    .filter((id) => byId.get(id)?.deletion !== undefined || !byId.has(id) || revoked(id));
+  const refused = ids.filter((id) => byId.get(id)?.deletion !== undefined || !byId.has(id) || revoked(id));
   return refused.length > 0 ? new MethodUnavailableError(refused, refused.filter(revoked)) : undefined;
 }
 

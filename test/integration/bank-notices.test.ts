@@ -267,12 +267,9 @@ test('a returned bank debit counts in its merchant’s return rates by its categ
   expect((await returnRateStore().changed(1000)).map((m) => m.merchantId)).toContain(MID);
 });
 
-test('8 callers at once with the same unauthorized return: one effect, every answer a success', async () => {
-  const { payorId, methodId, profileId } = await checkingPayor();
-  const { payment, sale } = await paidPayment(profileId);
-  // A series charging the method twice, and another payor's card once.
-  const other = await storedProfile(table, MID);
-  const series = await createSeries(
+/** A weekly series of the merchant starting in 20 days, a payment on each profile ($10, $11...). */
+const weeklySeries = (profileIds: readonly string[]) =>
+  createSeries(
     {
       timeZone: 'America/New_York',
       localHour: 12,
@@ -282,11 +279,18 @@ test('8 callers at once with the same unauthorized return: one effect, every ans
       count: 3,
       noticeDays: 0,
       locationId: 1,
-      payments: [profileId, other, profileId].map((p, i) => ({ profileId: p, amount: 10 + i })),
+      payments: profileIds.map((profileId, i) => ({ profileId, amount: 10 + i })),
     },
     MERCHANT,
     new Date(),
   );
+
+test('8 callers at once with the same unauthorized return: one effect, every answer a success', async () => {
+  const { payorId, methodId, profileId } = await checkingPayor();
+  const { payment, sale } = await paidPayment(profileId);
+  // A series charging the method twice, and another payor's card once.
+  const other = await storedProfile(table, MID);
+  const series = await weeklySeries([profileId, other, profileId]);
   const notice = returned(sale, 'R10', processorKeys.payment(payment.paymentId));
 
   const answers = await Promise.all(
@@ -377,22 +381,8 @@ test('defect: a return that revoked a method while a large series naming it was 
   const stop = afterBatchGet('savedPaymentMethodId, deletion, #status', () =>
     receiveNotices([notice], 'webhook', later(70)),
   );
-  const series = await createSeries(
-    {
-      timeZone: 'America/New_York',
-      localHour: 12,
-      startDate: new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10),
-      frequency: 'weekly',
-      interval: 1,
-      count: 3,
-      noticeDays: 0,
-      locationId: 1,
-      // More payments than one transaction holds: written ahead, then committed.
-      payments: Array.from({ length: 60 }, (_, i) => ({ profileId, amount: 10 + i })),
-    },
-    MERCHANT,
-    new Date(),
-  ).finally(stop);
+  // More payments than one transaction holds: written ahead, then committed.
+  const series = await weeklySeries(Array.from({ length: 60 }, () => profileId)).finally(stop);
   expect((await methodOf(profileId.split('/')[0]!, profileId.split('/')[1]!)).status).toBe('revoked');
 
   // The follow-up's suspension waited for the series; the backstop's next pass finishes it.

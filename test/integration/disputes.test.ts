@@ -584,12 +584,8 @@ it('a dispute of a scheduled payment’s card charge moves its group’s process
   expect(report.amounts).toMatchObject({ approved: 60, disputed: 30 });
 });
 
-it('a second dispute of a scheduled payment’s charge never counts the payment twice in its group’s processingSummary: the move is from the dispute counted before', async () => {
-  const mid = await newMerchant();
-  const { paymentGroupId, transactionId, processorKey } = await processedCardGroup(mid);
-  const summaryOf = async () => summaryView((await claimStore().read(paymentGroupId))!.processingSummary!);
-
-  // An inquiry, closed without a chargeback; then the chargeback, a dispute of its own, for $20.
+/** An inquiry of the charge under `processorKey`, applied (counted), then closed won. */
+async function inquiryWon(transactionId: string, processorKey: string): Promise<void> {
   const inquiry = await disputeNotice(transactionId, { status: 'inquiry' }, processorKey);
   expect(await applyNotice(inquiry, new Date())).toEqual({ outcome: 'applied' });
   const closed = {
@@ -600,18 +596,32 @@ it('a second dispute of a scheduled payment’s charge never counts the payment 
     status: 'won',
   };
   expect(await applyNotice(closed as ProcessorNotice, new Date())).toEqual({ outcome: 'applied' });
-  expect(await summaryOf()).toMatchObject({ disputedCount: 1, disputedAmount: 30 });
+}
+
+/** A chargeback of the same charge, a dispute of its own (a second after the first), applied. */
+async function chargedBack(transactionId: string, processorKey: string, amountCents: number): Promise<void> {
   const chargeback = await disputeNotice(
     transactionId,
     {
       objectId: `dp2_${transactionId}`,
       disputeId: `dp2_${transactionId}`,
       occurredAt: new Date(Date.now() + 1000).toISOString(),
-      amountCents: 2000,
+      amountCents,
     },
     processorKey,
   );
   expect(await applyNotice(chargeback, new Date())).toEqual({ outcome: 'applied' });
+}
+
+it('a second dispute of a scheduled payment’s charge never counts the payment twice in its group’s processingSummary: the move is from the dispute counted before', async () => {
+  const mid = await newMerchant();
+  const { paymentGroupId, transactionId, processorKey } = await processedCardGroup(mid);
+  const summaryOf = async () => summaryView((await claimStore().read(paymentGroupId))!.processingSummary!);
+
+  // An inquiry, closed without a chargeback; then the chargeback, a dispute of its own, for $20.
+  await inquiryWon(transactionId, processorKey);
+  expect(await summaryOf()).toMatchObject({ disputedCount: 1, disputedAmount: 30 });
+  await chargedBack(transactionId, processorKey, 2000);
   expect(await runDueFollowUps(new Date(Date.now() + 60_000), 10)).toBe(0);
 
   // One payment disputed, for what its latest dispute disputes: as the report counts it.
@@ -636,31 +646,12 @@ it("defect: a chargeback after a counted inquiry, applied while a retry round of
     );
 
   // An inquiry, counted, closed won.
-  const inquiry = await disputeNotice(transactionId, { status: 'inquiry' }, processorKey);
-  expect(await applyNotice(inquiry, new Date())).toEqual({ outcome: 'applied' });
-  const closed = {
-    ...inquiry,
-    noticeId: `n_${crypto.randomUUID()}`,
-    sequence: 2,
-    kind: 'dispute_closed',
-    status: 'won',
-  };
-  expect(await applyNotice(closed as ProcessorNotice, new Date())).toEqual({ outcome: 'applied' });
+  await inquiryWon(transactionId, processorKey);
   expect(await summaryOf()).toMatchObject({ disputedCount: 1, disputedAmount: 30 });
 
   // A retry round of the group (another payment's retry) charges: the chargeback's move waits.
   await groupUpdate('SET retryBound = :b', { ':b': '2031-03-02T10' });
-  const chargeback = await disputeNotice(
-    transactionId,
-    {
-      objectId: `dp2_${transactionId}`,
-      disputeId: `dp2_${transactionId}`,
-      occurredAt: new Date(Date.now() + 1000).toISOString(),
-      amountCents: 2000,
-    },
-    processorKey,
-  );
-  expect(await applyNotice(chargeback, new Date())).toEqual({ outcome: 'applied' });
+  await chargedBack(transactionId, processorKey, 2000);
   // The round's batches count every payment as it stands (core/batches.ts); its end writes the
   // summary whole, and the round is over.
   const totals = emptyTotals();
@@ -694,17 +685,7 @@ it('a dispute whose amount changed after it was counted moves the summary from t
   expect(await summaryOf()).toMatchObject({ disputedCount: 1, disputedAmount: 20 });
 
   // The chargeback, a dispute of its own, for $30: the summary counts it, and only it.
-  const chargeback = await disputeNotice(
-    transactionId,
-    {
-      objectId: `dp2_${transactionId}`,
-      disputeId: `dp2_${transactionId}`,
-      occurredAt: new Date(Date.now() + 1000).toISOString(),
-      amountCents: 3000,
-    },
-    processorKey,
-  );
-  expect(await applyNotice(chargeback, new Date())).toEqual({ outcome: 'applied' });
+  await chargedBack(transactionId, processorKey, 3000);
   expect(await runDueFollowUps(new Date(Date.now() + 60_000), 10)).toBe(0);
   expect(await summaryOf()).toMatchObject({ approvedCount: 2, disputedCount: 1, disputedAmount: 30 });
   const report = await groupReport(mid, paymentGroupId);

@@ -13,7 +13,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { newEvent, type ServiceEvent } from '#domain/events';
 import { eventItem } from '#store/events';
 import { ddb } from '#shared/ddb';
-import { useWebhookQueue, type QueuedWebhookMessage } from '#shared/webhook-queue';
+import { useWebhookQueue } from '#shared/webhook-queue';
 import { Batch } from '#core/webhook-batch';
 import { handleMessage } from '#core/webhook-delivery';
 import { createEndpoint } from '#core/webhooks';
@@ -21,24 +21,18 @@ import { keys } from '#store/keys';
 import { webhookDeliveryStore } from '#store/webhook-deliveries';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { injectPause } from '#support/ddb-faults';
-import { eventMessage, useWebhookTestEnv } from '#support/webhook-env';
+import { eventMessage, TestWebhookQueue, useWebhookTestEnv } from '#support/webhook-env';
 import { startReceiver, type Receiver } from '#support/webhook-receiver';
 
 let table: TestTable;
 let hooks: Receiver;
-const queue: { message: QueuedWebhookMessage['message']; at: number }[] = [];
-let clock = Date.now();
+const queue = new TestWebhookQueue();
 const MID = '32350000041';
 
 beforeAll(async () => {
   table = await createTestTable();
-  useWebhookTestEnv(table.tableName, 'webhooks-audit-order');
-  useWebhookQueue({
-    async send(messages) {
-      for (const m of messages) queue.push({ message: m.message, at: clock + m.delaySeconds * 1000 });
-      return [];
-    },
-  });
+  useWebhookTestEnv(table.tableName, 'webhooks-order-races');
+  queue.install();
   hooks = await startReceiver();
 });
 afterAll(async () => {
@@ -47,22 +41,10 @@ afterAll(async () => {
   await table.drop();
 });
 
-async function pump(limit = 200): Promise<void> {
-  for (let rounds = 0; queue.length > 0 && rounds < limit; rounds++) {
-    queue.sort((a, b) => a.at - b.at);
-    clock = Math.max(clock, queue[0]!.at);
-    const due = queue.filter((m) => m.at <= clock);
-    queue.splice(0, due.length);
-    const batch = new Batch(() => new Date(clock));
-    for (const { message } of due) await handleMessage(message, batch);
-    for (const m of batch.messages) queue.push({ message: m.message, at: clock + m.delaySeconds * 1000 });
-  }
-}
-
 async function writeEvent(objectId: string, sequence: number): Promise<ServiceEvent> {
   const event = newEvent(
     { type: 'payor.updated', merchantId: MID, objectId, sequence, data: { sequence } },
-    new Date(clock),
+    new Date(queue.clock),
   );
   await table.db.send(new PutCommand({ TableName: table.tableName, Item: eventItem(event) }));
   return event;
@@ -72,7 +54,7 @@ test('defect: a turn of event 2 racing the fan-out of event 1 (whose first attem
   const created = await createEndpoint(
     MID,
     { url: hooks.url('/order'), enabledEvents: ['payor.*'] },
-    new Date(clock - 1000),
+    new Date(queue.clock - 1000),
   );
   hooks.secrets = [created.secret];
   const objectId = randomUUID();
@@ -81,7 +63,7 @@ test('defect: a turn of event 2 racing the fan-out of event 1 (whose first attem
   const [first, second] = [await writeEvent(objectId, 1), await writeEvent(objectId, 2)];
 
   // The stream brings event 2 first (another shard): its fan-out writes its record and a message.
-  const fanOut = new Batch(() => new Date(clock));
+  const fanOut = queue.batch();
   await handleMessage(eventMessage(second), fanOut);
   expect(fanOut.messages).toHaveLength(1);
   const turn = fanOut.messages[0]!.message;
@@ -100,15 +82,15 @@ test('defect: a turn of event 2 racing the fan-out of event 1 (whose first attem
     async () => {
       if (once) return;
       once = true;
-      const other = new Batch(() => new Date(clock));
+      const other = queue.batch();
       await handleMessage(eventMessage(first), other);
-      for (const m of other.messages) queue.push({ message: m.message, at: clock + m.delaySeconds * 1000 });
+      queue.keep(other);
     },
   );
   try {
-    const batch = new Batch(() => new Date(clock));
+    const batch = queue.batch();
     await handleMessage(turn, batch);
-    for (const m of batch.messages) queue.push({ message: m.message, at: clock + m.delaySeconds * 1000 });
+    queue.keep(batch);
   } finally {
     pause.remove();
   }
@@ -120,7 +102,7 @@ test('defect: a turn of event 2 racing the fan-out of event 1 (whose first attem
   });
   // Event 1 is on its way (pending, its retry due): event 2 must not have been sent meanwhile.
   expect(earlier?.status).toBe('pending');
-  await pump();
+  await queue.pump();
   const got = hooks.received.filter((r) => r.event.objectId === objectId);
   expect(got.map((r) => [r.event.sequence, r.status])).toEqual([
     [1, 503],
