@@ -26,16 +26,15 @@ import {
 import { conditionOutcome, isConditionFailure } from '#shared/ddb';
 import { containerStore, sendThroughConflicts, strip } from './items';
 import { readAll } from './paging';
-import { eventPut, sequenced } from './events';
+import { eventPut } from './events';
 import { sweepEntry } from './sweep-index';
 import { saleUseItem } from './card-history';
 import { debitCountItem, isBankDebit } from './return-rates';
 import { clock } from '#shared/clock';
-import { nextSequence } from '#domain/events';
 
 /** Writes of a void on its sale read again (another change announced an event meanwhile). */
 const VOID_RECORD_ATTEMPTS = 5;
-import { NO_OPEN_DISPUTE, REFUND_ROOM, refundFinished } from './transaction-items';
+import { NO_OPEN_DISPUTE, REFUND_ROOM, refundFinished, voidedItems } from './transaction-items';
 
 export interface SaleWithRefunds {
   transaction: Transaction;
@@ -252,34 +251,7 @@ export class DynamoTransactionStore implements TransactionStore {
     txn: Transaction,
     at: string,
   ): Promise<{ written: true } | { written: false; refused: unknown }> {
-    const announced = txn.paymentId === undefined;
-    const seq = sequenced(txn.eventSeq);
-    const update = {
-      TableName: this.tableName,
-      Key: keys.transaction(txn.transactionId),
-      UpdateExpression: `SET #status = :voided, voidedAt = :at, voidingAt = if_not_exists(voidingAt, :at)${announced ? `, ${seq.set}` : ''} REMOVE gsi2pk, gsi2sk`,
-      ConditionExpression: announced ? `#status = :approved AND ${seq.condition}` : '#status = :approved',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':voided': 'Voided',
-        ':approved': 'Approved',
-        ':at': at,
-        ...(announced && seq.values),
-      },
-    };
-    // A voided bank debit left the batch before the file went out: the bank never saw it, and
-    // the return rates no longer count it (in the same transaction: Approved → Voided once).
-    const together: object[] = isBankDebit(txn) ? [debitCountItem(this.tableName, txn, -1)] : [];
-    if (announced) {
-      // Announced by transaction.voided, after the sale's events so far.
-      const voided: Transaction = {
-        ...txn,
-        status: 'Voided',
-        voidedAt: at,
-        eventSeq: nextSequence(txn.eventSeq),
-      };
-      together.push(eventPut(this.tableName, transactionEvent('transaction.voided', voided, new Date(at))));
-    }
+    const { update, together } = voidedItems(this.tableName, txn, at);
     try {
       if (together.length > 0) {
         await sendThroughConflicts(() =>
