@@ -379,10 +379,11 @@ describe('the breaker', () => {
   const BREAKER_MID = '32350000002';
   let endpointId: string;
   beforeAll(async () => {
+    // Created a second before the events (an endpoint is dated when it is written).
     const created = await createEndpoint(
       BREAKER_MID,
       { url: hooks.url('/breaker'), enabledEvents: ['payor.*'] },
-      new Date(clock),
+      new Date(clock - 1000),
     );
     endpointId = created.webhookEndpointId;
     hooks.secrets = [...hooks.secrets, created.secret];
