@@ -413,7 +413,19 @@ it('defect: a sale given up on by the adapter bound while it looked a day-old ke
     allowPartial: false,
   };
   // As processor/index.ts wraps every adapter: the call bounded (here 300 ms; Stripe's is 20 s).
-  const bounded = withProcessorTimeout(slowListingProcessor(400), 300);
+  // The adapter's own sale is watched: how it ends once its caller gave up on it.
+  const adapter = slowListingProcessor(400);
+  const sale = adapter.sale.bind(adapter);
+  let ended: Promise<string> | undefined;
+  jest.spyOn(adapter, 'sale').mockImplementation((r) => {
+    const made = sale(r);
+    ended = made.then(
+      () => 'charged',
+      () => 'gave up',
+    );
+    return made;
+  });
+  const bounded = withProcessorTimeout(adapter, 300);
   await expect(bounded.sale(request)).rejects.toBeInstanceOf(ProcessorUnavailableError);
 
   // The caller's answer to no answer (core/sale.ts giveUpSale, then the sweeper): Declined 96 and
@@ -425,8 +437,8 @@ it('defect: a sale given up on by the adapter bound while it looked a day-old ke
   });
   expect(moneyMovedBy(request.idempotencyKey)).toBe(0);
 
-  // The abandoned sale finishes its listing and creates its PaymentIntent.
-  await sleep(1500);
-  // A sale recorded Declined 96 and reversed must have moved no money.
+  // The abandoned sale finishes its look-up, and gives up rather than charge: a sale recorded
+  // Declined 96 and reversed has moved no money.
+  expect(await ended).toBe('gave up');
   expect(moneyMovedBy(request.idempotencyKey)).toBe(0);
 });
