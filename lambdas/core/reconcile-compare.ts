@@ -53,9 +53,12 @@ export interface ReconcileInput {
   staleMinutes: number;
   /** The processor's calls, from somewhat before `since` to now (a record's call may straddle it). */
   activity: ProcessorActivity[];
-  /** Sales: those written in the window plus any the activity names. */
+  /**
+   * Sales: those written in the window and the day before it (a Pending sale or a reserved void
+   * the run before left in flight), plus any the activity or a refund names.
+   */
   sales: Transaction[];
-  /** Refunds: those written in the window plus those of the sales above. */
+  /** Refunds: those written in the window and the day before it (a call may straddle its start). */
   refunds: Refund[];
   /** Unanswered payments of processed groups scheduled in the window. */
   unanswered: Payment[];
@@ -95,11 +98,12 @@ export function compare(input: ReconcileInput): Difference[] {
   const out: Difference[] = [];
   const add = (d: Omit<Difference, 'healed'>) => out.push({ ...d, healed: false });
 
-  // A return is judged once older than the stale bound (its notice may still be on its way): those
-  // of the stale time before the window too, which the run before left for this one.
-  const returnsFrom = new Date(Date.parse(since) - input.staleMinutes * 60_000).toISOString();
-  const judged = (a: ProcessorActivity) =>
-    a.kind === 'return' ? a.at >= returnsFrom && a.at < until && a.at < staleBefore : inWindow(a.at);
+  // Pending work and a return are judged once older than the stale bound (in flight, or a notice
+  // still on its way): those of the stale time before the window too, which the run before left
+  // for this one.
+  const lateFrom = new Date(Date.parse(since) - input.staleMinutes * 60_000).toISOString();
+  const staleNow = (at: string) => at >= lateFrom && at < until && at < staleBefore;
+  const judged = (a: ProcessorActivity) => (a.kind === 'return' ? staleNow(a.at) : inWindow(a.at));
 
   for (const a of input.activity) {
     if (!judged(a)) continue;
@@ -201,7 +205,6 @@ export function compare(input: ReconcileInput): Difference[] {
   }
 
   for (const t of input.sales) {
-    if (!inWindow(t.processedAt)) continue;
     const ids = {
       merchantId: t.merchantId,
       transactionId: t.transactionId,
@@ -209,12 +212,13 @@ export function compare(input: ReconcileInput): Difference[] {
       recordCents: t.approvedCents,
     };
     if ((t.status as string) === 'Pending') {
-      if (t.processedAt < staleBefore)
+      if (staleNow(t.processedAt))
         add({ kind: 'stale-pending', ...ids, detail: `sale Pending since ${t.processedAt}` });
       continue;
     }
-    if (t.voidingAt !== undefined && t.status !== 'Voided' && t.voidingAt < staleBefore)
+    if (t.voidingAt !== undefined && t.status !== 'Voided' && staleNow(t.voidingAt))
       add({ kind: 'stale-pending', ...ids, detail: `void reserved since ${t.voidingAt}, not finished` });
+    if (!inWindow(t.processedAt)) continue;
     if (charged(t) && !calls.has(saleKeyOf(t)))
       add({
         kind: 'record-without-charge',
@@ -232,7 +236,6 @@ export function compare(input: ReconcileInput): Difference[] {
   }
 
   for (const r of input.refunds) {
-    if (!inWindow(r.date)) continue;
     const ids = {
       merchantId: sales.get(r.transactionId)?.merchantId ?? '',
       transactionId: r.transactionId,
@@ -247,8 +250,9 @@ export function compare(input: ReconcileInput): Difference[] {
         : r.sendAfter !== undefined && r.sendAfter > r.date
           ? r.sendAfter
           : r.date;
-    if (r.status === 'Pending' && due !== undefined && due < staleBefore)
+    if (r.status === 'Pending' && due !== undefined && staleNow(due))
       add({ kind: 'stale-pending', ...ids, detail: `refund Pending since ${due}` });
+    if (!inWindow(r.date)) continue;
     if (r.status === 'Completed' && calls.get(processorKeys.refund(r.refundId))?.approved !== true)
       add({
         kind: 'reversal-missing',

@@ -10,7 +10,7 @@ import { config } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { paymentProcessor } from '#core/processor';
 import type { PaymentProcessor } from '#processor/processor';
-import { refundIdOfKey, saleIdOfKey } from '#domain/processor-keys';
+import { saleIdOfKey } from '#domain/processor-keys';
 import { ReconciliationRecords } from '#store/reconciliation';
 import {
   compare,
@@ -80,7 +80,7 @@ async function differences(
   const [activity, listed, refunds, unanswered] = await Promise.all([
     deps.processor.listActivity(from, now.toISOString()),
     deps.records.salesBetween(from, until),
-    deps.records.refundsBetween(since, until),
+    deps.records.refundsBetween(from, until),
     deps.records.unansweredPayments(since, until),
   ]);
   // Sales the processor or a refund names that were written outside the listing: read by id.
@@ -89,24 +89,10 @@ async function differences(
     ...activity.map((a) => saleIdOfKey(a.idempotencyKey)),
     ...refunds.map((r) => r.transactionId),
   ]);
-  const refundIds = new Set(refunds.map((r) => r.refundId));
   const missing = [...named].filter((id): id is string => id !== undefined && !sales.has(id));
   const extra = await Promise.all(missing.map((id) => deps.records.sale(id)));
   for (const found of extra) if (found) sales.set(found.transaction.transactionId, found.transaction);
-  // Refunds of the processor's refund calls that were reserved before the window.
-  const matched = (key: string) => {
-    const refundId = refundIdOfKey(key);
-    return refundId !== undefined && refundIds.has(refundId);
-  };
-  const unmatchedRefundCalls = activity.filter((a) => a.kind === 'refund' && !matched(a.idempotencyKey));
-  const more = unmatchedRefundCalls.length > 0 ? await deps.records.refundsBetween(from, since) : [];
-  const found = compare({
-    ...window,
-    activity,
-    sales: [...sales.values()],
-    refunds: [...refunds, ...more.filter((r) => !refundIds.has(r.refundId))],
-    unanswered,
-  });
+  const found = compare({ ...window, activity, sales: [...sales.values()], refunds, unanswered });
   return { found, returns: reportedReturns({ ...window, activity }) };
 }
 
