@@ -6,6 +6,7 @@
  * reported as healed; what the second comparison still finds is unhealed (an operator's work, and
  * the alarm's metric). Without a sweeper (`heal: false`) one comparison is made and nothing heals.
  */
+import { SWEEP_BUDGET_SECONDS } from '#contract/processing';
 import { config } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { paymentProcessor } from '#core/processor';
@@ -67,7 +68,10 @@ const DEFAULT_STALE_MINUTES = 30;
 const defaultDeps = (): ReconcileDeps => ({
   records: new ReconciliationRecords(ddb(), config().tableName),
   processor: paymentProcessor(),
-  sweep: (now, olderThanSeconds) => sweep(now, { olderThanSeconds }),
+  // As the scheduled sweeper: no item started after its budget (a processor in an outage answers
+  // each call at its timeout), so the run ends with its report; what is left, the next sweep takes.
+  sweep: (now, olderThanSeconds) =>
+    sweep(now, { olderThanSeconds, deadline: clock.nowMs() + SWEEP_BUDGET_SECONDS * 1000 }),
 });
 
 /** One comparison: reads both sides, then compares (with the processor's returns, counted). */

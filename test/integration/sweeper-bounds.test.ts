@@ -5,10 +5,12 @@
  * reads at most `maxItems` entries and starts none after its deadline; the rest is counted as
  * deferred and taken by the next sweep.
  */
+import { reconcile } from '#core/reconcile';
 import { sweep } from '#core/sweeper';
 import { runSale } from '#core/sale';
 import { useProcessor } from '#processor/index';
 import { SandboxProcessor } from '#processor/sandbox';
+import { useClock } from '#shared/clock';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
 import { transactionStore } from '#store/transactions';
@@ -72,4 +74,30 @@ test('defect "the sweeper\'s work was unbounded": no item is started after the d
   const next = await sweep(later(120), STALE);
   expect(next.deferred).toBe(0);
   expect(next.settled.map((e) => e.transactionId).sort()).toEqual([...ids].sort());
+});
+
+test('defect "reconciliation\'s sweep had no deadline": it starts no item after the sweeper\'s budget', async () => {
+  // A processor that takes 200 s to answer each replay (an outage's timeouts, one after another):
+  // the daily run's sweep must stop starting work as the scheduled sweeper does, or a backlog
+  // outlasts the function's 15 minutes and the run ends with no report.
+  const ids = await pendingSales(10, 9500);
+  let offset = 0;
+  const start = later(3600).getTime();
+  useClock({ nowMs: () => start + offset, sleep: (ms) => new Promise((ok) => setTimeout(ok, ms)) });
+  const sale = processor.sale.bind(processor);
+  processor.sale = async (request) => {
+    offset += 200_000;
+    return sale(request);
+  };
+  try {
+    const report = await reconcile({ since: later(-3600).toISOString(), staleMinutes: 30 });
+    const pending = [];
+    for (const id of ids) if ((await statusOf(id)) === 'Pending') pending.push(id);
+    // The sweep's eight at once were started; the two after them wait for the next sweep.
+    expect(pending).toHaveLength(2);
+    expect(report.counts['stale-pending']).toEqual({ healed: 8, unhealed: 2 });
+  } finally {
+    useClock(undefined);
+    processor.sale = sale;
+  }
 });
