@@ -65,8 +65,12 @@ const noPhoneShaped = (digits: string, from: number, to: number): boolean => {
   return second === '6' || second === '8' || second === '9' || (second === '0' && digits[from + 2]! <= '5');
 };
 
-/** A UUID (8-4-4-4-12 hexadecimal digits), in any letter case. */
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+/**
+ * A UUID (8-4-4-4-12 hexadecimal digits), in any letter case, standing on its own: a run glued to
+ * more hexadecimal digits is no UUID (a card number's last eight digits and `-xxxx-xxxx-xxxx-…`
+ * after them, or `…-xxxx-` and its first twelve, are a card number beside other text).
+ */
+const UUID = /(?<![0-9a-f])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![0-9a-f])/gi;
 
 const OTHER = -1;
 const SEPARATOR = -2;
