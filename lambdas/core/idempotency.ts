@@ -104,9 +104,14 @@ export async function idempotent(
         // A resumed create whose first attempt may still be writing (write-ahead.ts): still in
         // progress. The claim stays, so that a later retry answers or resumes that create.
         if (error instanceof CreateInProgressError) throw inProgress(ref, source, error.leaseUntil, now);
-        // A refused request did nothing: free the key. Anything else keeps the claim, so that a
-        // retry resumes the same resource once the lease runs out.
-        if (error instanceof ServiceError && error.status < 500) await store.release(ref);
+        // A refused request did nothing: free the key. A resumed one's first attempt may have
+        // (a group create answered 400 for a group grown past an answer): the key stays the
+        // request's, the next retry resuming it at once. Anything else keeps the claim, so that
+        // a retry resumes the same resource once the lease runs out.
+        if (error instanceof ServiceError && error.status < 500) {
+          if (claim.kind === 'resume') await store.endLease(ref);
+          else await store.release(ref);
+        }
         throw error;
       }
       await store.complete(ref, response);

@@ -22,7 +22,7 @@ import {
 import { idempotencyKeyDigest } from '#shared/keyed-hash';
 import { keys } from './keys';
 import { isConditionFailure } from '#shared/ddb';
-import { containerStore, epoch, RECORD_TTL_SECONDS } from './items';
+import { containerStore, epoch, RECORD_TTL_SECONDS, updateIf } from './items';
 
 /** A claimed-but-unfinished request may be resumed by a retry after this long. */
 const IDEMPOTENCY_LEASE_MS = 30_000;
@@ -72,7 +72,16 @@ export interface IdempotencyStore {
   complete(ref: IdempotencyRef, response: StoredResponse): Promise<void>;
   /** Gives a claim up (the request failed before doing anything): the key may be used afresh. */
   release(ref: IdempotencyRef): Promise<void>;
+  /**
+   * Ends a resumed claim's lease (its request was refused, but its first attempt may have
+   * written): the key stays the request's, and the next retry resumes it at once.
+   */
+  endLease(ref: IdempotencyRef): Promise<void>;
 }
+
+/** A record past its 24 hours (DynamoDB's TTL may take days to remove it): the key is free. */
+const expired = (item: Record<string, unknown>, now: Date): boolean =>
+  typeof item.expiresAt === 'number' && item.expiresAt <= epoch(now);
 
 type Key = { pk: string; sk: string };
 
@@ -101,7 +110,7 @@ class DynamoIdempotencyStore implements IdempotencyStore {
   async claim(ref: IdempotencyRef, request: RequestHashes, newResourceId: string, now: Date): Promise<Claim> {
     const asWritten = keys.idempotencyAsWritten(ref.merchantId, ref.scope, ref.key);
     const old = await this.read(asWritten);
-    if (old) return this.claimExisting(asWritten, old, request, now);
+    if (old && !expired(old, now)) return this.claimExisting(asWritten, old, request, now);
     const Key = await this.hashed(ref);
     try {
       await this.db.send(
@@ -116,7 +125,9 @@ class DynamoIdempotencyStore implements IdempotencyStore {
             leaseUntil: now.getTime() + IDEMPOTENCY_LEASE_MS,
             expiresAt: epoch(now) + RECORD_TTL_SECONDS,
           },
-          ConditionExpression: 'attribute_not_exists(pk)',
+          // A record past its 24 hours is replaced: keys live 24 hours.
+          ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
+          ExpressionAttributeValues: { ':now': epoch(now) },
         }),
       );
       return { kind: 'new', resourceId: newResourceId };
@@ -207,7 +218,7 @@ class DynamoIdempotencyStore implements IdempotencyStore {
    * claim is the hashed record's, or one kept by the key as written.
    */
   async release(ref: IdempotencyRef): Promise<void> {
-    const running = async (Key: Key): Promise<boolean> => {
+    await this.whileRunning(ref, async (Key) => {
       try {
         await this.db.send(
           new DeleteCommand({
@@ -223,9 +234,26 @@ class DynamoIdempotencyStore implements IdempotencyStore {
         if (!isConditionFailure(error)) throw error;
         return false;
       }
-    };
-    if (await running(await this.hashed(ref))) return;
-    await running(keys.idempotencyAsWritten(ref.merchantId, ref.scope, ref.key));
+    });
+  }
+
+  async endLease(ref: IdempotencyRef): Promise<void> {
+    await this.whileRunning(ref, (Key) =>
+      updateIf(this.db, {
+        TableName: this.tableName,
+        Key,
+        UpdateExpression: 'SET leaseUntil = :ended',
+        ConditionExpression: '#state = :inProgress',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':ended': 0, ':inProgress': 'in-progress' },
+      }),
+    );
+  }
+
+  /** `change` made to the running claim: the hashed record's, or one kept by the key as written. */
+  private async whileRunning(ref: IdempotencyRef, change: (Key: Key) => Promise<boolean>): Promise<void> {
+    if (await change(await this.hashed(ref))) return;
+    await change(keys.idempotencyAsWritten(ref.merchantId, ref.scope, ref.key));
   }
 }
 

@@ -36,6 +36,10 @@ class FakeIdempotencyStore implements IdempotencyStore {
   async release(ref: IdempotencyRef) {
     this.records.delete(`${ref.merchantId}|${ref.scope}|${ref.key}`);
   }
+  async endLease(ref: IdempotencyRef) {
+    const record = this.records.get(`${ref.merchantId}|${ref.scope}|${ref.key}`);
+    if (record && !record.response) record.leaseUntil = 0;
+  }
 }
 export const idempotency = new FakeIdempotencyStore();
 jest.mock('#store/idempotency', () => ({
