@@ -11,6 +11,10 @@ import { BadRequestError } from '#shared/errors';
 /** An answer's size as the proxy result carries it. */
 export const answerBytes = (body: unknown): number => Buffer.byteLength(JSON.stringify(JSON.stringify(body)));
 
+/** The 400 of an answer whose items, read so far, already pass MAX_RESPONSE_BYTES. */
+export const tooLarge = (advice: string): BadRequestError =>
+  new BadRequestError(`the answer would be above the ${MAX_RESPONSE_BYTES}-byte response limit: ${advice}`);
+
 export function fitting<T>(body: T, advice: string): T {
   const bytes = answerBytes(body);
   if (bytes > MAX_RESPONSE_BYTES) {

@@ -9,6 +9,7 @@ import {
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_NUMBER,
   MAX_PAGE_SIZE,
+  MAX_RESPONSE_BYTES,
   MAX_UNPAGED_GROUPS,
   MAX_UNPAGED_PAYMENTS,
 } from '#contract/limits';
@@ -16,7 +17,7 @@ import type { ListGroupsQuery } from '#contract/schemas/groups';
 import type { ListPaymentsQuery } from '#contract/schemas/payments';
 import { groupView, type GroupFilter, type Payment } from '#domain/groups';
 import { BadRequestError } from '#shared/errors';
-import { fitting } from './answer-size';
+import { fitting, tooLarge } from './answer-size';
 import { groupStore } from '#store/groups';
 import { decodePageToken, encodePageToken } from '#store/paging';
 import { paymentStore } from '#store/payments';
@@ -95,7 +96,8 @@ export async function listPayments(merchantId: string, groupId: string, q: ListP
     // paymentCount leaves deleted payments out: one bounded read decides for them too.
     const tooMany = `the group has more than ${MAX_UNPAGED_PAYMENTS} payments: page with pageSize and pageToken (or pageNumber)`;
     if (group.paymentCount > MAX_UNPAGED_PAYMENTS) throw new BadRequestError(tooMany);
-    const payments = await store.paymentsAfterId(groupId, null, MAX_UNPAGED_PAYMENTS + 1);
+    const payments = await store.paymentsAfterId(groupId, null, MAX_UNPAGED_PAYMENTS + 1, MAX_RESPONSE_BYTES);
+    if (!payments) throw tooLarge('page with pageSize and pageToken');
     if (payments.length > MAX_UNPAGED_PAYMENTS) throw new BadRequestError(tooMany);
     return paymentViews(group, payments);
   }
@@ -108,7 +110,8 @@ export async function listPayments(merchantId: string, groupId: string, q: ListP
     if (!cursor) throw new BadRequestError('pageToken is not a nextPageToken of this group');
     const pageSize = size ?? cursor.pageSize;
     // One item more than the page tells whether another page follows, at the same constant cost.
-    const read = await store.paymentsAfterId(groupId, cursor.after, pageSize + 1);
+    const read = await store.paymentsAfterId(groupId, cursor.after, pageSize + 1, MAX_RESPONSE_BYTES);
+    if (!read) throw tooLarge('use a smaller pageSize');
     const payments = read.slice(0, pageSize);
     // Payments added since paging began count too (the token's total is from the first page).
     const total = Math.max(cursor.total, cursor.offset + payments.length);

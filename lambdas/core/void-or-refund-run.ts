@@ -69,8 +69,10 @@ const READ_PER_REVERSAL = 2;
 export async function wholeGroupInBackground(group: Group): Promise<boolean> {
   if (reversesInBackground(group.paymentCount)) return true;
   const bound = backgroundAbove() * READ_PER_REVERSAL;
-  const payments = await paymentStore().paymentsAfterId(group.paymentGroupId, null, bound + 1);
-  return payments.length > bound;
+  // One read: one that stops short of the bound (DynamoDB's 1 MB) leaves more unread, as many
+  // as a request would read and report at length; the background reverses them.
+  const { payments, cursor } = await paymentStore().paymentsAfter(group.paymentGroupId, null, bound + 1);
+  return payments.length > bound || cursor !== null;
 }
 
 /** The longest one reversal takes within a request, at the configured processor's bound. */

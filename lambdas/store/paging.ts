@@ -165,6 +165,32 @@ export async function readAfter(
   return { items: out.Items ?? [], cursor: last ?? null };
 }
 
+/**
+ * readAfter read on past DynamoDB's 1 MB a request, up to `limit` items in all; undefined once
+ * more than `maxBytes` of them (as JSON) were read: an answer holding them could not be sent.
+ */
+export async function readOn(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  pk: string,
+  prefix: string,
+  after: string | null,
+  limit: number,
+  maxBytes = Number.POSITIVE_INFINITY,
+): Promise<Item[] | undefined> {
+  const items: Item[] = [];
+  let bytes = 0;
+  let cursor = after;
+  do {
+    const page = await readAfter(db, tableName, pk, prefix, cursor, limit - items.length);
+    for (const item of page.items) bytes += Buffer.byteLength(JSON.stringify(item));
+    if (bytes > maxBytes) return undefined;
+    items.push(...page.items);
+    cursor = page.cursor;
+  } while (cursor !== null && items.length < limit);
+  return items;
+}
+
 /** Where a token page starts: after `after` (a sort-key id), `offset` items in, of `total`. */
 interface PageCursor {
   after: string;

@@ -28,7 +28,7 @@ import {
 } from './payment-writes';
 import { methodUsable, useDelete, usePut } from './method-uses';
 import { outboxPut } from './outbox';
-import { readAll, readAfter, readPage, type Page } from './paging';
+import { readAll, readAfter, readOn, readPage, type Page } from './paging';
 
 export const paymentItem = (payment: Payment): Item => ({
   ...keys.payment(payment.paymentGroupId, payment.paymentId),
@@ -61,8 +61,16 @@ export interface PaymentStore {
   ): Promise<{ payments: Payment[]; cursor: string | null }>;
   /** A numbered page of the payments (deleted included) and how many there are in all. */
   pagePayments(groupId: string, page: Page): Promise<{ payments: Payment[]; total: number }>;
-  /** Up to `limit` payments after the payment `afterId` (null: from the first), in creation order. */
-  paymentsAfterId(groupId: string, afterId: string | null, limit: number): Promise<Payment[]>;
+  /**
+   * Up to `limit` payments after the payment `afterId` (null: from the first), in creation order;
+   * undefined past `maxBytes` of them (store/paging.ts readOn).
+   */
+  paymentsAfterId(
+    groupId: string,
+    afterId: string | null,
+    limit: number,
+    maxBytes?: number,
+  ): Promise<Payment[] | undefined>;
   /**
    * A new payment, its group's totals and its outbox items, while the group is pending, has
    * room, and (with `slot`) is still scheduled at the slot the notice names.
@@ -180,9 +188,11 @@ export class DynamoPaymentStore implements PaymentStore {
     return { payments: items.map((i) => strip<Payment>(i)), total };
   }
 
-  async paymentsAfterId(groupId: string, afterId: string | null, limit: number): Promise<Payment[]> {
+  async paymentsAfterId(groupId: string, afterId: string | null, limit: number, maxBytes?: number) {
     const cursor = afterId === null ? null : keys.payment(groupId, afterId).sk;
-    return (await this.paymentsAfter(groupId, cursor, limit)).payments;
+    const { pk } = keys.group(groupId);
+    const items = await readOn(this.db, this.tableName, pk, keys.paymentPrefix, cursor, limit, maxBytes);
+    return items?.filter((i) => i.entity === 'payment').map((i) => strip<Payment>(i));
   }
 
   /**

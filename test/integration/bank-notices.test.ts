@@ -337,7 +337,7 @@ test('8 callers at once with the same unauthorized return: one effect, every ans
     deadline: Date.now() + 60_000,
   });
   const created = report.created.find((c) => c.seriesId === series.seriesId)!;
-  const charged = await paymentStore().paymentsAfterId(created.paymentGroupId, null, 10);
+  const charged = (await paymentStore().paymentsAfterId(created.paymentGroupId, null, 10))!;
   expect(charged.map((p) => p.profileId)).toEqual([other]);
 
   // Given a new method (the revoked one deleted with replaceWith), they are active again.

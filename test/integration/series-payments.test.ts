@@ -180,7 +180,7 @@ describe("a method a series' payments name", () => {
 
     const report = await createOccurrences();
     const created = report.created.find((c) => c.seriesId === series.seriesId)!;
-    const charged = await paymentStore().paymentsAfterId(created.paymentGroupId, null, 100);
+    const charged = (await paymentStore().paymentsAfterId(created.paymentGroupId, null, 100))!;
     expect(charged).toHaveLength(count + 1);
     expect(new Set(charged.slice(1).map((p) => p.profileId))).toEqual(new Set([profileOf(replacement!)]));
     expect((await seriesStore().get(series.seriesId))!.occurrences[0]).not.toHaveProperty('paymentsLeftOut');
@@ -272,7 +272,7 @@ describe('under concurrency', () => {
     jest.restoreAllMocks();
     const created = report.created.find((c) => c.seriesId === series.seriesId)!;
     expect(created).toBeDefined();
-    const charged = await paymentStore().paymentsAfterId(created.paymentGroupId, null, 10);
+    const charged = (await paymentStore().paymentsAfterId(created.paymentGroupId, null, 10))!;
     expect(charged.map((p) => p.profileId)).toEqual([bystander, profileOf(replacement!)]);
     expect((await seriesStore().get(series.seriesId))!.occurrences[0]).not.toHaveProperty('paymentsLeftOut');
     expect(await groupStore().getGroup(created.paymentGroupId)).toMatchObject({ paymentCount: 2 });
