@@ -180,10 +180,11 @@ class DisputeStore {
     options: { after?: string; status?: DisputeStatus },
   ): Promise<{ rows: DisputeView[]; last?: string; more: boolean }> {
     const pk = keys.merchantDisputes(merchantId);
-    const rows: DisputeView[] = [];
+    // One more than the page: whether another follows (none after a page that ends the list).
+    const found: Item[] = [];
     let start: string | undefined = options.after;
     let more = false;
-    for (let reads = 0; reads < FILTERED_READS && rows.length < pageSize; reads++) {
+    for (let reads = 0; reads < FILTERED_READS && found.length <= pageSize; reads++) {
       const { Items = [], LastEvaluatedKey }: { Items?: Item[]; LastEvaluatedKey?: Item } =
         await this.db.send(
           new QueryCommand({
@@ -198,15 +199,17 @@ class DisputeStore {
               ...(options.status !== undefined && { ':status': options.status }),
             },
             ScanIndexForward: false,
-            Limit: pageSize - rows.length,
+            Limit: pageSize + 1 - found.length,
             ...(start !== undefined && { ExclusiveStartKey: { pk, sk: start } }),
           }),
         );
-      rows.push(...Items.map((i) => i.row as DisputeView));
+      found.push(...Items);
       more = LastEvaluatedKey !== undefined;
       if (!more) break;
       start = String(LastEvaluatedKey!.sk);
     }
+    const rows = found.slice(0, pageSize).map((i) => i.row as DisputeView);
+    if (found.length > pageSize) return { rows, last: String(found[pageSize - 1]!.sk), more: true };
     return { rows, ...(more && start !== undefined && { last: start }), more };
   }
 }

@@ -207,18 +207,20 @@ class DynamoEventStore implements EventStore {
       ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
       ExpressionAttributeValues: values,
       ScanIndexForward: false,
-      Limit: filters.length > 0 ? READ_LIMITS.filteredPage : limit - events.length,
+      // One more than the page: whether another follows (none after a page that ends the range).
+      Limit: filters.length > 0 ? READ_LIMITS.filteredPage : limit + 1 - events.length,
     });
     // A filter can leave reads empty: read on until the page is full, the range ends, or
     // READ_LIMITS.filteredRead events were read (the page then ends short, after the last read).
     let read = 0;
     for await (const out of queryPages(this.db, request, start)) {
       for (const item of out.Items ?? []) {
-        if (events.length === limit) break;
+        if (events.length > limit) break;
         events.push(strip<ServiceEvent>(item));
       }
-      if (events.length === limit && (out.Items?.length ?? 0) > 0) {
-        // Full: continue after the last event taken (not after the read, which may reach further).
+      if (events.length > limit) {
+        // Full, and more: continue after the last event taken (not after the read).
+        events.pop();
         const last = events[events.length - 1]!;
         return { events, next: { createdAt: last.createdAt, id: last.id } };
       }

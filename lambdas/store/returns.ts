@@ -55,14 +55,16 @@ class ReturnStore {
         KeyConditionExpression: 'pk = :pk',
         ExpressionAttributeValues: { ':pk': pk },
         ScanIndexForward: false,
-        Limit: pageSize,
+        // One more than the page: whether another follows (none after a page that ends the list).
+        Limit: pageSize + 1,
         ...(after !== undefined && { ExclusiveStartKey: { pk, sk: after } }),
       }),
     );
+    const page = Items.slice(0, pageSize);
     return {
-      rows: Items.map((i) => i.row as ReturnItem),
-      ...(Items.length > 0 && { last: String(Items.at(-1)!.sk) }),
-      more: LastEvaluatedKey !== undefined,
+      rows: page.map((i) => i.row as ReturnItem),
+      ...(page.length > 0 && { last: String(page.at(-1)!.sk) }),
+      more: Items.length > pageSize || LastEvaluatedKey !== undefined,
     };
   }
 }

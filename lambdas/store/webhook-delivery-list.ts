@@ -74,17 +74,19 @@ class DynamoWebhookDeliveryList {
         ...(status && { ':status': status }),
       },
       ScanIndexForward: false,
-      Limit: status === undefined ? limit - deliveries.length : READ_LIMITS.filteredPage,
+      // One more than the page: whether another follows (none after a page that ends the list).
+      Limit: status === undefined ? limit + 1 - deliveries.length : READ_LIMITS.filteredPage,
     });
     // With a filter: read on until the page is full, the list ends, or READ_LIMITS.filteredRead
     // were read (the page then ends short, after the last read).
     let read = 0;
     for await (const out of queryPages(this.db, request, start)) {
       for (const item of out.Items ?? []) {
-        if (deliveries.length === limit) break;
+        if (deliveries.length > limit) break;
         deliveries.push(strip<WebhookDelivery>(item));
       }
-      if (deliveries.length === limit) {
+      if (deliveries.length > limit) {
+        deliveries.pop();
         const last = deliveries[deliveries.length - 1]!;
         return { deliveries, next: pagePosition(last) };
       }

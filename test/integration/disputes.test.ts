@@ -191,6 +191,24 @@ it('the disputes list pages newest first with tokens of this merchant and filter
   await expect(getDispute(await newMerchant(), first.items[0]!.disputeId)).rejects.toThrow('not found');
 });
 
+it('defect: a disputes page that holds the last disputes exactly (as many as pageSize) carries a nextPageToken to an empty page (the token is absent on the last page)', async () => {
+  const mid = await newMerchant();
+  for (let i = 0; i < 2; i++) {
+    await approvedCardSale(mid, 'dPNR');
+    await sandbox.noticesNow({ merchantId: mid });
+    await backstop();
+  }
+  const page = await listDisputes(mid, { pageSize: '2' });
+  expect(page.items).toHaveLength(2);
+  const next = page.meta.nextPageToken
+    ? await listDisputes(mid, { pageToken: page.meta.nextPageToken })
+    : undefined;
+  expect({ nextPageToken: page.meta.nextPageToken, nextPageItems: next?.items.length }).toEqual({
+    nextPageToken: undefined,
+    nextPageItems: undefined,
+  });
+});
+
 /** A dispute notice of the sale's charge, as a processor's webhook would bring it. */
 async function disputeNotice(
   transactionId: string,

@@ -535,6 +535,30 @@ describe('the events list', () => {
     expect(page.items).toHaveLength(20);
     expect(page.meta.nextPageToken).toBeDefined();
   }, 60_000);
+
+  test('defect: a page that holds the last events exactly (as many as pageSize) still carries a nextPageToken, whose page is empty: the token is "absent on the last page"', async () => {
+    const { group } = await createGroup(
+      groupInput({ servicePayId: MID, scheduleDate: day(3) }) as never,
+      MERCHANT,
+      new Date(),
+    );
+    await updateGroup(group.paymentGroupId, MID, { locationId: 401 }, new Date());
+    const { listEvents } = await import('#core/events');
+    // The group's two events (created, updated) on a page of 2: that page is the last.
+    const page = await listEvents(MID, { objectId: group.paymentGroupId, pageSize: '2' });
+    expect(page.items.map((e) => e.sequence)).toEqual([2, 1]);
+    const next = page.meta.nextPageToken
+      ? await listEvents(MID, {
+          objectId: group.paymentGroupId,
+          pageSize: '2',
+          pageToken: page.meta.nextPageToken,
+        })
+      : undefined;
+    expect({ nextPageToken: page.meta.nextPageToken, nextPageItems: next?.items.length }).toEqual({
+      nextPageToken: undefined,
+      nextPageItems: undefined,
+    });
+  });
 });
 
 test('defect: an event past its 30 days was listed and read until the table TTL removed it (days late); neither shows it now', async () => {

@@ -135,6 +135,25 @@ it("the returns list pages newest first with tokens of this merchant's list only
   );
 });
 
+it('defect: a returns page that holds the last returns exactly (as many as pageSize) carries a nextPageToken to an empty page (the token is absent on the last page)', async () => {
+  const merchant: Merchant = { merchantId: '32360000017', shortId: '23600017', name: 'Exact Page' };
+  await new MerchantAdmin(table.db, table.tableName).register(merchant);
+  for (let i = 0; i < 2; i++) {
+    await approvedDebit('nR01', merchant.merchantId);
+    await sandbox.noticesNow({ merchantId: merchant.merchantId });
+    await backstop();
+  }
+  const page = await listReturns(merchant.merchantId, { pageSize: '2' });
+  expect(page.items).toHaveLength(2);
+  const next = page.meta.nextPageToken
+    ? await listReturns(merchant.merchantId, { pageToken: page.meta.nextPageToken })
+    : undefined;
+  expect({ nextPageToken: page.meta.nextPageToken, nextPageItems: next?.items.length }).toEqual({
+    nextPageToken: undefined,
+    nextPageItems: undefined,
+  });
+});
+
 it('an ordinary account clears at its 2nd cut-off, and the R10 account clears then is returned unauthorized a cut-off later', async () => {
   const merchant: Merchant = { merchantId: '32360000002', shortId: '23600002', name: 'Ogdenville Middle' };
   await new MerchantAdmin(table.db, table.tableName).register(merchant);

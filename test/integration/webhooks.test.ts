@@ -702,4 +702,46 @@ describe("an endpoint's deliveries list", () => {
     expect(second.items.map((d) => d.objectId)).toEqual([`o-${count - 1}`]);
     expect(second.meta.nextPageToken).toBeUndefined();
   }, 120_000);
+
+  test('defect: a page that holds the last deliveries exactly (as many as pageSize) carries a nextPageToken to an empty page (the token is absent on the last page)', async () => {
+    const { webhookEndpointId } = await createEndpoint(MID, { url: hooks.url('/exact') }, new Date());
+    const items = [0, 1].map((i) => {
+      const createdAt = new Date(Date.now() - i * 1000).toISOString();
+      const d = pendingDelivery(
+        webhookEndpointId,
+        MID,
+        {
+          id: `evt_${randomUUID().replaceAll('-', '')}`,
+          type: 'payor.updated',
+          objectId: `exact-${i}`,
+          sequence: 1,
+          createdAt,
+        },
+        new Date(),
+        createdAt,
+      );
+      return {
+        ...keys.webhookDelivery(webhookEndpointId, d.objectId, d.sequence),
+        entity: 'webhook-delivery',
+        gsi1pk: keys.endpointDeliveries(webhookEndpointId),
+        gsi1sk: `${createdAt}#${d.eventId}`,
+        ...d,
+        status: 'delivered',
+      };
+    });
+    await table.db.send(
+      new BatchWriteCommand({
+        RequestItems: { [table.tableName]: items.map((Item) => ({ PutRequest: { Item } })) },
+      }),
+    );
+    const page = await listDeliveries(MID, webhookEndpointId, { pageSize: '2' });
+    expect(page.items.map((d) => d.objectId)).toEqual(['exact-0', 'exact-1']);
+    const next = page.meta.nextPageToken
+      ? await listDeliveries(MID, webhookEndpointId, { pageSize: '2', pageToken: page.meta.nextPageToken })
+      : undefined;
+    expect({ nextPageToken: page.meta.nextPageToken, nextPageItems: next?.items.length }).toEqual({
+      nextPageToken: undefined,
+      nextPageItems: undefined,
+    });
+  });
 });
