@@ -80,7 +80,12 @@ export const merchantNameOf = (merchantId: string): MerchantName => {
   return () => (name ??= findMerchant(merchantId).then((m) => m?.name ?? merchantId));
 };
 
-/** The payor's decline notice of a declined attempt, when the payment asks for one and the payor has an e-mail. */
+/**
+ * The payor's decline notice of a declined attempt, when the payment asks for one and the payor
+ * has an e-mail. Not of a Failed one: the processor never answered it (an outage), which is
+ * neither the payor's method's doing nor anything they can change; the merchant sees it
+ * (`failedCount`, `payment.failed`).
+ */
 async function declineNotice(
   payment: Payment,
   result: AttemptResult,
@@ -89,7 +94,7 @@ async function declineNotice(
   merchantName: MerchantName,
 ): Promise<OutboxItem | undefined> {
   const { auth, txn } = result;
-  if (!payment.sendDeclineNotification || auth.status === 'Approved') return undefined;
+  if (!payment.sendDeclineNotification || auth.status !== 'Declined') return undefined;
   const { payorId } = parseProfileId(payment.profileId);
   const email = (await emailsOf([payorId], payment.merchantId)).get(payorId);
   if (!email) return undefined;
