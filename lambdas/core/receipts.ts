@@ -70,7 +70,10 @@ async function queueReceipts(merchantId: string, payments: Payment[]): Promise<n
     const transactionId = auth?.status === 'Approved' ? auth.transactionId : undefined;
     if (!email || !transactionId) return false;
     const found = await findTransaction(transactionId);
-    if (!found || found.transaction.status !== 'Approved') return false; // voided before settlement: no receipt
+    // Voided before settlement, or its void reserved (the sweeper finishes it whatever the time;
+    // one the processor then refuses leaves the sale without its receipt): no receipt.
+    if (!found || found.transaction.status !== 'Approved' || found.transaction.voidingAt !== undefined)
+      return false;
     const txn = found.transaction;
     return queueReceipt({
       outboxId: receiptOutboxId(payment),
