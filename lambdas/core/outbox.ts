@@ -96,19 +96,23 @@ export async function deliver(message: OutboxMessage): Promise<Outcome> {
       group.status === 'deleted'
         ? undefined
         : await paymentStore().getPayment(group.paymentGroupId, item.data.paymentId);
+    // A payment missing from its committed group was never written: a notice left by a create
+    // that died half-way, its group created again by the retry under the same id.
     const gone =
       group.status === 'deleted'
         ? 'its group was deleted'
-        : payment?.deleted
-          ? 'its payment was deleted'
-          : undefined;
+        : payment === undefined
+          ? 'its payment was never written'
+          : payment.deleted
+            ? 'its payment was deleted'
+            : undefined;
     if (gone) {
       logger.info('payment-scheduled notice not sent', { reason: gone });
       await store.markFailed(outboxId, `${gone} before the notice went out; nothing to notify`);
       return DONE;
     }
     const { scheduleDate, scheduleHour } = group;
-    const amountCents = payment?.amountCents ?? item.data.amountCents;
+    const amountCents = payment!.amountCents;
     email = { ...item, data: { ...item.data, scheduleDate, scheduleHour, amountCents } };
   }
 
