@@ -154,7 +154,10 @@ export class ServiceApi extends Construct {
         stageName: stage,
         throttlingRateLimit: props.throttlingRateLimit ?? 100,
         throttlingBurstLimit: props.throttlingBurstLimit ?? 200,
-        tracingEnabled: true,
+        // Not traced: API Gateway's own trace segment holds the URL as sent, query included, which
+        // nothing redacts (a card number in a path id, or in a search's customerAccountId). The
+        // functions' traces (Lambda's active tracing) record no URL.
+        tracingEnabled: false,
         metricsEnabled: true,
         // Execution logging stays off: with data tracing it would log request bodies, and
         // payor bodies carry card numbers. Access logs carry what operators need.
@@ -283,9 +286,10 @@ export function lambdaProxy(fn: lambda.IFunction): apigw.Integration {
 }
 
 /**
- * One JSON object per request; no bodies, no tokens, and the route (`resourcePath`), not the path
- * as sent: the gateway cannot redact, and a path's ids are whatever the caller typed, a card
- * number among them (the functions log the ids they validated).
+ * One JSON object per request; no bodies, no tokens, no header's text (a User-Agent is whatever the
+ * caller typed), and the route (`resourcePath`), not the path as sent: the gateway cannot redact,
+ * and a path's ids are whatever the caller typed, a card number among them (the functions log the
+ * ids they validated).
  */
 function accessLogFormat(): apigw.AccessLogFormat {
   const f = apigw.AccessLogField;
@@ -295,7 +299,6 @@ function accessLogFormat(): apigw.AccessLogFormat {
       extendedRequestId: f.contextExtendedRequestId(),
       requestTime: f.contextRequestTime(),
       ip: f.contextIdentitySourceIp(),
-      userAgent: f.contextIdentityUserAgent(),
       httpMethod: f.contextHttpMethod(),
       resourcePath: f.contextResourcePath(),
       protocol: f.contextProtocol(),
