@@ -76,11 +76,14 @@ const OTHER = -1;
 const SEPARATOR = -2;
 
 /**
- * Spaces and dashes beyond ASCII: White_Space, dash punctuation, the minus sign; and what shows as
- * nothing between two digits: every format character (invisible joiners, direction marks and
- * isolates, the soft hyphen) and every combining mark (variation selectors included).
+ * Spaces and dashes beyond ASCII: White_Space, dash punctuation, the minus signs (U+2212, the
+ * superscript and subscript minus, the heavy minus, the modifier letter minus); what shows as
+ * blank: the Hangul fillers and the blank Braille pattern; and what shows as nothing between two
+ * digits: every format character (invisible joiners, direction marks and isolates, the soft
+ * hyphen) and every combining mark (variation selectors included).
  */
-const WIDE_SEPARATOR = /^[\s\p{Pd}\u2212\p{Cf}\p{M}\u180e]$/u;
+const WIDE_SEPARATOR =
+  /^[\s\p{Pd}\u2212\u207b\u208b\u2796\u02d7\u115f\u1160\u3164\uffa0\u2800\p{Cf}\p{M}\u180e]$/u;
 const DECIMAL_DIGIT = /^\p{Nd}$/u;
 const wide = new Map<number, number>();
 

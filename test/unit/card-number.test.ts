@@ -38,6 +38,12 @@ describe('issue 32 item 1: card numbers slip past the free-text check', () => {
     ['doubled spaces', '4111  1111  1111  1111'],
     ['spaced hyphens', '4111 - 1111 - 1111 - 1111'],
     ['zero-width spaces', '4111\u200b1111\u200b1111\u200b1111'],
+    ['Hangul fillers', '4111\u31641111\u31641111\u31641111'],
+    ['half-width Hangul fillers', '4111\uffa01111\uffa01111\uffa01111'],
+    ['blank Braille patterns', '4111\u28001111\u28001111\u28001111'],
+    ['superscript minus signs', '4111\u207b1111\u207b1111\u207b1111'],
+    ['heavy minus signs', '4111\u27961111\u27961111\u27961111'],
+    ['modifier letter minus signs', '4111\u02d71111\u02d71111\u02d71111'],
   ])('defect: a card number with %s between its groups is accepted in free text', (_what, text) => {
     expect(containsCardNumber(text)).toBe(true);
   });
