@@ -110,7 +110,13 @@ async function sweepSale(txn: Transaction, now: Date): Promise<[Bucket, SweepEnt
   }
 }
 
-async function settleWork(work: SweepWork, now: Date): Promise<[Bucket, SweepEntry] | undefined> {
+/** Work that no longer applies: its entry outlived it (settled by a write that left it behind). */
+const GONE = 'gone';
+
+async function settleWork(
+  work: SweepWork,
+  now: Date,
+): Promise<[Bucket, SweepEntry] | typeof GONE | undefined> {
   const store = transactionStore();
   const found = await store.find(work.transactionId);
   if (!found) return undefined;
@@ -125,10 +131,11 @@ async function settleWork(work: SweepWork, now: Date): Promise<[Bucket, SweepEnt
   try {
     switch (work.kind) {
       case 'sale':
-        return txn.status === 'Pending' ? await sweepSale(txn, now) : undefined;
+        return txn.status === 'Pending' ? await sweepSale(txn, now) : GONE;
       case 'refund': {
         const refund = found.refunds.find((r) => r.refundId === work.refundId);
-        if (!refund || refund.status !== 'Pending') return undefined;
+        if (!refund) return undefined;
+        if (refund.status !== 'Pending') return GONE;
         if (refund.sendAfter !== undefined) {
           // Scheduled for after the cut-off: never sent before it, whatever the sweep's age bound.
           if (now.toISOString() < refund.sendAfter) return undefined;
@@ -144,7 +151,7 @@ async function settleWork(work: SweepWork, now: Date): Promise<[Bucket, SweepEnt
         return ['settled', entry(done.refund.status)];
       }
       case 'void': {
-        if (txn.status !== 'Approved' || txn.voidingAt === undefined) return undefined;
+        if (txn.status !== 'Approved' || txn.voidingAt === undefined) return GONE;
         try {
           return ['settled', entry((await voidSale(txn.merchantId, txn.transactionId, now)).status)];
         } catch (error) {
@@ -154,7 +161,7 @@ async function settleWork(work: SweepWork, now: Date): Promise<[Bucket, SweepEnt
         }
       }
       case 'reverse':
-        if (!txn.reversalDue) return undefined;
+        if (!txn.reversalDue) return GONE;
         await reverseSaleKey(txn);
         await store.reversalDone(txn.transactionId);
         return ['reversed', entry(txn.status)];
@@ -177,7 +184,10 @@ export async function sweep(now: Date, options: SweepOptions): Promise<SweepRepo
       return undefined;
     }
     try {
-      return await settleWork(item, now);
+      const outcome = await settleWork(item, now);
+      if (outcome !== GONE) return outcome;
+      await sweepIndex().drop(item);
+      return undefined;
     } catch (error) {
       // One item's failure must not stop the others: it stays in the index for the next sweep.
       logger.error('sweep: could not settle', { ...item, error });

@@ -7,7 +7,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { containerStore } from './items';
+import { containerStore, updateIf } from './items';
 import { readAll } from './paging';
 
 /** `reverse`: a sale given up on (Declined 96) whose timeout reversal is still due. */
@@ -19,6 +19,8 @@ export interface SweepWork {
   refundId?: string;
   /** When the work began (ISO-8601). */
   since: string;
+  /** The entry as read: its item's key and sort key (dropped only while it is still this one). */
+  entry: { pk: string; sk: string; sortKey: string };
 }
 
 /** The GSI2 attributes of a sweep entry; `id` spreads entries over the shards. */
@@ -33,6 +35,12 @@ interface SweepIndex {
    * `limit` entries (spread over the shards), so one sweep reads a bounded page of a backlog.
    */
   staleWork(before: string, limit: number): Promise<SweepWork[]>;
+  /**
+   * Takes an entry out of the index whose work no longer applies (its sale or refund settled by a
+   * write that left the entry behind), while it is still the one read: read at every sweep
+   * otherwise, oldest first, such entries would take the place of live work.
+   */
+  drop(work: SweepWork): Promise<void>;
 }
 
 class DynamoSweepIndex implements SweepIndex {
@@ -72,8 +80,19 @@ class DynamoSweepIndex implements SweepIndex {
           transactionId,
           ...(sk.startsWith(keys.refundPrefix) && { refundId: sk.slice(keys.refundPrefix.length) }),
           since: sort[0]!,
+          entry: { pk: String(item.pk), sk, sortKey: String(item.gsi2sk) },
         };
       });
+  }
+
+  async drop(work: SweepWork): Promise<void> {
+    await updateIf(this.db, {
+      TableName: this.tableName,
+      Key: { pk: work.entry.pk, sk: work.entry.sk },
+      UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
+      ConditionExpression: 'gsi2sk = :seen',
+      ExpressionAttributeValues: { ':seen': work.entry.sortKey },
+    });
   }
 }
 

@@ -13,6 +13,9 @@ import { SandboxProcessor } from '#processor/sandbox';
 import { useClock } from '#shared/clock';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '#store/keys';
+import { sweepIndex } from '#store/sweep-index';
 import { transactionStore } from '#store/transactions';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { FaultyProcessor } from '#support/processor-double';
@@ -100,4 +103,28 @@ test('defect "reconciliation\'s sweep had no deadline": it starts no item after 
     useClock(undefined);
     processor.sale = sale;
   }
+});
+
+test('defect "a sweep entry outlived its work": an entry whose work no longer applies leaves the index', async () => {
+  // A void reserved (its entry written) on a sale that then left Approved another way, by a write
+  // that kept the entry: every sweep read it again, oldest first, in the place of live work.
+  const [id] = await pendingSales(1, 9700);
+  await sweep(later(60), STALE);
+  expect(await statusOf(id!)).toBe('Approved');
+  expect(await transactionStore().reserveVoid(id!, later(90).toISOString())).toBe(true);
+  await table.db.send(
+    new UpdateCommand({
+      TableName: table.tableName,
+      Key: keys.transaction(id!),
+      UpdateExpression: 'SET #status = :returned',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':returned': 'Returned' },
+    }),
+  );
+  const listed = async (at: number) =>
+    (await sweepIndex().staleWork(later(at).toISOString(), 2_000)).map((w) => w.transactionId);
+  expect(await listed(3600)).toContain(id);
+  const report = await sweep(later(3600), STALE);
+  expect(report.unsettled).toEqual([]);
+  expect(await listed(7200)).not.toContain(id);
 });
