@@ -275,7 +275,10 @@ export async function sweepAbandonedCreates(
       await discardCreate(db, tableName, keyOf(item), id, now);
     } catch (error) {
       if (error instanceof CreateInProgressError) continue; // its writer may still be writing
-      throw error;
+      // One removal's failure stops neither the others nor the sweep's next job: it is tried
+      // again by the next sweep.
+      logger.error('abandoned create not removed', { entity: item.entity, id, error });
+      continue;
     }
     logger.warn('abandoned create removed', { entity: item.entity, id });
     removed.push(id);

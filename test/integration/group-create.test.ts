@@ -6,6 +6,7 @@
  */
 import {
   BatchWriteCommand,
+  GetCommand,
   QueryCommand,
   TransactWriteCommand,
   type DynamoDBDocumentClient,
@@ -166,6 +167,31 @@ describe('the batch create path leaves orphan payment and outbox items on any fa
     expect(await leftovers(group, notices)).toBeGreaterThan(1);
     await store.sweepAbandonedCreates(new Date(Date.now() + ABANDONED_CREATE_MS + 1000));
     expect(await leftovers(group, notices)).toBe(0);
+  });
+
+  test('defect "one failed removal stopped the sweep": an abandoned create that cannot be removed is left for the next run, and the others are removed', async () => {
+    const first = makeGroup(120);
+    const second = makeGroup(120);
+    for (const { group, payments, notices } of [first, second]) {
+      const { store: crashing } = faulty((command) =>
+        command instanceof TransactWriteCommand ? 'crash' : undefined,
+      );
+      await expect(crashing.createGroup(group, payments, notices)).rejects.toThrow('injected crash');
+    }
+    // Reading the first one's container fails (a throttle, a bad item): the run goes on.
+    const firstKey = keys.group(first.group.paymentGroupId);
+    const { store: failing } = faulty((command) =>
+      command instanceof GetCommand && (command.input.Key as { pk?: string } | undefined)?.pk === firstKey.pk
+        ? 'fail'
+        : undefined,
+    );
+    const later = new Date(Date.now() + ABANDONED_CREATE_MS + 1000);
+    const removed = await failing.sweepAbandonedCreates(later);
+    expect(removed).toContain(second.group.paymentGroupId);
+    expect(removed).not.toContain(first.group.paymentGroupId);
+    expect(await leftovers(second.group, second.notices)).toBe(0);
+    expect(await store.sweepAbandonedCreates(later)).toContain(first.group.paymentGroupId);
+    expect(await leftovers(first.group, first.notices)).toBe(0);
   });
 
   test('a committed group is never swept', async () => {
