@@ -107,7 +107,9 @@ export async function listPayments(merchantId: string, groupId: string, q: ListP
   if (q.pageToken !== undefined) {
     if (q.pageNumber !== undefined) throw new BadRequestError('pageToken cannot be combined with pageNumber');
     const cursor = decodePageToken(q.pageToken, groupId);
-    if (!cursor) throw new BadRequestError('pageToken is not a nextPageToken of this group');
+    // A token's page size is at most the parameter's (one forged with a valid digest is refused).
+    if (!cursor || cursor.pageSize > MAX_PAGE_SIZE)
+      throw new BadRequestError('pageToken is not a nextPageToken of this group');
     const pageSize = size ?? cursor.pageSize;
     // One item more than the page tells whether another page follows, at the same constant cost.
     const read = await store.paymentsAfterId(groupId, cursor.after, pageSize + 1, MAX_RESPONSE_BYTES);

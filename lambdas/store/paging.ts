@@ -21,7 +21,6 @@ import {
   type ScanCommandInput,
   type ScanCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
-import { MAX_PAGE_SIZE } from '#contract/limits';
 import type { Item } from './items';
 import { READ_LIMITS } from './read-limits';
 
@@ -237,8 +236,7 @@ export function decodePageToken(token: string, scope: string): PageCursor | unde
     !whole(offset) ||
     !whole(total) ||
     !whole(pageSize) ||
-    pageSize < 1 ||
-    pageSize > MAX_PAGE_SIZE
+    pageSize < 1
   ) {
     return undefined;
   }
