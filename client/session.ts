@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
-import { ApiError } from './errors';
+import { ApiError, NetworkError } from './errors';
 import {
   CONNECT_TIMEOUT_MS,
   READ_TIMEOUT_MS,
@@ -122,7 +122,7 @@ export class ApiSession {
     // resolving an absolute path against it would drop.
     const url = new URL(
       this.options.baseUrl.replace(/\/+$/, '') +
-        template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(path[name]))),
+        template.replace(/\{(\w+)\}/g, (_, name: string) => pathSegment(name, String(path[name]))),
     );
     for (const [name, value] of Object.entries(extra.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
@@ -132,7 +132,7 @@ export class ApiSession {
     const send = async () => {
       const headers: Record<string, string> = extra.anonymous
         ? {}
-        : { authorization: `Bearer ${await this.getToken()}` };
+        : { authorization: `Bearer ${await this.getToken().catch((error: unknown) => withKey(error, key))}` };
       if (extra.body !== undefined) headers['content-type'] = 'application/json';
       if (extra.accept !== undefined) headers.accept = extra.accept;
       if (key !== undefined) headers['idempotency-key'] = key;
@@ -158,4 +158,35 @@ export class ApiSession {
     const idempotencyKey = options.idempotencyKey ?? body.idempotencyKey ?? this.newKey();
     return [{ ...body, idempotencyKey }, { idempotencyKey }];
   }
+}
+
+/**
+ * A path parameter as one segment, percent-encoded. An empty id, `.` or `..` (percent-encoded or
+ * not, a URL resolves it as a dot segment) would name another resource, the parent: a payment's
+ * DELETE would reach its group's, one group's trigger the merchant's. Refused before anything is
+ * sent.
+ */
+function pathSegment(name: string, value: string): string {
+  if (value === '' || value === '.' || value === '..')
+    throw new RangeError(`${name} must be an id, not ${JSON.stringify(value)}: nothing was sent`);
+  return encodeURIComponent(value);
+}
+
+/**
+ * The token renewal's failure, carrying the request's key: a keyed request that gives up there
+ * (after an attempt that may have done its work) is sent again with that key, never a new one.
+ */
+function withKey(error: unknown, key: string | undefined): never {
+  if (key === undefined || !(error instanceof ApiError) || error.idempotencyKey !== undefined) throw error;
+  if (error instanceof NetworkError) throw new NetworkError(error.message, error.attempts, error.cause, key);
+  throw new ApiError(
+    error.message,
+    error.status,
+    error.errors,
+    error.attempts,
+    error.cause,
+    key,
+    error.responseCode,
+    error.body,
+  );
 }

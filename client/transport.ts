@@ -170,6 +170,8 @@ export async function sendWithRetry(
 ): Promise<RawResponse> {
   const started = options.clock.now();
   let attempts = 0;
+  // An attempt whose outcome is unknown: no answer, or a 5xx (the service may have done the work).
+  let uncertain = false;
   for (let failures = 1; ;) {
     let outcome: RawResponse | NetworkError;
     attempts += 1;
@@ -188,6 +190,7 @@ export async function sendWithRetry(
     }
     const retriable = outcome instanceof NetworkError || RETRIED_STATUSES.has(outcome.status);
     if (retriable && failures < MAX_ATTEMPTS) {
+      uncertain ||= outcome instanceof NetworkError || outcome.status >= 500;
       const backoff = backoffMs(failures, options.clock.random);
       const told = outcome instanceof NetworkError ? undefined : outcome.retryAfterMs;
       await options.clock.sleep(Math.max(backoff, told ?? 0));
@@ -197,9 +200,10 @@ export async function sendWithRetry(
     if (outcome instanceof NetworkError)
       throw new NetworkError(outcome.message, attempts, outcome.cause, idempotencyKey);
     if (outcome.status >= 200 && outcome.status < 300) return outcome;
-    // A DELETE retried after an attempt whose outcome is unknown (no answer, a 5xx or a 429 after
-    // which the service may have deleted it) that now finds nothing: deleted, as asked.
-    if (init.method === 'DELETE' && outcome.status === 404 && attempts > 1) return { status: 204, text: '' };
+    // A DELETE retried after an attempt whose outcome is unknown (no answer, a 5xx: the service may
+    // have deleted it) that now finds nothing: deleted, as asked. A 429 is API Gateway's throttle,
+    // answered before the service ran: a 404 after it is the first answer.
+    if (init.method === 'DELETE' && outcome.status === 404 && uncertain) return { status: 204, text: '' };
     throw errorFromResponse(outcome.status, outcome.text, attempts, idempotencyKey);
   }
 }

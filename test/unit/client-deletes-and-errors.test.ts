@@ -121,3 +121,18 @@ test('defect: deleteMethod cannot send `replaceWith` (openapi DeleteMethod query
   expect(seen).toHaveLength(1);
   expect(new URL(seen[0]!.url, baseUrl).searchParams.get('replaceWith')).toBe(REPLACEMENT);
 });
+
+test('defect: a DELETE throttled (429: refused before any function ran, nothing done) then answered 404 resolves as deleted: a payment id that names nothing is reported deleted', async () => {
+  // The service never answers 429 itself: API Gateway's throttle does, before the request reaches
+  // a function. So the 404 of the retry is the first answer about the id: nothing was there.
+  script = [
+    answer(429, { message: 'Too Many Requests' }),
+    answer(404, { message: 'payment not found', responseCode: 404 }),
+  ];
+  const outcome = await client.deletePayment(MID, GROUP, PAYMENT).then(
+    () => 'deleted',
+    (e: unknown) => e,
+  );
+  expect(seen.map((s) => s.method)).toEqual(['DELETE', 'DELETE']);
+  expect(outcome).toMatchObject({ status: 404, message: 'payment not found' });
+});
