@@ -44,8 +44,9 @@ export async function reconcileHere(
   env: Record<string, string>,
   options: { since: string; staleMinutes?: number },
 ) {
-  // The functions' code reads its configuration from the environment on first use.
-  Object.assign(process.env, env);
+  // The functions' code reads its configuration from the environment on first use; the report
+  // says what the sweep's info log would (stdout stays the report alone, e.g. with --json).
+  Object.assign(process.env, env, { POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN' });
   const { reconcile } = await import('../lambdas/core/reconcile');
   return reconcile(options);
 }

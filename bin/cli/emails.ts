@@ -32,9 +32,7 @@ export function emailCommands(program: Command): void {
         const response = await fetch(`${sesUrl}/store`);
         if (!response.ok) throw new Error(`${sesUrl}/store: HTTP ${response.status}`);
         const { emails } = (await response.json()) as { emails: StoredEmail[] };
-        return emails.filter(
-          (e) => !to || e.destination.to.some((address) => address.toLowerCase().includes(to)),
-        );
+        return emails.filter((e) => !to || e.destination.to.some((address) => addressOf(address) === to));
       };
       const until = Date.now() + WAIT_MS;
       let shown = await read();
@@ -58,3 +56,7 @@ export function emailCommands(program: Command): void {
       console.log(`${shown.length} e-mail${shown.length === 1 ? '' : 's'}`);
     });
 }
+
+/** The address of a recipient as written (`ann@school.org` or `Ann <ann@school.org>`), lower case. */
+const addressOf = (recipient: string): string =>
+  (/<([^<>]*)>\s*$/.exec(recipient)?.[1] ?? recipient).trim().toLowerCase();

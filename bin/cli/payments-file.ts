@@ -12,7 +12,13 @@ import { ApiError, type RequestBody } from '../../client/index';
 type InlinePayment = NonNullable<RequestBody<'CreateGroup'>['payments']>[number];
 
 const NUMBERS = new Set(['amount']);
-const BOOLEANS = new Set(['sendEmailReceipt', 'sendPaymentScheduledNotification', 'allowPartial']);
+const BOOLEANS = new Set([
+  'sendEmailReceipt',
+  'sendPaymentScheduledNotification',
+  'sendDeclineNotification',
+  'recurring',
+  'allowPartial',
+]);
 
 /** One CSV record's fields. */
 function fields(line: string): string[] {

@@ -26,6 +26,20 @@ class ProcessorAccountError extends Error {
   override readonly name = 'ProcessorAccountError';
 }
 
+/**
+ * Throws unless `account` has the shape of the processor's account ids. What was given is not
+ * repeated: a secret key pasted in the account's place (the going-live steps name both) would be
+ * printed whole.
+ */
+export function assertAccountId(processor: string, account: string): void {
+  const pattern = ACCOUNT_PATTERNS[processor];
+  if (!pattern) throw new ProcessorAccountError(`no processor ${processor} keeps merchant accounts`);
+  if (!pattern.test(account))
+    throw new ProcessorAccountError(
+      `the value given (${account.length} characters, not repeated) is not a ${processor} account id (${pattern.source})`,
+    );
+}
+
 export class ProcessorAccounts {
   private readonly registry: MerchantRegistry;
 
@@ -49,10 +63,7 @@ export class ProcessorAccounts {
     actor: string,
     now = clock.now(),
   ): Promise<{ merchant: Merchant; previous?: string }> {
-    const pattern = ACCOUNT_PATTERNS[processor];
-    if (!pattern) throw new ProcessorAccountError(`no processor ${processor} keeps merchant accounts`);
-    if (!pattern.test(account))
-      throw new ProcessorAccountError(`${account} is not a ${processor} account id (${pattern.source})`);
+    assertAccountId(processor, account);
     const merchant = await this.registry.find(mid);
     if (!merchant) throw new ProcessorAccountError(`merchant ${mid} is not registered`);
     const previous = merchant.processorAccounts?.[processor];
