@@ -58,15 +58,22 @@ export async function startAttempt(group: Pick<Group, 'paymentGroupId' | 'mercha
 }
 
 /**
- * Whether a failed start surely started nothing: Step Functions refused it (a 4xx: a throttle,
- * the execution limit, a bad input) or was never reached (the connection refused). Anything else
- * (a 5xx, a timeout, a connection dropped after the request went out) may have started the run.
+ * Whether a failed start surely started nothing: Step Functions was never reached (the connection
+ * refused), or refused it (a 4xx: the execution limit, a bad input) at the SDK's only attempt.
+ * Anything else (a 5xx, a timeout, a connection dropped after the request went out) may have
+ * started the run, and so may an attempt before the SDK's last: a retry throttled after a first
+ * attempt that started it and lost its answer.
  */
 export const surelyNotStarted = (error: unknown): boolean => {
-  const failure = error as { $fault?: unknown; code?: unknown; message?: unknown };
+  const failure = error as {
+    $fault?: unknown;
+    $metadata?: { attempts?: number };
+    code?: unknown;
+    message?: unknown;
+  };
   // The SDK wraps an error of another realm (a test runner's) in one that keeps only its text.
   const refused = failure.code === 'ECONNREFUSED' || /\bconnect ECONNREFUSED\b/.test(String(failure.message));
-  return failure.$fault === 'client' || refused;
+  return refused || (failure.$fault === 'client' && (failure.$metadata?.attempts ?? 1) <= 1);
 };
 
 /** A start that may have happened: the claim stays, and the tick's supervision settles it. */
