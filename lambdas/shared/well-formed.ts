@@ -15,7 +15,13 @@
 import { fieldName, MAX_PROBLEMS, ValidationError, type Problem } from './validation';
 
 /** A value of the parsed JSON, its parent and its key there (a chain: any depth, no copies). */
-type Node = [value: unknown, parent?: Node, key?: string];
+type Node = [value: unknown, parent?: Node, key?: string, depth?: number];
+
+/**
+ * Deeper than any body the API takes (its schemas nest a few levels): a deeper one is refused here,
+ * before anything walks it by recursion (a key's request hash, a handler's own check).
+ */
+export const MAX_BODY_DEPTH = 64;
 
 /** `payments[3].orderId` for the node (`root` for the value itself). */
 function nameOf(node: Node, root: string): string {
@@ -28,8 +34,8 @@ function nameOf(node: Node, root: string): string {
 /**
  * Throws a 400 (ValidationError) listing the strings of a parsed JSON value (`root` names it:
  * "body") that are not well-formed, each naming its field (`payments[3].orderId`, or the
- * object whose key it is), at most MAX_PROBLEMS. Walked with a stack of its own, not recursion:
- * JSON.parse takes any depth.
+ * object whose key it is), and the values nested deeper than MAX_BODY_DEPTH, at most
+ * MAX_PROBLEMS. Walked with a stack of its own, not recursion: JSON.parse takes any depth.
  */
 export function refuseMalformedText(value: unknown, root: string): void {
   const problems: Problem[] = [];
@@ -42,13 +48,17 @@ export function refuseMalformedText(value: unknown, root: string): void {
     problems.push({ field, message: `${field}${what} is not well-formed text (${why})` });
     return false;
   };
-  const stack: Node[] = [[value]];
+  const stack: Node[] = [[value, undefined, undefined, 0]];
   for (let node; (node = stack.pop()) && problems.length < MAX_PROBLEMS;) {
     const v = node[0];
+    const depth = node[3]!;
     if (typeof v === 'string') wellFormed(v, node);
-    else if (typeof v === 'object' && v !== null)
+    else if (typeof v === 'object' && v !== null && depth >= MAX_BODY_DEPTH) {
+      const field = nameOf(node, root);
+      problems.push({ field, message: `${field} is nested more than ${MAX_BODY_DEPTH} levels deep` });
+    } else if (typeof v === 'object' && v !== null)
       for (const [key, child] of Object.entries(v).reverse())
-        if (wellFormed(key, node, ' has a key that')) stack.push([child, node, key]);
+        if (wellFormed(key, node, ' has a key that')) stack.push([child, node, key, depth + 1]);
   }
   if (problems.length > 0) throw new ValidationError(problems.slice(0, MAX_PROBLEMS));
 }

@@ -7,7 +7,7 @@
 import '#support/handlers/env';
 import { BatchWriteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { MAX_PROBLEMS, ValidationError, type Problem } from '#shared/validation';
-import { refuseMalformedText } from '#shared/well-formed';
+import { MAX_BODY_DEPTH, refuseMalformedText } from '#shared/well-formed';
 import { handler as createGroup } from '#lambdas/groups/create-group';
 import { ddbMock, expectError, FUTURE_DATE, invoke, MID, resetDb } from '#support/handlers/invoke';
 
@@ -106,11 +106,18 @@ describe('lone surrogates and invalid UTF-8 in free text', () => {
 });
 
 describe('refuseMalformedText', () => {
-  it('walks any depth JSON.parse takes without running out of stack', () => {
+  it('refuses a value nested deeper than MAX_BODY_DEPTH, at any depth JSON.parse takes, without running out of stack', () => {
     const depth = 200_000;
     const deep = JSON.parse(`${'['.repeat(depth)}"\\udfff"${']'.repeat(depth)}`) as unknown;
-    const [problem] = malformedTextIn(deep, 'body');
-    expect(problem?.field).toBe(`${'['}0]`.repeat(depth));
+    const [problem, ...more] = malformedTextIn(deep, 'body');
+    expect(more).toEqual([]);
+    expect(problem?.field).toBe(`${'['}0]`.repeat(MAX_BODY_DEPTH));
+    expect(problem?.message).toMatch(/is nested more than 64 levels deep$/);
+    // Within the bound, what it holds is still read.
+    const within = JSON.parse(
+      `${'['.repeat(MAX_BODY_DEPTH)}"\\udfff"${']'.repeat(MAX_BODY_DEPTH)}`,
+    ) as unknown;
+    expect(malformedTextIn(within, 'body')[0]?.message).toMatch(/lone surrogate/);
   });
 
   it('lists at most MAX_PROBLEMS problems', () => {
