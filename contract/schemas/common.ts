@@ -40,10 +40,16 @@ const RESERVED_KEYS = [
 ] as const;
 
 /**
- * The key rule of a free-form object: at most 100 characters, no reserved name, no card number (a
+ * The key rule of a free-form object: 1 to 100 characters (DynamoDB takes no empty attribute
+ * name), no reserved name, no card number (a
  * key is stored, echoed and exported like a value; docs/decisions.md "Card numbers in free text").
  */
-export const freeFormKeys = { maxLength: 100, not: { enum: RESERVED_KEYS }, noCardNumber: true } as const;
+export const freeFormKeys = {
+  minLength: 1,
+  maxLength: 100,
+  not: { enum: RESERVED_KEYS },
+  noCardNumber: true,
+} as const;
 
 /** No C0 control character (U+0000-U+001F, so no CR, LF or tab) and no DEL (U+007F). */
 export const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001F\\u007F]*$';

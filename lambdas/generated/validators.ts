@@ -388,6 +388,7 @@ const schema8 = {
             type: 'object',
             maxProperties: 50,
             propertyNames: {
+              minLength: 1,
               maxLength: 100,
               not: {
                 enum: [
@@ -1535,10 +1536,31 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                       errors++;
                     }
+                    if (func4(key3) < 1) {
+                      const err52 = {
+                        instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
+                        schemaPath:
+                          '#/properties/payments/items/properties/customAttributes/propertyNames/minLength',
+                        keyword: 'minLength',
+                        params: { limit: 1 },
+                        message: 'must NOT have fewer than 1 characters',
+                        schema: 1,
+                        parentSchema:
+                          schema8.properties.payments.items.properties.customAttributes.propertyNames,
+                        data: key3,
+                        propertyName: key3,
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err52];
+                      } else {
+                        vErrors.push(err52);
+                      }
+                      errors++;
+                    }
                   }
                   var valid5 = _errs46 === errors;
                   if (!valid5) {
-                    const err52 = {
+                    const err53 = {
                       instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                       schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames',
                       keyword: 'propertyNames',
@@ -1549,9 +1571,9 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data20,
                     };
                     if (vErrors === null) {
-                      vErrors = [err52];
+                      vErrors = [err53];
                     } else {
-                      vErrors.push(err52);
+                      vErrors.push(err53);
                     }
                     errors++;
                   }
@@ -1575,7 +1597,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   if (typeof data21 === 'string') {
                     if (func4(data21) > 1000) {
-                      const err53 = {
+                      const err54 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -1594,14 +1616,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data21,
                       };
                       if (vErrors === null) {
-                        vErrors = [err53];
+                        vErrors = [err54];
                       } else {
-                        vErrors.push(err53);
+                        vErrors.push(err54);
                       }
                       errors++;
                     }
                     if (!pattern6.test(data21)) {
-                      const err54 = {
+                      const err55 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -1620,14 +1642,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data21,
                       };
                       if (vErrors === null) {
-                        vErrors = [err54];
+                        vErrors = [err55];
                       } else {
-                        vErrors.push(err54);
+                        vErrors.push(err55);
                       }
                       errors++;
                     }
                   } else {
-                    const err55 = {
+                    const err56 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
@@ -1648,9 +1670,9 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data21,
                     };
                     if (vErrors === null) {
-                      vErrors = [err55];
+                      vErrors = [err56];
                     } else {
-                      vErrors.push(err55);
+                      vErrors.push(err56);
                     }
                     errors++;
                   }
@@ -1672,7 +1694,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                     if (typeof data21 == 'number' && isFinite(data21)) {
                       if (data21 > 1000000000000000 || isNaN(data21)) {
-                        const err56 = {
+                        const err57 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1691,14 +1713,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err56];
+                          vErrors = [err57];
                         } else {
-                          vErrors.push(err56);
+                          vErrors.push(err57);
                         }
                         errors++;
                       }
                       if (data21 < -1000000000000000 || isNaN(data21)) {
-                        const err57 = {
+                        const err58 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1717,14 +1739,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err57];
+                          vErrors = [err58];
                         } else {
-                          vErrors.push(err57);
+                          vErrors.push(err58);
                         }
                         errors++;
                       }
                       if (!func5(data21, 6)) {
-                        const err58 = {
+                        const err59 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1743,14 +1765,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err58];
+                          vErrors = [err59];
                         } else {
-                          vErrors.push(err58);
+                          vErrors.push(err59);
                         }
                         errors++;
                       }
                     } else {
-                      const err59 = {
+                      const err60 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -1771,9 +1793,9 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data21,
                       };
                       if (vErrors === null) {
-                        vErrors = [err59];
+                        vErrors = [err60];
                       } else {
-                        vErrors.push(err59);
+                        vErrors.push(err60);
                       }
                       errors++;
                     }
@@ -1782,7 +1804,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                     if (!valid8) {
                       const _errs56 = errors;
                       if (typeof data21 !== 'boolean') {
-                        const err60 = {
+                        const err61 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -1803,9 +1825,9 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data21,
                         };
                         if (vErrors === null) {
-                          vErrors = [err60];
+                          vErrors = [err61];
                         } else {
-                          vErrors.push(err60);
+                          vErrors.push(err61);
                         }
                         errors++;
                       }
@@ -1814,7 +1836,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                   }
                   if (!valid8) {
-                    const err61 = {
+                    const err62 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
@@ -1834,9 +1856,9 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data21,
                     };
                     if (vErrors === null) {
-                      vErrors = [err61];
+                      vErrors = [err62];
                     } else {
-                      vErrors.push(err61);
+                      vErrors.push(err62);
                     }
                     errors++;
                   } else {
@@ -1851,7 +1873,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                const err62 = {
+                const err63 = {
                   instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                   schemaPath: '#/properties/payments/items/properties/customAttributes/type',
                   keyword: 'type',
@@ -1862,9 +1884,9 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data20,
                 };
                 if (vErrors === null) {
-                  vErrors = [err62];
+                  vErrors = [err63];
                 } else {
-                  vErrors.push(err62);
+                  vErrors.push(err63);
                 }
                 errors++;
               }
@@ -1873,7 +1895,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               let data22 = data11.fees;
               if (Array.isArray(data22)) {
                 if (data22.length > 20) {
-                  const err63 = {
+                  const err64 = {
                     instancePath: instancePath + '/payments/' + i0 + '/fees',
                     schemaPath: '#/properties/payments/items/properties/fees/maxItems',
                     keyword: 'maxItems',
@@ -1884,9 +1906,9 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data22,
                   };
                   if (vErrors === null) {
-                    vErrors = [err63];
+                    vErrors = [err64];
                   } else {
-                    vErrors.push(err63);
+                    vErrors.push(err64);
                   }
                   errors++;
                 }
@@ -1895,30 +1917,12 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                   let data23 = data22[i1];
                   if (data23 && typeof data23 == 'object' && !Array.isArray(data23)) {
                     if (data23.name === undefined) {
-                      const err64 = {
+                      const err65 = {
                         instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                         schemaPath: '#/properties/payments/items/properties/fees/items/required',
                         keyword: 'required',
                         params: { missingProperty: 'name' },
                         message: "must have required property '" + 'name' + "'",
-                        schema: schema8.properties.payments.items.properties.fees.items.required,
-                        parentSchema: schema8.properties.payments.items.properties.fees.items,
-                        data: data23,
-                      };
-                      if (vErrors === null) {
-                        vErrors = [err64];
-                      } else {
-                        vErrors.push(err64);
-                      }
-                      errors++;
-                    }
-                    if (data23.amount === undefined) {
-                      const err65 = {
-                        instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
-                        schemaPath: '#/properties/payments/items/properties/fees/items/required',
-                        keyword: 'required',
-                        params: { missingProperty: 'amount' },
-                        message: "must have required property '" + 'amount' + "'",
                         schema: schema8.properties.payments.items.properties.fees.items.required,
                         parentSchema: schema8.properties.payments.items.properties.fees.items,
                         data: data23,
@@ -1930,9 +1934,27 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                       errors++;
                     }
+                    if (data23.amount === undefined) {
+                      const err66 = {
+                        instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
+                        schemaPath: '#/properties/payments/items/properties/fees/items/required',
+                        keyword: 'required',
+                        params: { missingProperty: 'amount' },
+                        message: "must have required property '" + 'amount' + "'",
+                        schema: schema8.properties.payments.items.properties.fees.items.required,
+                        parentSchema: schema8.properties.payments.items.properties.fees.items,
+                        data: data23,
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err66];
+                      } else {
+                        vErrors.push(err66);
+                      }
+                      errors++;
+                    }
                     for (const key5 in data23) {
                       if (!(key5 === 'name' || key5 === 'amount')) {
-                        const err66 = {
+                        const err67 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/additionalProperties',
@@ -1944,9 +1966,9 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data23,
                         };
                         if (vErrors === null) {
-                          vErrors = [err66];
+                          vErrors = [err67];
                         } else {
-                          vErrors.push(err66);
+                          vErrors.push(err67);
                         }
                         errors++;
                       }
@@ -1963,7 +1985,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                       if (typeof data24 === 'string') {
                         if (func4(data24) > 100) {
-                          const err67 = {
+                          const err68 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/maxLength',
@@ -1976,14 +1998,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data24,
                           };
                           if (vErrors === null) {
-                            vErrors = [err67];
+                            vErrors = [err68];
                           } else {
-                            vErrors.push(err67);
+                            vErrors.push(err68);
                           }
                           errors++;
                         }
                         if (func4(data24) < 1) {
-                          const err68 = {
+                          const err69 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/minLength',
@@ -1996,14 +2018,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data24,
                           };
                           if (vErrors === null) {
-                            vErrors = [err68];
+                            vErrors = [err69];
                           } else {
-                            vErrors.push(err68);
+                            vErrors.push(err69);
                           }
                           errors++;
                         }
                         if (!pattern6.test(data24)) {
-                          const err69 = {
+                          const err70 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/pattern',
@@ -2016,14 +2038,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data24,
                           };
                           if (vErrors === null) {
-                            vErrors = [err69];
+                            vErrors = [err70];
                           } else {
-                            vErrors.push(err69);
+                            vErrors.push(err70);
                           }
                           errors++;
                         }
                       } else {
-                        const err70 = {
+                        const err71 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/properties/name/type',
@@ -2037,9 +2059,9 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data24,
                         };
                         if (vErrors === null) {
-                          vErrors = [err70];
+                          vErrors = [err71];
                         } else {
-                          vErrors.push(err70);
+                          vErrors.push(err71);
                         }
                         errors++;
                       }
@@ -2048,7 +2070,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                       let data25 = data23.amount;
                       if (typeof data25 == 'number' && isFinite(data25)) {
                         if (data25 > 999999.99 || isNaN(data25)) {
-                          const err71 = {
+                          const err72 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/maximum',
@@ -2061,14 +2083,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data25,
                           };
                           if (vErrors === null) {
-                            vErrors = [err71];
+                            vErrors = [err72];
                           } else {
-                            vErrors.push(err71);
+                            vErrors.push(err72);
                           }
                           errors++;
                         }
                         if (data25 < 0 || isNaN(data25)) {
-                          const err72 = {
+                          const err73 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/minimum',
@@ -2081,14 +2103,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data25,
                           };
                           if (vErrors === null) {
-                            vErrors = [err72];
+                            vErrors = [err73];
                           } else {
-                            vErrors.push(err72);
+                            vErrors.push(err73);
                           }
                           errors++;
                         }
                         if (!func5(data25, 2)) {
-                          const err73 = {
+                          const err74 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/maxDecimals',
@@ -2101,14 +2123,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data25,
                           };
                           if (vErrors === null) {
-                            vErrors = [err73];
+                            vErrors = [err74];
                           } else {
-                            vErrors.push(err73);
+                            vErrors.push(err74);
                           }
                           errors++;
                         }
                       } else {
-                        const err74 = {
+                        const err75 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/properties/amount/type',
@@ -2122,15 +2144,15 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data25,
                         };
                         if (vErrors === null) {
-                          vErrors = [err74];
+                          vErrors = [err75];
                         } else {
-                          vErrors.push(err74);
+                          vErrors.push(err75);
                         }
                         errors++;
                       }
                     }
                   } else {
-                    const err75 = {
+                    const err76 = {
                       instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                       schemaPath: '#/properties/payments/items/properties/fees/items/type',
                       keyword: 'type',
@@ -2141,15 +2163,15 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data23,
                     };
                     if (vErrors === null) {
-                      vErrors = [err75];
+                      vErrors = [err76];
                     } else {
-                      vErrors.push(err75);
+                      vErrors.push(err76);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err76 = {
+                const err77 = {
                   instancePath: instancePath + '/payments/' + i0 + '/fees',
                   schemaPath: '#/properties/payments/items/properties/fees/type',
                   keyword: 'type',
@@ -2160,15 +2182,15 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data22,
                 };
                 if (vErrors === null) {
-                  vErrors = [err76];
+                  vErrors = [err77];
                 } else {
-                  vErrors.push(err76);
+                  vErrors.push(err77);
                 }
                 errors++;
               }
             }
           } else {
-            const err77 = {
+            const err78 = {
               instancePath: instancePath + '/payments/' + i0,
               schemaPath: '#/properties/payments/items/type',
               keyword: 'type',
@@ -2179,15 +2201,15 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err77];
+              vErrors = [err78];
             } else {
-              vErrors.push(err77);
+              vErrors.push(err78);
             }
             errors++;
           }
         }
       } else {
-        const err78 = {
+        const err79 = {
           instancePath: instancePath + '/payments',
           schemaPath: '#/properties/payments/type',
           keyword: 'type',
@@ -2198,9 +2220,9 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err78];
+          vErrors = [err79];
         } else {
-          vErrors.push(err78);
+          vErrors.push(err79);
         }
         errors++;
       }
@@ -2217,7 +2239,7 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
       }
       if (typeof data26 === 'string') {
         if (!pattern9.test(data26)) {
-          const err79 = {
+          const err80 = {
             instancePath: instancePath + '/idempotencyKey',
             schemaPath: '#/properties/idempotencyKey/pattern',
             keyword: 'pattern',
@@ -2228,14 +2250,14 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
             data: data26,
           };
           if (vErrors === null) {
-            vErrors = [err79];
+            vErrors = [err80];
           } else {
-            vErrors.push(err79);
+            vErrors.push(err80);
           }
           errors++;
         }
       } else {
-        const err80 = {
+        const err81 = {
           instancePath: instancePath + '/idempotencyKey',
           schemaPath: '#/properties/idempotencyKey/type',
           keyword: 'type',
@@ -2246,15 +2268,15 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           data: data26,
         };
         if (vErrors === null) {
-          vErrors = [err80];
+          vErrors = [err81];
         } else {
-          vErrors.push(err80);
+          vErrors.push(err81);
         }
         errors++;
       }
     }
   } else {
-    const err81 = {
+    const err82 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -2265,9 +2287,9 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err81];
+      vErrors = [err82];
     } else {
-      vErrors.push(err81);
+      vErrors.push(err82);
     }
     errors++;
   }
@@ -3166,6 +3188,7 @@ const schema12 = {
       type: 'object',
       maxProperties: 50,
       propertyNames: {
+        minLength: 1,
         maxLength: 100,
         not: {
           enum: [
@@ -3767,10 +3790,29 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (func4(key1) < 1) {
+              const err26 = {
+                instancePath: instancePath + '/customAttributes',
+                schemaPath: '#/properties/customAttributes/propertyNames/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema12.properties.customAttributes.propertyNames,
+                data: key1,
+                propertyName: key1,
+              };
+              if (vErrors === null) {
+                vErrors = [err26];
+              } else {
+                vErrors.push(err26);
+              }
+              errors++;
+            }
           }
           var valid1 = _errs22 === errors;
           if (!valid1) {
-            const err26 = {
+            const err27 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -3781,9 +3823,9 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err26];
+              vErrors = [err27];
             } else {
-              vErrors.push(err26);
+              vErrors.push(err27);
             }
             errors++;
           }
@@ -3803,7 +3845,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof data10 === 'string') {
             if (func4(data10) > 1000) {
-              const err27 = {
+              const err28 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -3815,14 +3857,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err27];
+                vErrors = [err28];
               } else {
-                vErrors.push(err27);
+                vErrors.push(err28);
               }
               errors++;
             }
             if (!pattern6.test(data10)) {
-              const err28 = {
+              const err29 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
@@ -3834,14 +3876,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err28];
+                vErrors = [err29];
               } else {
-                vErrors.push(err28);
+                vErrors.push(err29);
               }
               errors++;
             }
           } else {
-            const err29 = {
+            const err30 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -3853,9 +3895,9 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err29];
+              vErrors = [err30];
             } else {
-              vErrors.push(err29);
+              vErrors.push(err30);
             }
             errors++;
           }
@@ -3873,7 +3915,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             }
             if (typeof data10 == 'number' && isFinite(data10)) {
               if (data10 > 1000000000000000 || isNaN(data10)) {
-                const err30 = {
+                const err31 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -3885,14 +3927,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err30];
+                  vErrors = [err31];
                 } else {
-                  vErrors.push(err30);
+                  vErrors.push(err31);
                 }
                 errors++;
               }
               if (data10 < -1000000000000000 || isNaN(data10)) {
-                const err31 = {
+                const err32 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
@@ -3904,14 +3946,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err31];
+                  vErrors = [err32];
                 } else {
-                  vErrors.push(err31);
+                  vErrors.push(err32);
                 }
                 errors++;
               }
               if (!func5(data10, 6)) {
-                const err32 = {
+                const err33 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
@@ -3923,14 +3965,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err32];
+                  vErrors = [err33];
                 } else {
-                  vErrors.push(err32);
+                  vErrors.push(err33);
                 }
                 errors++;
               }
             } else {
-              const err33 = {
+              const err34 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
@@ -3942,9 +3984,9 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err33];
+                vErrors = [err34];
               } else {
-                vErrors.push(err33);
+                vErrors.push(err34);
               }
               errors++;
             }
@@ -3953,7 +3995,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             if (!valid4) {
               const _errs32 = errors;
               if (typeof data10 !== 'boolean') {
-                const err34 = {
+                const err35 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
@@ -3965,9 +4007,9 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err34];
+                  vErrors = [err35];
                 } else {
-                  vErrors.push(err34);
+                  vErrors.push(err35);
                 }
                 errors++;
               }
@@ -3976,7 +4018,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             }
           }
           if (!valid4) {
-            const err35 = {
+            const err36 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -3988,9 +4030,9 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err35];
+              vErrors = [err36];
             } else {
-              vErrors.push(err35);
+              vErrors.push(err36);
             }
             errors++;
           } else {
@@ -4005,7 +4047,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err36 = {
+        const err37 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -4016,9 +4058,9 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err36];
+          vErrors = [err37];
         } else {
-          vErrors.push(err36);
+          vErrors.push(err37);
         }
         errors++;
       }
@@ -4027,7 +4069,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
       let data11 = data.fees;
       if (Array.isArray(data11)) {
         if (data11.length > 20) {
-          const err37 = {
+          const err38 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -4038,9 +4080,9 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             data: data11,
           };
           if (vErrors === null) {
-            vErrors = [err37];
+            vErrors = [err38];
           } else {
-            vErrors.push(err37);
+            vErrors.push(err38);
           }
           errors++;
         }
@@ -4049,30 +4091,12 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           let data12 = data11[i0];
           if (data12 && typeof data12 == 'object' && !Array.isArray(data12)) {
             if (data12.name === undefined) {
-              const err38 = {
+              const err39 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema12.properties.fees.items.required,
-                parentSchema: schema12.properties.fees.items,
-                data: data12,
-              };
-              if (vErrors === null) {
-                vErrors = [err38];
-              } else {
-                vErrors.push(err38);
-              }
-              errors++;
-            }
-            if (data12.amount === undefined) {
-              const err39 = {
-                instancePath: instancePath + '/fees/' + i0,
-                schemaPath: '#/properties/fees/items/required',
-                keyword: 'required',
-                params: { missingProperty: 'amount' },
-                message: "must have required property '" + 'amount' + "'",
                 schema: schema12.properties.fees.items.required,
                 parentSchema: schema12.properties.fees.items,
                 data: data12,
@@ -4084,9 +4108,27 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (data12.amount === undefined) {
+              const err40 = {
+                instancePath: instancePath + '/fees/' + i0,
+                schemaPath: '#/properties/fees/items/required',
+                keyword: 'required',
+                params: { missingProperty: 'amount' },
+                message: "must have required property '" + 'amount' + "'",
+                schema: schema12.properties.fees.items.required,
+                parentSchema: schema12.properties.fees.items,
+                data: data12,
+              };
+              if (vErrors === null) {
+                vErrors = [err40];
+              } else {
+                vErrors.push(err40);
+              }
+              errors++;
+            }
             for (const key3 in data12) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err40 = {
+                const err41 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -4097,9 +4139,9 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data12,
                 };
                 if (vErrors === null) {
-                  vErrors = [err40];
+                  vErrors = [err41];
                 } else {
-                  vErrors.push(err40);
+                  vErrors.push(err41);
                 }
                 errors++;
               }
@@ -4116,7 +4158,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               }
               if (typeof data13 === 'string') {
                 if (func4(data13) > 100) {
-                  const err41 = {
+                  const err42 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -4127,14 +4169,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err41];
+                    vErrors = [err42];
                   } else {
-                    vErrors.push(err41);
+                    vErrors.push(err42);
                   }
                   errors++;
                 }
                 if (func4(data13) < 1) {
-                  const err42 = {
+                  const err43 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/minLength',
                     keyword: 'minLength',
@@ -4145,14 +4187,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err42];
+                    vErrors = [err43];
                   } else {
-                    vErrors.push(err42);
+                    vErrors.push(err43);
                   }
                   errors++;
                 }
                 if (!pattern6.test(data13)) {
-                  const err43 = {
+                  const err44 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/pattern',
                     keyword: 'pattern',
@@ -4163,14 +4205,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err43];
+                    vErrors = [err44];
                   } else {
-                    vErrors.push(err43);
+                    vErrors.push(err44);
                   }
                   errors++;
                 }
               } else {
-                const err44 = {
+                const err45 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
                   schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
@@ -4181,9 +4223,9 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err44];
+                  vErrors = [err45];
                 } else {
-                  vErrors.push(err44);
+                  vErrors.push(err45);
                 }
                 errors++;
               }
@@ -4192,7 +4234,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               let data14 = data12.amount;
               if (typeof data14 == 'number' && isFinite(data14)) {
                 if (data14 > 999999.99 || isNaN(data14)) {
-                  const err45 = {
+                  const err46 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maximum',
                     keyword: 'maximum',
@@ -4203,14 +4245,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err45];
+                    vErrors = [err46];
                   } else {
-                    vErrors.push(err45);
+                    vErrors.push(err46);
                   }
                   errors++;
                 }
                 if (data14 < 0 || isNaN(data14)) {
-                  const err46 = {
+                  const err47 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/minimum',
                     keyword: 'minimum',
@@ -4221,14 +4263,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err46];
+                    vErrors = [err47];
                   } else {
-                    vErrors.push(err46);
+                    vErrors.push(err47);
                   }
                   errors++;
                 }
                 if (!func5(data14, 2)) {
-                  const err47 = {
+                  const err48 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
                     keyword: 'maxDecimals',
@@ -4239,14 +4281,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err47];
+                    vErrors = [err48];
                   } else {
-                    vErrors.push(err47);
+                    vErrors.push(err48);
                   }
                   errors++;
                 }
               } else {
-                const err48 = {
+                const err49 = {
                   instancePath: instancePath + '/fees/' + i0 + '/amount',
                   schemaPath: '#/properties/fees/items/properties/amount/type',
                   keyword: 'type',
@@ -4257,15 +4299,15 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data14,
                 };
                 if (vErrors === null) {
-                  vErrors = [err48];
+                  vErrors = [err49];
                 } else {
-                  vErrors.push(err48);
+                  vErrors.push(err49);
                 }
                 errors++;
               }
             }
           } else {
-            const err49 = {
+            const err50 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -4276,15 +4318,15 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               data: data12,
             };
             if (vErrors === null) {
-              vErrors = [err49];
+              vErrors = [err50];
             } else {
-              vErrors.push(err49);
+              vErrors.push(err50);
             }
             errors++;
           }
         }
       } else {
-        const err50 = {
+        const err51 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -4295,15 +4337,15 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err50];
+          vErrors = [err51];
         } else {
-          vErrors.push(err50);
+          vErrors.push(err51);
         }
         errors++;
       }
     }
   } else {
-    const err51 = {
+    const err52 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -4314,9 +4356,9 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err51];
+      vErrors = [err52];
     } else {
-      vErrors.push(err51);
+      vErrors.push(err52);
     }
     errors++;
   }
@@ -4361,6 +4403,7 @@ const schema13 = {
       type: 'object',
       maxProperties: 50,
       propertyNames: {
+        minLength: 1,
         maxLength: 100,
         not: {
           enum: [
@@ -5020,10 +5063,29 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (func4(key1) < 1) {
+              const err29 = {
+                instancePath: instancePath + '/customAttributes',
+                schemaPath: '#/properties/customAttributes/propertyNames/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema13.properties.customAttributes.propertyNames,
+                data: key1,
+                propertyName: key1,
+              };
+              if (vErrors === null) {
+                vErrors = [err29];
+              } else {
+                vErrors.push(err29);
+              }
+              errors++;
+            }
           }
           var valid1 = _errs24 === errors;
           if (!valid1) {
-            const err29 = {
+            const err30 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -5034,9 +5096,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err29];
+              vErrors = [err30];
             } else {
-              vErrors.push(err29);
+              vErrors.push(err30);
             }
             errors++;
           }
@@ -5056,7 +5118,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof data11 === 'string') {
             if (func4(data11) > 1000) {
-              const err30 = {
+              const err31 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -5068,14 +5130,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err30];
+                vErrors = [err31];
               } else {
-                vErrors.push(err30);
+                vErrors.push(err31);
               }
               errors++;
             }
             if (!pattern6.test(data11)) {
-              const err31 = {
+              const err32 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
@@ -5087,14 +5149,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err31];
+                vErrors = [err32];
               } else {
-                vErrors.push(err31);
+                vErrors.push(err32);
               }
               errors++;
             }
           } else {
-            const err32 = {
+            const err33 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -5106,9 +5168,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err32];
+              vErrors = [err33];
             } else {
-              vErrors.push(err32);
+              vErrors.push(err33);
             }
             errors++;
           }
@@ -5126,7 +5188,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             }
             if (typeof data11 == 'number' && isFinite(data11)) {
               if (data11 > 1000000000000000 || isNaN(data11)) {
-                const err33 = {
+                const err34 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -5138,14 +5200,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err33];
+                  vErrors = [err34];
                 } else {
-                  vErrors.push(err33);
+                  vErrors.push(err34);
                 }
                 errors++;
               }
               if (data11 < -1000000000000000 || isNaN(data11)) {
-                const err34 = {
+                const err35 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
@@ -5157,14 +5219,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err34];
+                  vErrors = [err35];
                 } else {
-                  vErrors.push(err34);
+                  vErrors.push(err35);
                 }
                 errors++;
               }
               if (!func5(data11, 6)) {
-                const err35 = {
+                const err36 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
@@ -5176,14 +5238,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err35];
+                  vErrors = [err36];
                 } else {
-                  vErrors.push(err35);
+                  vErrors.push(err36);
                 }
                 errors++;
               }
             } else {
-              const err36 = {
+              const err37 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
@@ -5195,9 +5257,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data11,
               };
               if (vErrors === null) {
-                vErrors = [err36];
+                vErrors = [err37];
               } else {
-                vErrors.push(err36);
+                vErrors.push(err37);
               }
               errors++;
             }
@@ -5206,7 +5268,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             if (!valid4) {
               const _errs34 = errors;
               if (typeof data11 !== 'boolean') {
-                const err37 = {
+                const err38 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
@@ -5218,9 +5280,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err37];
+                  vErrors = [err38];
                 } else {
-                  vErrors.push(err37);
+                  vErrors.push(err38);
                 }
                 errors++;
               }
@@ -5229,7 +5291,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             }
           }
           if (!valid4) {
-            const err38 = {
+            const err39 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -5241,9 +5303,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err38];
+              vErrors = [err39];
             } else {
-              vErrors.push(err38);
+              vErrors.push(err39);
             }
             errors++;
           } else {
@@ -5258,7 +5320,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err39 = {
+        const err40 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -5269,9 +5331,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err39];
+          vErrors = [err40];
         } else {
-          vErrors.push(err39);
+          vErrors.push(err40);
         }
         errors++;
       }
@@ -5280,7 +5342,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       let data12 = data.fees;
       if (Array.isArray(data12)) {
         if (data12.length > 20) {
-          const err40 = {
+          const err41 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -5291,9 +5353,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             data: data12,
           };
           if (vErrors === null) {
-            vErrors = [err40];
+            vErrors = [err41];
           } else {
-            vErrors.push(err40);
+            vErrors.push(err41);
           }
           errors++;
         }
@@ -5302,30 +5364,12 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           let data13 = data12[i0];
           if (data13 && typeof data13 == 'object' && !Array.isArray(data13)) {
             if (data13.name === undefined) {
-              const err41 = {
+              const err42 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema13.properties.fees.items.required,
-                parentSchema: schema13.properties.fees.items,
-                data: data13,
-              };
-              if (vErrors === null) {
-                vErrors = [err41];
-              } else {
-                vErrors.push(err41);
-              }
-              errors++;
-            }
-            if (data13.amount === undefined) {
-              const err42 = {
-                instancePath: instancePath + '/fees/' + i0,
-                schemaPath: '#/properties/fees/items/required',
-                keyword: 'required',
-                params: { missingProperty: 'amount' },
-                message: "must have required property '" + 'amount' + "'",
                 schema: schema13.properties.fees.items.required,
                 parentSchema: schema13.properties.fees.items,
                 data: data13,
@@ -5337,9 +5381,27 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (data13.amount === undefined) {
+              const err43 = {
+                instancePath: instancePath + '/fees/' + i0,
+                schemaPath: '#/properties/fees/items/required',
+                keyword: 'required',
+                params: { missingProperty: 'amount' },
+                message: "must have required property '" + 'amount' + "'",
+                schema: schema13.properties.fees.items.required,
+                parentSchema: schema13.properties.fees.items,
+                data: data13,
+              };
+              if (vErrors === null) {
+                vErrors = [err43];
+              } else {
+                vErrors.push(err43);
+              }
+              errors++;
+            }
             for (const key3 in data13) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err43 = {
+                const err44 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -5350,9 +5412,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err43];
+                  vErrors = [err44];
                 } else {
-                  vErrors.push(err43);
+                  vErrors.push(err44);
                 }
                 errors++;
               }
@@ -5369,7 +5431,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               }
               if (typeof data14 === 'string') {
                 if (func4(data14) > 100) {
-                  const err44 = {
+                  const err45 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -5380,14 +5442,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err44];
+                    vErrors = [err45];
                   } else {
-                    vErrors.push(err44);
+                    vErrors.push(err45);
                   }
                   errors++;
                 }
                 if (func4(data14) < 1) {
-                  const err45 = {
+                  const err46 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/minLength',
                     keyword: 'minLength',
@@ -5398,14 +5460,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err45];
+                    vErrors = [err46];
                   } else {
-                    vErrors.push(err45);
+                    vErrors.push(err46);
                   }
                   errors++;
                 }
                 if (!pattern6.test(data14)) {
-                  const err46 = {
+                  const err47 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/pattern',
                     keyword: 'pattern',
@@ -5416,14 +5478,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data14,
                   };
                   if (vErrors === null) {
-                    vErrors = [err46];
+                    vErrors = [err47];
                   } else {
-                    vErrors.push(err46);
+                    vErrors.push(err47);
                   }
                   errors++;
                 }
               } else {
-                const err47 = {
+                const err48 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
                   schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
@@ -5434,9 +5496,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data14,
                 };
                 if (vErrors === null) {
-                  vErrors = [err47];
+                  vErrors = [err48];
                 } else {
-                  vErrors.push(err47);
+                  vErrors.push(err48);
                 }
                 errors++;
               }
@@ -5445,7 +5507,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               let data15 = data13.amount;
               if (typeof data15 == 'number' && isFinite(data15)) {
                 if (data15 > 999999.99 || isNaN(data15)) {
-                  const err48 = {
+                  const err49 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maximum',
                     keyword: 'maximum',
@@ -5456,14 +5518,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data15,
                   };
                   if (vErrors === null) {
-                    vErrors = [err48];
+                    vErrors = [err49];
                   } else {
-                    vErrors.push(err48);
+                    vErrors.push(err49);
                   }
                   errors++;
                 }
                 if (data15 < 0 || isNaN(data15)) {
-                  const err49 = {
+                  const err50 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/minimum',
                     keyword: 'minimum',
@@ -5474,14 +5536,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data15,
                   };
                   if (vErrors === null) {
-                    vErrors = [err49];
+                    vErrors = [err50];
                   } else {
-                    vErrors.push(err49);
+                    vErrors.push(err50);
                   }
                   errors++;
                 }
                 if (!func5(data15, 2)) {
-                  const err50 = {
+                  const err51 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
                     keyword: 'maxDecimals',
@@ -5492,14 +5554,14 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data15,
                   };
                   if (vErrors === null) {
-                    vErrors = [err50];
+                    vErrors = [err51];
                   } else {
-                    vErrors.push(err50);
+                    vErrors.push(err51);
                   }
                   errors++;
                 }
               } else {
-                const err51 = {
+                const err52 = {
                   instancePath: instancePath + '/fees/' + i0 + '/amount',
                   schemaPath: '#/properties/fees/items/properties/amount/type',
                   keyword: 'type',
@@ -5510,15 +5572,15 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data15,
                 };
                 if (vErrors === null) {
-                  vErrors = [err51];
+                  vErrors = [err52];
                 } else {
-                  vErrors.push(err51);
+                  vErrors.push(err52);
                 }
                 errors++;
               }
             }
           } else {
-            const err52 = {
+            const err53 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -5529,15 +5591,15 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               data: data13,
             };
             if (vErrors === null) {
-              vErrors = [err52];
+              vErrors = [err53];
             } else {
-              vErrors.push(err52);
+              vErrors.push(err53);
             }
             errors++;
           }
         }
       } else {
-        const err53 = {
+        const err54 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -5548,15 +5610,15 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           data: data12,
         };
         if (vErrors === null) {
-          vErrors = [err53];
+          vErrors = [err54];
         } else {
-          vErrors.push(err53);
+          vErrors.push(err54);
         }
         errors++;
       }
     }
   } else {
-    const err54 = {
+    const err55 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -5567,9 +5629,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err54];
+      vErrors = [err55];
     } else {
-      vErrors.push(err54);
+      vErrors.push(err55);
     }
     errors++;
   }
@@ -5834,6 +5896,7 @@ const schema15 = {
             type: 'object',
             maxProperties: 50,
             propertyNames: {
+              minLength: 1,
               maxLength: 100,
               not: {
                 enum: [
@@ -5906,7 +5969,7 @@ const schema15 = {
     },
   },
 };
-const func72 = require('#shared/time-zones').isIanaTimeZone;
+const func75 = require('#shared/time-zones').isIanaTimeZone;
 const pattern25 = new RegExp('^[A-Za-z][A-Za-z0-9_+\\-/]*$', 'u');
 function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
@@ -6115,7 +6178,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && !func72(data0)) {
+        if (true && !func75(data0)) {
           const err11 = {
             instancePath: instancePath + '/timeZone',
             schemaPath: '#/properties/timeZone/ianaTimeZone',
@@ -7358,10 +7421,31 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                       errors++;
                     }
+                    if (func4(key3) < 1) {
+                      const err72 = {
+                        instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
+                        schemaPath:
+                          '#/properties/payments/items/properties/customAttributes/propertyNames/minLength',
+                        keyword: 'minLength',
+                        params: { limit: 1 },
+                        message: 'must NOT have fewer than 1 characters',
+                        schema: 1,
+                        parentSchema:
+                          schema15.properties.payments.items.properties.customAttributes.propertyNames,
+                        data: key3,
+                        propertyName: key3,
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err72];
+                      } else {
+                        vErrors.push(err72);
+                      }
+                      errors++;
+                    }
                   }
                   var valid5 = _errs56 === errors;
                   if (!valid5) {
-                    const err72 = {
+                    const err73 = {
                       instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                       schemaPath: '#/properties/payments/items/properties/customAttributes/propertyNames',
                       keyword: 'propertyNames',
@@ -7372,9 +7456,9 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data25,
                     };
                     if (vErrors === null) {
-                      vErrors = [err72];
+                      vErrors = [err73];
                     } else {
-                      vErrors.push(err72);
+                      vErrors.push(err73);
                     }
                     errors++;
                   }
@@ -7398,7 +7482,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   if (typeof data26 === 'string') {
                     if (func4(data26) > 1000) {
-                      const err73 = {
+                      const err74 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -7417,14 +7501,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data26,
                       };
                       if (vErrors === null) {
-                        vErrors = [err73];
+                        vErrors = [err74];
                       } else {
-                        vErrors.push(err73);
+                        vErrors.push(err74);
                       }
                       errors++;
                     }
                     if (!pattern6.test(data26)) {
-                      const err74 = {
+                      const err75 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -7443,14 +7527,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data26,
                       };
                       if (vErrors === null) {
-                        vErrors = [err74];
+                        vErrors = [err75];
                       } else {
-                        vErrors.push(err74);
+                        vErrors.push(err75);
                       }
                       errors++;
                     }
                   } else {
-                    const err75 = {
+                    const err76 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
@@ -7471,9 +7555,9 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data26,
                     };
                     if (vErrors === null) {
-                      vErrors = [err75];
+                      vErrors = [err76];
                     } else {
-                      vErrors.push(err75);
+                      vErrors.push(err76);
                     }
                     errors++;
                   }
@@ -7495,7 +7579,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                     if (typeof data26 == 'number' && isFinite(data26)) {
                       if (data26 > 1000000000000000 || isNaN(data26)) {
-                        const err76 = {
+                        const err77 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -7514,14 +7598,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data26,
                         };
                         if (vErrors === null) {
-                          vErrors = [err76];
+                          vErrors = [err77];
                         } else {
-                          vErrors.push(err76);
+                          vErrors.push(err77);
                         }
                         errors++;
                       }
                       if (data26 < -1000000000000000 || isNaN(data26)) {
-                        const err77 = {
+                        const err78 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -7540,14 +7624,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data26,
                         };
                         if (vErrors === null) {
-                          vErrors = [err77];
+                          vErrors = [err78];
                         } else {
-                          vErrors.push(err77);
+                          vErrors.push(err78);
                         }
                         errors++;
                       }
                       if (!func5(data26, 6)) {
-                        const err78 = {
+                        const err79 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -7566,14 +7650,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data26,
                         };
                         if (vErrors === null) {
-                          vErrors = [err78];
+                          vErrors = [err79];
                         } else {
-                          vErrors.push(err78);
+                          vErrors.push(err79);
                         }
                         errors++;
                       }
                     } else {
-                      const err79 = {
+                      const err80 = {
                         instancePath:
                           instancePath +
                           '/payments/' +
@@ -7594,9 +7678,9 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                         data: data26,
                       };
                       if (vErrors === null) {
-                        vErrors = [err79];
+                        vErrors = [err80];
                       } else {
-                        vErrors.push(err79);
+                        vErrors.push(err80);
                       }
                       errors++;
                     }
@@ -7605,7 +7689,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                     if (!valid8) {
                       const _errs66 = errors;
                       if (typeof data26 !== 'boolean') {
-                        const err80 = {
+                        const err81 = {
                           instancePath:
                             instancePath +
                             '/payments/' +
@@ -7626,9 +7710,9 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data26,
                         };
                         if (vErrors === null) {
-                          vErrors = [err80];
+                          vErrors = [err81];
                         } else {
-                          vErrors.push(err80);
+                          vErrors.push(err81);
                         }
                         errors++;
                       }
@@ -7637,7 +7721,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                   }
                   if (!valid8) {
-                    const err81 = {
+                    const err82 = {
                       instancePath:
                         instancePath +
                         '/payments/' +
@@ -7657,9 +7741,9 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data26,
                     };
                     if (vErrors === null) {
-                      vErrors = [err81];
+                      vErrors = [err82];
                     } else {
-                      vErrors.push(err81);
+                      vErrors.push(err82);
                     }
                     errors++;
                   } else {
@@ -7674,7 +7758,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                const err82 = {
+                const err83 = {
                   instancePath: instancePath + '/payments/' + i0 + '/customAttributes',
                   schemaPath: '#/properties/payments/items/properties/customAttributes/type',
                   keyword: 'type',
@@ -7685,9 +7769,9 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data25,
                 };
                 if (vErrors === null) {
-                  vErrors = [err82];
+                  vErrors = [err83];
                 } else {
-                  vErrors.push(err82);
+                  vErrors.push(err83);
                 }
                 errors++;
               }
@@ -7696,7 +7780,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               let data27 = data16.fees;
               if (Array.isArray(data27)) {
                 if (data27.length > 20) {
-                  const err83 = {
+                  const err84 = {
                     instancePath: instancePath + '/payments/' + i0 + '/fees',
                     schemaPath: '#/properties/payments/items/properties/fees/maxItems',
                     keyword: 'maxItems',
@@ -7707,9 +7791,9 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data27,
                   };
                   if (vErrors === null) {
-                    vErrors = [err83];
+                    vErrors = [err84];
                   } else {
-                    vErrors.push(err83);
+                    vErrors.push(err84);
                   }
                   errors++;
                 }
@@ -7718,30 +7802,12 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                   let data28 = data27[i1];
                   if (data28 && typeof data28 == 'object' && !Array.isArray(data28)) {
                     if (data28.name === undefined) {
-                      const err84 = {
+                      const err85 = {
                         instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                         schemaPath: '#/properties/payments/items/properties/fees/items/required',
                         keyword: 'required',
                         params: { missingProperty: 'name' },
                         message: "must have required property '" + 'name' + "'",
-                        schema: schema15.properties.payments.items.properties.fees.items.required,
-                        parentSchema: schema15.properties.payments.items.properties.fees.items,
-                        data: data28,
-                      };
-                      if (vErrors === null) {
-                        vErrors = [err84];
-                      } else {
-                        vErrors.push(err84);
-                      }
-                      errors++;
-                    }
-                    if (data28.amount === undefined) {
-                      const err85 = {
-                        instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
-                        schemaPath: '#/properties/payments/items/properties/fees/items/required',
-                        keyword: 'required',
-                        params: { missingProperty: 'amount' },
-                        message: "must have required property '" + 'amount' + "'",
                         schema: schema15.properties.payments.items.properties.fees.items.required,
                         parentSchema: schema15.properties.payments.items.properties.fees.items,
                         data: data28,
@@ -7753,9 +7819,27 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                       errors++;
                     }
+                    if (data28.amount === undefined) {
+                      const err86 = {
+                        instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
+                        schemaPath: '#/properties/payments/items/properties/fees/items/required',
+                        keyword: 'required',
+                        params: { missingProperty: 'amount' },
+                        message: "must have required property '" + 'amount' + "'",
+                        schema: schema15.properties.payments.items.properties.fees.items.required,
+                        parentSchema: schema15.properties.payments.items.properties.fees.items,
+                        data: data28,
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err86];
+                      } else {
+                        vErrors.push(err86);
+                      }
+                      errors++;
+                    }
                     for (const key5 in data28) {
                       if (!(key5 === 'name' || key5 === 'amount')) {
-                        const err86 = {
+                        const err87 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/additionalProperties',
@@ -7767,9 +7851,9 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data28,
                         };
                         if (vErrors === null) {
-                          vErrors = [err86];
+                          vErrors = [err87];
                         } else {
-                          vErrors.push(err86);
+                          vErrors.push(err87);
                         }
                         errors++;
                       }
@@ -7786,7 +7870,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                       if (typeof data29 === 'string') {
                         if (func4(data29) > 100) {
-                          const err87 = {
+                          const err88 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/maxLength',
@@ -7799,14 +7883,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data29,
                           };
                           if (vErrors === null) {
-                            vErrors = [err87];
+                            vErrors = [err88];
                           } else {
-                            vErrors.push(err87);
+                            vErrors.push(err88);
                           }
                           errors++;
                         }
                         if (func4(data29) < 1) {
-                          const err88 = {
+                          const err89 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/minLength',
@@ -7819,14 +7903,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data29,
                           };
                           if (vErrors === null) {
-                            vErrors = [err88];
+                            vErrors = [err89];
                           } else {
-                            vErrors.push(err88);
+                            vErrors.push(err89);
                           }
                           errors++;
                         }
                         if (!pattern6.test(data29)) {
-                          const err89 = {
+                          const err90 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/name/pattern',
@@ -7839,14 +7923,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data29,
                           };
                           if (vErrors === null) {
-                            vErrors = [err89];
+                            vErrors = [err90];
                           } else {
-                            vErrors.push(err89);
+                            vErrors.push(err90);
                           }
                           errors++;
                         }
                       } else {
-                        const err90 = {
+                        const err91 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/name',
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/properties/name/type',
@@ -7860,9 +7944,9 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data29,
                         };
                         if (vErrors === null) {
-                          vErrors = [err90];
+                          vErrors = [err91];
                         } else {
-                          vErrors.push(err90);
+                          vErrors.push(err91);
                         }
                         errors++;
                       }
@@ -7871,7 +7955,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                       let data30 = data28.amount;
                       if (typeof data30 == 'number' && isFinite(data30)) {
                         if (data30 > 999999.99 || isNaN(data30)) {
-                          const err91 = {
+                          const err92 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/maximum',
@@ -7884,14 +7968,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data30,
                           };
                           if (vErrors === null) {
-                            vErrors = [err91];
+                            vErrors = [err92];
                           } else {
-                            vErrors.push(err91);
+                            vErrors.push(err92);
                           }
                           errors++;
                         }
                         if (data30 < 0 || isNaN(data30)) {
-                          const err92 = {
+                          const err93 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/minimum',
@@ -7904,14 +7988,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data30,
                           };
                           if (vErrors === null) {
-                            vErrors = [err92];
+                            vErrors = [err93];
                           } else {
-                            vErrors.push(err92);
+                            vErrors.push(err93);
                           }
                           errors++;
                         }
                         if (!func5(data30, 2)) {
-                          const err93 = {
+                          const err94 = {
                             instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                             schemaPath:
                               '#/properties/payments/items/properties/fees/items/properties/amount/maxDecimals',
@@ -7924,14 +8008,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                             data: data30,
                           };
                           if (vErrors === null) {
-                            vErrors = [err93];
+                            vErrors = [err94];
                           } else {
-                            vErrors.push(err93);
+                            vErrors.push(err94);
                           }
                           errors++;
                         }
                       } else {
-                        const err94 = {
+                        const err95 = {
                           instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1 + '/amount',
                           schemaPath:
                             '#/properties/payments/items/properties/fees/items/properties/amount/type',
@@ -7945,15 +8029,15 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                           data: data30,
                         };
                         if (vErrors === null) {
-                          vErrors = [err94];
+                          vErrors = [err95];
                         } else {
-                          vErrors.push(err94);
+                          vErrors.push(err95);
                         }
                         errors++;
                       }
                     }
                   } else {
-                    const err95 = {
+                    const err96 = {
                       instancePath: instancePath + '/payments/' + i0 + '/fees/' + i1,
                       schemaPath: '#/properties/payments/items/properties/fees/items/type',
                       keyword: 'type',
@@ -7964,15 +8048,15 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                       data: data28,
                     };
                     if (vErrors === null) {
-                      vErrors = [err95];
+                      vErrors = [err96];
                     } else {
-                      vErrors.push(err95);
+                      vErrors.push(err96);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err96 = {
+                const err97 = {
                   instancePath: instancePath + '/payments/' + i0 + '/fees',
                   schemaPath: '#/properties/payments/items/properties/fees/type',
                   keyword: 'type',
@@ -7983,15 +8067,15 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data27,
                 };
                 if (vErrors === null) {
-                  vErrors = [err96];
+                  vErrors = [err97];
                 } else {
-                  vErrors.push(err96);
+                  vErrors.push(err97);
                 }
                 errors++;
               }
             }
           } else {
-            const err97 = {
+            const err98 = {
               instancePath: instancePath + '/payments/' + i0,
               schemaPath: '#/properties/payments/items/type',
               keyword: 'type',
@@ -8002,15 +8086,15 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
               data: data16,
             };
             if (vErrors === null) {
-              vErrors = [err97];
+              vErrors = [err98];
             } else {
-              vErrors.push(err97);
+              vErrors.push(err98);
             }
             errors++;
           }
         }
       } else {
-        const err98 = {
+        const err99 = {
           instancePath: instancePath + '/payments',
           schemaPath: '#/properties/payments/type',
           keyword: 'type',
@@ -8021,9 +8105,9 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           data: data15,
         };
         if (vErrors === null) {
-          vErrors = [err98];
+          vErrors = [err99];
         } else {
-          vErrors.push(err98);
+          vErrors.push(err99);
         }
         errors++;
       }
@@ -8040,7 +8124,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
       }
       if (typeof data31 === 'string') {
         if (!pattern9.test(data31)) {
-          const err99 = {
+          const err100 = {
             instancePath: instancePath + '/idempotencyKey',
             schemaPath: '#/properties/idempotencyKey/pattern',
             keyword: 'pattern',
@@ -8051,14 +8135,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             data: data31,
           };
           if (vErrors === null) {
-            vErrors = [err99];
+            vErrors = [err100];
           } else {
-            vErrors.push(err99);
+            vErrors.push(err100);
           }
           errors++;
         }
       } else {
-        const err100 = {
+        const err101 = {
           instancePath: instancePath + '/idempotencyKey',
           schemaPath: '#/properties/idempotencyKey/type',
           keyword: 'type',
@@ -8069,15 +8153,15 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
           data: data31,
         };
         if (vErrors === null) {
-          vErrors = [err100];
+          vErrors = [err101];
         } else {
-          vErrors.push(err100);
+          vErrors.push(err101);
         }
         errors++;
       }
     }
   } else {
-    const err101 = {
+    const err102 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -8088,9 +8172,9 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err101];
+      vErrors = [err102];
     } else {
-      vErrors.push(err101);
+      vErrors.push(err102);
     }
     errors++;
   }
@@ -8424,7 +8508,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (true && !func72(data1)) {
+        if (true && !func75(data1)) {
           const err6 = {
             instancePath: instancePath + '/timeZone',
             schemaPath: '#/properties/timeZone/ianaTimeZone',
@@ -9921,6 +10005,7 @@ const schema21 = {
       type: 'object',
       maxProperties: 50,
       propertyNames: {
+        minLength: 1,
         maxLength: 100,
         not: {
           enum: [
@@ -10359,10 +10444,29 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (func4(key1) < 1) {
+              const err18 = {
+                instancePath: instancePath + '/customerData',
+                schemaPath: '#/properties/customerData/propertyNames/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema21.properties.customerData.propertyNames,
+                data: key1,
+                propertyName: key1,
+              };
+              if (vErrors === null) {
+                vErrors = [err18];
+              } else {
+                vErrors.push(err18);
+              }
+              errors++;
+            }
           }
           var valid1 = _errs10 === errors;
           if (!valid1) {
-            const err18 = {
+            const err19 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -10373,9 +10477,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               data: data3,
             };
             if (vErrors === null) {
-              vErrors = [err18];
+              vErrors = [err19];
             } else {
-              vErrors.push(err18);
+              vErrors.push(err19);
             }
             errors++;
           }
@@ -10392,7 +10496,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof data4 === 'string') {
             if (func4(data4) > 500) {
-              const err19 = {
+              const err20 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -10403,14 +10507,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err19];
+                vErrors = [err20];
               } else {
-                vErrors.push(err19);
+                vErrors.push(err20);
               }
               errors++;
             }
             if (func4(data4) < 0) {
-              const err20 = {
+              const err21 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -10421,14 +10525,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err20];
+                vErrors = [err21];
               } else {
-                vErrors.push(err20);
+                vErrors.push(err21);
               }
               errors++;
             }
             if (!pattern6.test(data4)) {
-              const err21 = {
+              const err22 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -10439,14 +10543,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err21];
+                vErrors = [err22];
               } else {
-                vErrors.push(err21);
+                vErrors.push(err22);
               }
               errors++;
             }
           } else {
-            const err22 = {
+            const err23 = {
               instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -10457,15 +10561,15 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err22];
+              vErrors = [err23];
             } else {
-              vErrors.push(err22);
+              vErrors.push(err23);
             }
             errors++;
           }
         }
       } else {
-        const err23 = {
+        const err24 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -10476,9 +10580,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err23];
+          vErrors = [err24];
         } else {
-          vErrors.push(err23);
+          vErrors.push(err24);
         }
         errors++;
       }
@@ -10491,7 +10595,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       }
       if (typeof data5 === 'string') {
         if (func4(data5) > 254) {
-          const err24 = {
+          const err25 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/maxLength',
             keyword: 'maxLength',
@@ -10502,14 +10606,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err24];
+            vErrors = [err25];
           } else {
-            vErrors.push(err24);
+            vErrors.push(err25);
           }
           errors++;
         }
         if (!formats26.test(data5)) {
-          const err25 = {
+          const err26 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/format',
             keyword: 'format',
@@ -10520,14 +10624,14 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err25];
+            vErrors = [err26];
           } else {
-            vErrors.push(err25);
+            vErrors.push(err26);
           }
           errors++;
         }
       } else {
-        const err26 = {
+        const err27 = {
           instancePath: instancePath + '/email',
           schemaPath: '#/properties/email/type',
           keyword: 'type',
@@ -10538,9 +10642,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err26];
+          vErrors = [err27];
         } else {
-          vErrors.push(err26);
+          vErrors.push(err27);
         }
         errors++;
       }
@@ -10548,7 +10652,7 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.paymentMethod !== undefined) {
       let data6 = data.paymentMethod;
       if (!(data6 && typeof data6 == 'object' && !Array.isArray(data6))) {
-        const err27 = {
+        const err28 = {
           instancePath: instancePath + '/paymentMethod',
           schemaPath: '#/properties/paymentMethod/type',
           keyword: 'type',
@@ -10559,15 +10663,15 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err27];
+          vErrors = [err28];
         } else {
-          vErrors.push(err27);
+          vErrors.push(err28);
         }
         errors++;
       }
     }
   } else {
-    const err28 = {
+    const err29 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -10578,9 +10682,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err28];
+      vErrors = [err29];
     } else {
-      vErrors.push(err28);
+      vErrors.push(err29);
     }
     errors++;
   }
@@ -11241,6 +11345,7 @@ const schema24 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
+    minLength: 1,
     maxLength: 100,
     not: {
       enum: [
@@ -11372,10 +11477,29 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (func4(key0) < 1) {
+          const err4 = {
+            instancePath,
+            schemaPath: '#/propertyNames/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema24.propertyNames,
+            data: key0,
+            propertyName: key0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
       }
       var valid0 = _errs1 === errors;
       if (!valid0) {
-        const err4 = {
+        const err5 = {
           instancePath,
           schemaPath: '#/propertyNames',
           keyword: 'propertyNames',
@@ -11386,9 +11510,9 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           data,
         };
         if (vErrors === null) {
-          vErrors = [err4];
+          vErrors = [err5];
         } else {
-          vErrors.push(err4);
+          vErrors.push(err5);
         }
         errors++;
       }
@@ -11405,7 +11529,7 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
       }
       if (typeof data0 === 'string') {
         if (func4(data0) > 500) {
-          const err5 = {
+          const err6 = {
             instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
             schemaPath: '#/additionalProperties/maxLength',
             keyword: 'maxLength',
@@ -11416,14 +11540,14 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             data: data0,
           };
           if (vErrors === null) {
-            vErrors = [err5];
+            vErrors = [err6];
           } else {
-            vErrors.push(err5);
+            vErrors.push(err6);
           }
           errors++;
         }
         if (func4(data0) < 0) {
-          const err6 = {
+          const err7 = {
             instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
             schemaPath: '#/additionalProperties/minLength',
             keyword: 'minLength',
@@ -11434,14 +11558,14 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             data: data0,
           };
           if (vErrors === null) {
-            vErrors = [err6];
+            vErrors = [err7];
           } else {
-            vErrors.push(err6);
+            vErrors.push(err7);
           }
           errors++;
         }
         if (!pattern6.test(data0)) {
-          const err7 = {
+          const err8 = {
             instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
             schemaPath: '#/additionalProperties/pattern',
             keyword: 'pattern',
@@ -11452,14 +11576,14 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
             data: data0,
           };
           if (vErrors === null) {
-            vErrors = [err7];
+            vErrors = [err8];
           } else {
-            vErrors.push(err7);
+            vErrors.push(err8);
           }
           errors++;
         }
       } else {
-        const err8 = {
+        const err9 = {
           instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
           schemaPath: '#/additionalProperties/type',
           keyword: 'type',
@@ -11470,15 +11594,15 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err8];
+          vErrors = [err9];
         } else {
-          vErrors.push(err8);
+          vErrors.push(err9);
         }
         errors++;
       }
     }
   } else {
-    const err9 = {
+    const err10 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -11489,9 +11613,9 @@ function validate40(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err9];
+      vErrors = [err10];
     } else {
-      vErrors.push(err9);
+      vErrors.push(err10);
     }
     errors++;
   }
@@ -13594,6 +13718,7 @@ const schema31 = {
       type: 'object',
       maxProperties: 50,
       propertyNames: {
+        minLength: 1,
         maxLength: 100,
         not: {
           enum: [
@@ -14012,10 +14137,29 @@ function validate56(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (func4(key1) < 1) {
+              const err17 = {
+                instancePath: instancePath + '/customerData',
+                schemaPath: '#/properties/customerData/propertyNames/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema31.properties.customerData.propertyNames,
+                data: key1,
+                propertyName: key1,
+              };
+              if (vErrors === null) {
+                vErrors = [err17];
+              } else {
+                vErrors.push(err17);
+              }
+              errors++;
+            }
           }
           var valid1 = _errs10 === errors;
           if (!valid1) {
-            const err17 = {
+            const err18 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -14026,9 +14170,9 @@ function validate56(data, { instancePath = '', parentData, parentDataProperty, r
               data: data3,
             };
             if (vErrors === null) {
-              vErrors = [err17];
+              vErrors = [err18];
             } else {
-              vErrors.push(err17);
+              vErrors.push(err18);
             }
             errors++;
           }
@@ -14045,7 +14189,7 @@ function validate56(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof data4 === 'string') {
             if (func4(data4) > 500) {
-              const err18 = {
+              const err19 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -14056,14 +14200,14 @@ function validate56(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err18];
+                vErrors = [err19];
               } else {
-                vErrors.push(err18);
+                vErrors.push(err19);
               }
               errors++;
             }
             if (func4(data4) < 0) {
-              const err19 = {
+              const err20 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -14074,14 +14218,14 @@ function validate56(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err19];
+                vErrors = [err20];
               } else {
-                vErrors.push(err19);
+                vErrors.push(err20);
               }
               errors++;
             }
             if (!pattern6.test(data4)) {
-              const err20 = {
+              const err21 = {
                 instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -14092,14 +14236,14 @@ function validate56(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err20];
+                vErrors = [err21];
               } else {
-                vErrors.push(err20);
+                vErrors.push(err21);
               }
               errors++;
             }
           } else {
-            const err21 = {
+            const err22 = {
               instancePath: instancePath + '/customerData/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -14110,15 +14254,15 @@ function validate56(data, { instancePath = '', parentData, parentDataProperty, r
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err21];
+              vErrors = [err22];
             } else {
-              vErrors.push(err21);
+              vErrors.push(err22);
             }
             errors++;
           }
         }
       } else {
-        const err22 = {
+        const err23 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -14129,9 +14273,9 @@ function validate56(data, { instancePath = '', parentData, parentDataProperty, r
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err22];
+          vErrors = [err23];
         } else {
-          vErrors.push(err22);
+          vErrors.push(err23);
         }
         errors++;
       }
@@ -14144,7 +14288,7 @@ function validate56(data, { instancePath = '', parentData, parentDataProperty, r
       }
       if (typeof data5 === 'string') {
         if (func4(data5) > 254) {
-          const err23 = {
+          const err24 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/maxLength',
             keyword: 'maxLength',
@@ -14155,14 +14299,14 @@ function validate56(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err23];
+            vErrors = [err24];
           } else {
-            vErrors.push(err23);
+            vErrors.push(err24);
           }
           errors++;
         }
         if (!formats26.test(data5)) {
-          const err24 = {
+          const err25 = {
             instancePath: instancePath + '/email',
             schemaPath: '#/properties/email/format',
             keyword: 'format',
@@ -14173,14 +14317,14 @@ function validate56(data, { instancePath = '', parentData, parentDataProperty, r
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err24];
+            vErrors = [err25];
           } else {
-            vErrors.push(err24);
+            vErrors.push(err25);
           }
           errors++;
         }
       } else {
-        const err25 = {
+        const err26 = {
           instancePath: instancePath + '/email',
           schemaPath: '#/properties/email/type',
           keyword: 'type',
@@ -14191,9 +14335,9 @@ function validate56(data, { instancePath = '', parentData, parentDataProperty, r
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err25];
+          vErrors = [err26];
         } else {
-          vErrors.push(err25);
+          vErrors.push(err26);
         }
         errors++;
       }
@@ -14201,7 +14345,7 @@ function validate56(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.payorId !== undefined) {
       let data6 = data.payorId;
       if (typeof data6 !== 'string') {
-        const err26 = {
+        const err27 = {
           instancePath: instancePath + '/payorId',
           schemaPath: '#/properties/payorId/type',
           keyword: 'type',
@@ -14212,15 +14356,15 @@ function validate56(data, { instancePath = '', parentData, parentDataProperty, r
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err26];
+          vErrors = [err27];
         } else {
-          vErrors.push(err26);
+          vErrors.push(err27);
         }
         errors++;
       }
     }
   } else {
-    const err27 = {
+    const err28 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -14231,9 +14375,9 @@ function validate56(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err27];
+      vErrors = [err28];
     } else {
-      vErrors.push(err27);
+      vErrors.push(err28);
     }
     errors++;
   }
@@ -14303,6 +14447,7 @@ const schema32 = {
       type: 'object',
       maxProperties: 50,
       propertyNames: {
+        minLength: 1,
         maxLength: 100,
         not: {
           enum: [
@@ -15188,10 +15333,29 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (func4(key2) < 1) {
+              const err40 = {
+                instancePath: instancePath + '/customerData',
+                schemaPath: '#/properties/customerData/propertyNames/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema32.properties.customerData.propertyNames,
+                data: key2,
+                propertyName: key2,
+              };
+              if (vErrors === null) {
+                vErrors = [err40];
+              } else {
+                vErrors.push(err40);
+              }
+              errors++;
+            }
           }
           var valid2 = _errs23 === errors;
           if (!valid2) {
-            const err40 = {
+            const err41 = {
               instancePath: instancePath + '/customerData',
               schemaPath: '#/properties/customerData/propertyNames',
               keyword: 'propertyNames',
@@ -15202,9 +15366,9 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err40];
+              vErrors = [err41];
             } else {
-              vErrors.push(err40);
+              vErrors.push(err41);
             }
             errors++;
           }
@@ -15221,7 +15385,7 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof data10 === 'string') {
             if (func4(data10) > 500) {
-              const err41 = {
+              const err42 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/maxLength',
                 keyword: 'maxLength',
@@ -15232,14 +15396,14 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err41];
+                vErrors = [err42];
               } else {
-                vErrors.push(err41);
+                vErrors.push(err42);
               }
               errors++;
             }
             if (func4(data10) < 0) {
-              const err42 = {
+              const err43 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/minLength',
                 keyword: 'minLength',
@@ -15250,14 +15414,14 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err42];
+                vErrors = [err43];
               } else {
-                vErrors.push(err42);
+                vErrors.push(err43);
               }
               errors++;
             }
             if (!pattern6.test(data10)) {
-              const err43 = {
+              const err44 = {
                 instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customerData/additionalProperties/pattern',
                 keyword: 'pattern',
@@ -15268,14 +15432,14 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data10,
               };
               if (vErrors === null) {
-                vErrors = [err43];
+                vErrors = [err44];
               } else {
-                vErrors.push(err43);
+                vErrors.push(err44);
               }
               errors++;
             }
           } else {
-            const err44 = {
+            const err45 = {
               instancePath: instancePath + '/customerData/' + key3.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customerData/additionalProperties/type',
               keyword: 'type',
@@ -15286,15 +15450,15 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
               data: data10,
             };
             if (vErrors === null) {
-              vErrors = [err44];
+              vErrors = [err45];
             } else {
-              vErrors.push(err44);
+              vErrors.push(err45);
             }
             errors++;
           }
         }
       } else {
-        const err45 = {
+        const err46 = {
           instancePath: instancePath + '/customerData',
           schemaPath: '#/properties/customerData/type',
           keyword: 'type',
@@ -15305,9 +15469,9 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err45];
+          vErrors = [err46];
         } else {
-          vErrors.push(err45);
+          vErrors.push(err46);
         }
         errors++;
       }
@@ -15315,7 +15479,7 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.setAsDefault !== undefined) {
       let data11 = data.setAsDefault;
       if (typeof data11 !== 'boolean') {
-        const err46 = {
+        const err47 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/type',
           keyword: 'type',
@@ -15326,14 +15490,14 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err46];
+          vErrors = [err47];
         } else {
-          vErrors.push(err46);
+          vErrors.push(err47);
         }
         errors++;
       }
       if (!(data11 === true)) {
-        const err47 = {
+        const err48 = {
           instancePath: instancePath + '/setAsDefault',
           schemaPath: '#/properties/setAsDefault/enum',
           keyword: 'enum',
@@ -15344,15 +15508,15 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err47];
+          vErrors = [err48];
         } else {
-          vErrors.push(err47);
+          vErrors.push(err48);
         }
         errors++;
       }
     }
   } else {
-    const err48 = {
+    const err49 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -15363,9 +15527,9 @@ function validate57(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err48];
+      vErrors = [err49];
     } else {
-      vErrors.push(err48);
+      vErrors.push(err49);
     }
     errors++;
   }
@@ -18172,6 +18336,7 @@ const schema44 = {
       type: 'object',
       maxProperties: 50,
       propertyNames: {
+        minLength: 1,
         maxLength: 100,
         not: {
           enum: [
@@ -18715,10 +18880,29 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (func4(key1) < 1) {
+              const err23 = {
+                instancePath: instancePath + '/customAttributes',
+                schemaPath: '#/properties/customAttributes/propertyNames/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema44.properties.customAttributes.propertyNames,
+                data: key1,
+                propertyName: key1,
+              };
+              if (vErrors === null) {
+                vErrors = [err23];
+              } else {
+                vErrors.push(err23);
+              }
+              errors++;
+            }
           }
           var valid1 = _errs20 === errors;
           if (!valid1) {
-            const err23 = {
+            const err24 = {
               instancePath: instancePath + '/customAttributes',
               schemaPath: '#/properties/customAttributes/propertyNames',
               keyword: 'propertyNames',
@@ -18729,9 +18913,9 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err23];
+              vErrors = [err24];
             } else {
-              vErrors.push(err23);
+              vErrors.push(err24);
             }
             errors++;
           }
@@ -18751,7 +18935,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
           }
           if (typeof data9 === 'string') {
             if (func4(data9) > 1000) {
-              const err24 = {
+              const err25 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/maxLength',
@@ -18763,14 +18947,14 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err24];
+                vErrors = [err25];
               } else {
-                vErrors.push(err24);
+                vErrors.push(err25);
               }
               errors++;
             }
             if (!pattern6.test(data9)) {
-              const err25 = {
+              const err26 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/pattern',
@@ -18782,14 +18966,14 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err25];
+                vErrors = [err26];
               } else {
-                vErrors.push(err25);
+                vErrors.push(err26);
               }
               errors++;
             }
           } else {
-            const err26 = {
+            const err27 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/0/type',
@@ -18801,9 +18985,9 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err26];
+              vErrors = [err27];
             } else {
-              vErrors.push(err26);
+              vErrors.push(err27);
             }
             errors++;
           }
@@ -18821,7 +19005,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
             }
             if (typeof data9 == 'number' && isFinite(data9)) {
               if (data9 > 1000000000000000 || isNaN(data9)) {
-                const err27 = {
+                const err28 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maximum',
@@ -18833,14 +19017,14 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err27];
+                  vErrors = [err28];
                 } else {
-                  vErrors.push(err27);
+                  vErrors.push(err28);
                 }
                 errors++;
               }
               if (data9 < -1000000000000000 || isNaN(data9)) {
-                const err28 = {
+                const err29 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/minimum',
@@ -18852,14 +19036,14 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err28];
+                  vErrors = [err29];
                 } else {
-                  vErrors.push(err28);
+                  vErrors.push(err29);
                 }
                 errors++;
               }
               if (!func5(data9, 6)) {
-                const err29 = {
+                const err30 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/maxDecimals',
@@ -18871,14 +19055,14 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err29];
+                  vErrors = [err30];
                 } else {
-                  vErrors.push(err29);
+                  vErrors.push(err30);
                 }
                 errors++;
               }
             } else {
-              const err30 = {
+              const err31 = {
                 instancePath:
                   instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                 schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/1/type',
@@ -18890,9 +19074,9 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
                 data: data9,
               };
               if (vErrors === null) {
-                vErrors = [err30];
+                vErrors = [err31];
               } else {
-                vErrors.push(err30);
+                vErrors.push(err31);
               }
               errors++;
             }
@@ -18901,7 +19085,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
             if (!valid4) {
               const _errs30 = errors;
               if (typeof data9 !== 'boolean') {
-                const err31 = {
+                const err32 = {
                   instancePath:
                     instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
                   schemaPath: '#/properties/customAttributes/additionalProperties/anyOf/2/type',
@@ -18913,9 +19097,9 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err31];
+                  vErrors = [err32];
                 } else {
-                  vErrors.push(err31);
+                  vErrors.push(err32);
                 }
                 errors++;
               }
@@ -18924,7 +19108,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
             }
           }
           if (!valid4) {
-            const err32 = {
+            const err33 = {
               instancePath:
                 instancePath + '/customAttributes/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/customAttributes/additionalProperties/anyOf',
@@ -18936,9 +19120,9 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
               data: data9,
             };
             if (vErrors === null) {
-              vErrors = [err32];
+              vErrors = [err33];
             } else {
-              vErrors.push(err32);
+              vErrors.push(err33);
             }
             errors++;
           } else {
@@ -18953,7 +19137,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err33 = {
+        const err34 = {
           instancePath: instancePath + '/customAttributes',
           schemaPath: '#/properties/customAttributes/type',
           keyword: 'type',
@@ -18964,9 +19148,9 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err33];
+          vErrors = [err34];
         } else {
-          vErrors.push(err33);
+          vErrors.push(err34);
         }
         errors++;
       }
@@ -18975,7 +19159,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
       let data10 = data.fees;
       if (Array.isArray(data10)) {
         if (data10.length > 20) {
-          const err34 = {
+          const err35 = {
             instancePath: instancePath + '/fees',
             schemaPath: '#/properties/fees/maxItems',
             keyword: 'maxItems',
@@ -18986,9 +19170,9 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
             data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err34];
+            vErrors = [err35];
           } else {
-            vErrors.push(err34);
+            vErrors.push(err35);
           }
           errors++;
         }
@@ -18997,30 +19181,12 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
           let data11 = data10[i0];
           if (data11 && typeof data11 == 'object' && !Array.isArray(data11)) {
             if (data11.name === undefined) {
-              const err35 = {
+              const err36 = {
                 instancePath: instancePath + '/fees/' + i0,
                 schemaPath: '#/properties/fees/items/required',
                 keyword: 'required',
                 params: { missingProperty: 'name' },
                 message: "must have required property '" + 'name' + "'",
-                schema: schema44.properties.fees.items.required,
-                parentSchema: schema44.properties.fees.items,
-                data: data11,
-              };
-              if (vErrors === null) {
-                vErrors = [err35];
-              } else {
-                vErrors.push(err35);
-              }
-              errors++;
-            }
-            if (data11.amount === undefined) {
-              const err36 = {
-                instancePath: instancePath + '/fees/' + i0,
-                schemaPath: '#/properties/fees/items/required',
-                keyword: 'required',
-                params: { missingProperty: 'amount' },
-                message: "must have required property '" + 'amount' + "'",
                 schema: schema44.properties.fees.items.required,
                 parentSchema: schema44.properties.fees.items,
                 data: data11,
@@ -19032,9 +19198,27 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (data11.amount === undefined) {
+              const err37 = {
+                instancePath: instancePath + '/fees/' + i0,
+                schemaPath: '#/properties/fees/items/required',
+                keyword: 'required',
+                params: { missingProperty: 'amount' },
+                message: "must have required property '" + 'amount' + "'",
+                schema: schema44.properties.fees.items.required,
+                parentSchema: schema44.properties.fees.items,
+                data: data11,
+              };
+              if (vErrors === null) {
+                vErrors = [err37];
+              } else {
+                vErrors.push(err37);
+              }
+              errors++;
+            }
             for (const key3 in data11) {
               if (!(key3 === 'name' || key3 === 'amount')) {
-                const err37 = {
+                const err38 = {
                   instancePath: instancePath + '/fees/' + i0,
                   schemaPath: '#/properties/fees/items/additionalProperties',
                   keyword: 'additionalProperties',
@@ -19045,9 +19229,9 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err37];
+                  vErrors = [err38];
                 } else {
-                  vErrors.push(err37);
+                  vErrors.push(err38);
                 }
                 errors++;
               }
@@ -19064,7 +19248,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
               }
               if (typeof data12 === 'string') {
                 if (func4(data12) > 100) {
-                  const err38 = {
+                  const err39 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/maxLength',
                     keyword: 'maxLength',
@@ -19075,14 +19259,14 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err38];
+                    vErrors = [err39];
                   } else {
-                    vErrors.push(err38);
+                    vErrors.push(err39);
                   }
                   errors++;
                 }
                 if (func4(data12) < 1) {
-                  const err39 = {
+                  const err40 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/minLength',
                     keyword: 'minLength',
@@ -19093,14 +19277,14 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err39];
+                    vErrors = [err40];
                   } else {
-                    vErrors.push(err39);
+                    vErrors.push(err40);
                   }
                   errors++;
                 }
                 if (!pattern6.test(data12)) {
-                  const err40 = {
+                  const err41 = {
                     instancePath: instancePath + '/fees/' + i0 + '/name',
                     schemaPath: '#/properties/fees/items/properties/name/pattern',
                     keyword: 'pattern',
@@ -19111,14 +19295,14 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data12,
                   };
                   if (vErrors === null) {
-                    vErrors = [err40];
+                    vErrors = [err41];
                   } else {
-                    vErrors.push(err40);
+                    vErrors.push(err41);
                   }
                   errors++;
                 }
               } else {
-                const err41 = {
+                const err42 = {
                   instancePath: instancePath + '/fees/' + i0 + '/name',
                   schemaPath: '#/properties/fees/items/properties/name/type',
                   keyword: 'type',
@@ -19129,9 +19313,9 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data12,
                 };
                 if (vErrors === null) {
-                  vErrors = [err41];
+                  vErrors = [err42];
                 } else {
-                  vErrors.push(err41);
+                  vErrors.push(err42);
                 }
                 errors++;
               }
@@ -19140,7 +19324,7 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
               let data13 = data11.amount;
               if (typeof data13 == 'number' && isFinite(data13)) {
                 if (data13 > 999999.99 || isNaN(data13)) {
-                  const err42 = {
+                  const err43 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maximum',
                     keyword: 'maximum',
@@ -19151,14 +19335,14 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err42];
+                    vErrors = [err43];
                   } else {
-                    vErrors.push(err42);
+                    vErrors.push(err43);
                   }
                   errors++;
                 }
                 if (data13 < 0 || isNaN(data13)) {
-                  const err43 = {
+                  const err44 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/minimum',
                     keyword: 'minimum',
@@ -19169,14 +19353,14 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err43];
+                    vErrors = [err44];
                   } else {
-                    vErrors.push(err43);
+                    vErrors.push(err44);
                   }
                   errors++;
                 }
                 if (!func5(data13, 2)) {
-                  const err44 = {
+                  const err45 = {
                     instancePath: instancePath + '/fees/' + i0 + '/amount',
                     schemaPath: '#/properties/fees/items/properties/amount/maxDecimals',
                     keyword: 'maxDecimals',
@@ -19187,14 +19371,14 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
                     data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err44];
+                    vErrors = [err45];
                   } else {
-                    vErrors.push(err44);
+                    vErrors.push(err45);
                   }
                   errors++;
                 }
               } else {
-                const err45 = {
+                const err46 = {
                   instancePath: instancePath + '/fees/' + i0 + '/amount',
                   schemaPath: '#/properties/fees/items/properties/amount/type',
                   keyword: 'type',
@@ -19205,15 +19389,15 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
                   data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err45];
+                  vErrors = [err46];
                 } else {
-                  vErrors.push(err45);
+                  vErrors.push(err46);
                 }
                 errors++;
               }
             }
           } else {
-            const err46 = {
+            const err47 = {
               instancePath: instancePath + '/fees/' + i0,
               schemaPath: '#/properties/fees/items/type',
               keyword: 'type',
@@ -19224,15 +19408,15 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
               data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err46];
+              vErrors = [err47];
             } else {
-              vErrors.push(err46);
+              vErrors.push(err47);
             }
             errors++;
           }
         }
       } else {
-        const err47 = {
+        const err48 = {
           instancePath: instancePath + '/fees',
           schemaPath: '#/properties/fees/type',
           keyword: 'type',
@@ -19243,15 +19427,15 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err47];
+          vErrors = [err48];
         } else {
-          vErrors.push(err47);
+          vErrors.push(err48);
         }
         errors++;
       }
     }
   } else {
-    const err48 = {
+    const err49 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -19262,9 +19446,9 @@ function validate69(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err48];
+      vErrors = [err49];
     } else {
-      vErrors.push(err48);
+      vErrors.push(err49);
     }
     errors++;
   }
@@ -19530,6 +19714,7 @@ const schema46 = {
   type: 'object',
   maxProperties: 50,
   propertyNames: {
+    minLength: 1,
     maxLength: 100,
     not: {
       enum: [
@@ -19668,10 +19853,29 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (func4(key0) < 1) {
+          const err4 = {
+            instancePath,
+            schemaPath: '#/propertyNames/minLength',
+            keyword: 'minLength',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 characters',
+            schema: 1,
+            parentSchema: schema46.propertyNames,
+            data: key0,
+            propertyName: key0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
       }
       var valid0 = _errs1 === errors;
       if (!valid0) {
-        const err4 = {
+        const err5 = {
           instancePath,
           schemaPath: '#/propertyNames',
           keyword: 'propertyNames',
@@ -19682,9 +19886,9 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
           data,
         };
         if (vErrors === null) {
-          vErrors = [err4];
+          vErrors = [err5];
         } else {
-          vErrors.push(err4);
+          vErrors.push(err5);
         }
         errors++;
       }
@@ -19704,7 +19908,7 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
       }
       if (typeof data0 === 'string') {
         if (func4(data0) > 1000) {
-          const err5 = {
+          const err6 = {
             instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
             schemaPath: '#/additionalProperties/anyOf/0/maxLength',
             keyword: 'maxLength',
@@ -19715,14 +19919,14 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
             data: data0,
           };
           if (vErrors === null) {
-            vErrors = [err5];
+            vErrors = [err6];
           } else {
-            vErrors.push(err5);
+            vErrors.push(err6);
           }
           errors++;
         }
         if (!pattern6.test(data0)) {
-          const err6 = {
+          const err7 = {
             instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
             schemaPath: '#/additionalProperties/anyOf/0/pattern',
             keyword: 'pattern',
@@ -19733,14 +19937,14 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
             data: data0,
           };
           if (vErrors === null) {
-            vErrors = [err6];
+            vErrors = [err7];
           } else {
-            vErrors.push(err6);
+            vErrors.push(err7);
           }
           errors++;
         }
       } else {
-        const err7 = {
+        const err8 = {
           instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
           schemaPath: '#/additionalProperties/anyOf/0/type',
           keyword: 'type',
@@ -19751,9 +19955,9 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err7];
+          vErrors = [err8];
         } else {
-          vErrors.push(err7);
+          vErrors.push(err8);
         }
         errors++;
       }
@@ -19771,7 +19975,7 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
         }
         if (typeof data0 == 'number' && isFinite(data0)) {
           if (data0 > 1000000000000000 || isNaN(data0)) {
-            const err8 = {
+            const err9 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/1/maximum',
               keyword: 'maximum',
@@ -19782,14 +19986,14 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err8];
+              vErrors = [err9];
             } else {
-              vErrors.push(err8);
+              vErrors.push(err9);
             }
             errors++;
           }
           if (data0 < -1000000000000000 || isNaN(data0)) {
-            const err9 = {
+            const err10 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/1/minimum',
               keyword: 'minimum',
@@ -19800,14 +20004,14 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err9];
+              vErrors = [err10];
             } else {
-              vErrors.push(err9);
+              vErrors.push(err10);
             }
             errors++;
           }
           if (!func5(data0, 6)) {
-            const err10 = {
+            const err11 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/1/maxDecimals',
               keyword: 'maxDecimals',
@@ -19818,14 +20022,14 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err10];
+              vErrors = [err11];
             } else {
-              vErrors.push(err10);
+              vErrors.push(err11);
             }
             errors++;
           }
         } else {
-          const err11 = {
+          const err12 = {
             instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
             schemaPath: '#/additionalProperties/anyOf/1/type',
             keyword: 'type',
@@ -19836,9 +20040,9 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
             data: data0,
           };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err12];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err12);
           }
           errors++;
         }
@@ -19847,7 +20051,7 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
         if (!valid3) {
           const _errs11 = errors;
           if (typeof data0 !== 'boolean') {
-            const err12 = {
+            const err13 = {
               instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/additionalProperties/anyOf/2/type',
               keyword: 'type',
@@ -19858,9 +20062,9 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
               data: data0,
             };
             if (vErrors === null) {
-              vErrors = [err12];
+              vErrors = [err13];
             } else {
-              vErrors.push(err12);
+              vErrors.push(err13);
             }
             errors++;
           }
@@ -19869,7 +20073,7 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
         }
       }
       if (!valid3) {
-        const err13 = {
+        const err14 = {
           instancePath: instancePath + '/' + key1.replace(/~/g, '~0').replace(/\//g, '~1'),
           schemaPath: '#/additionalProperties/anyOf',
           keyword: 'anyOf',
@@ -19880,9 +20084,9 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err13];
+          vErrors = [err14];
         } else {
-          vErrors.push(err13);
+          vErrors.push(err14);
         }
         errors++;
       } else {
@@ -19897,7 +20101,7 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
       }
     }
   } else {
-    const err14 = {
+    const err15 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -19908,9 +20112,9 @@ function validate71(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err14];
+      vErrors = [err15];
     } else {
-      vErrors.push(err14);
+      vErrors.push(err15);
     }
     errors++;
   }
