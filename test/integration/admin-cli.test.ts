@@ -99,6 +99,24 @@ test('defect: `admin reconcile --stale-minutes <not a number>` fails with "Inval
   expect(run.stderr).toContain('--stale-minutes');
 }, 60_000);
 
+/** A live secret key's shape (not a real key): what going-live's step 1 puts in Secrets Manager. */
+const SECRET_KEY = 'sk_live_51Qx7TestOnlyNotARealKey0000000000000000000000000000000000aa';
+
+test('defect: `admin merchant --mid M --stripe-account <a secret key>` refuses it by printing the whole key back', async () => {
+  // Going live puts the key in Secrets Manager (step 1), then maps each merchant to its acct_ (step
+  // 2): a key pasted in the account's place is refused, and the tools never print a secret.
+  const run = await failure('merchant', '--mid', MERCHANT.merchantId, '--stripe-account', SECRET_KEY);
+  expect(run.code).toBe(1);
+  expect(run.stderr).toContain('stripe');
+  expect(`${run.stdout}${run.stderr}`).not.toContain(SECRET_KEY);
+}, 60_000);
+
+test('defect: `admin merchant --stripe-account <a secret key>` (the way back) prints the whole key in its "no merchant\'s account" error', async () => {
+  const run = await failure('merchant', '--stripe-account', SECRET_KEY);
+  expect(run.code).toBe(1);
+  expect(`${run.stdout}${run.stderr}`).not.toContain(SECRET_KEY);
+}, 60_000);
+
 test('defect: `admin revoke` of a grant the client never held says "revoked" and writes a revoke audit record', async () => {
   // A typo in the client id: no such grant exists, so nothing is revoked (the real client keeps
   // its access), yet the operator is told it was and the audit trail records a revocation.
