@@ -21,7 +21,7 @@ import {
   type VoidOrRefundSummary,
 } from '#domain/groups';
 import { CREATING, createWrittenAhead, discardCreate, sweepAbandonedCreates } from './group-create';
-import { containerStore, type Item, strip } from './items';
+import { containerStore, type Item, MAX_TRANSACTION_JSON_BYTES, strip } from './items';
 import { announcedUpdate, eventPut, writeAnnounced } from './events';
 import { distinctProfiles, methodUsable, MethodUnavailableError, usePut } from './method-uses';
 import { outboxPut } from './outbox';
@@ -37,13 +37,6 @@ const GROUP = { resource: 'this group' };
  * uses, a check of each method they name, and their outbox items.
  */
 export const MAX_TRANSACTION_ITEMS = 100;
-
-/**
- * And at most 4 MB (DynamoDB refuses more as invalid, not transient): a create whose items pass
- * this as JSON is written ahead, however few. JSON is at most a few bytes an attribute under
- * DynamoDB's own measure (numbers, booleans): a quarter's margin covers it.
- */
-export const MAX_TRANSACTION_JSON_BYTES = 3 * 1024 * 1024;
 
 export function groupItem(group: Group): Item {
   const slot = slotOf(group.scheduleDate, group.scheduleHour);

@@ -63,6 +63,13 @@ export async function updateIf(db: DynamoDBDocumentClient, input: UpdateCommandI
 export const sendThroughConflicts = <T>(send: () => Promise<T>): Promise<T> =>
   withBackoff(send, { attempts: 5, firstMs: 10, maxMs: 200, jitter: 'half', retryable: isConflict });
 
+/**
+ * A transaction is at most 4 MB (DynamoDB refuses more as invalid, not transient): a create whose
+ * items pass this as JSON is written ahead, however few. JSON is at most a few bytes an attribute
+ * under DynamoDB's own measure (numbers, booleans): a quarter's margin covers it.
+ */
+export const MAX_TRANSACTION_JSON_BYTES = 3 * 1024 * 1024;
+
 /** BatchWriteItem takes at most 25 requests. */
 const BATCH_SIZE = 25;
 /**

@@ -19,7 +19,7 @@ import { parseProfileId } from '#domain/payors';
 import { cancellationCodes, conditionOutcome } from '#shared/ddb';
 import { keys } from './keys';
 import { eventPut } from './events';
-import { batchGet, containerStore, strip, type Item } from './items';
+import { batchGet, containerStore, MAX_TRANSACTION_JSON_BYTES, strip, type Item } from './items';
 import {
   seriesPaymentMoveItems,
   seriesUseItem,
@@ -178,17 +178,18 @@ export class DynamoSeriesStore implements SeriesStore {
       seriesUseItem(seriesId, merchantId, p),
     ]);
     const profiles = distinctProfiles(payments);
-    if (2 + children.length + profiles.length <= MAX_TRANSACTION_ITEMS) {
+    const items = [
+      ...profiles.map((profileId) => methodUsableForSeries(this.tableName, profileId)),
+      ...seriesWriteItems(this.tableName, series, undefined, event),
+      ...children.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
+    ];
+    // Few items, and within 4 MB (the largest customAttributes pass it in some 30 payments).
+    if (
+      items.length <= MAX_TRANSACTION_ITEMS &&
+      Buffer.byteLength(JSON.stringify(items)) <= MAX_TRANSACTION_JSON_BYTES
+    ) {
       try {
-        await this.db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              ...profiles.map((profileId) => methodUsableForSeries(this.tableName, profileId)),
-              ...seriesWriteItems(this.tableName, series, undefined, event),
-              ...children.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
-            ] as never,
-          }),
-        );
+        await this.db.send(new TransactWriteCommand({ TransactItems: items as never }));
       } catch (error) {
         const codes = cancellationCodes(error) ?? [];
         const refused = profiles.filter((_, i) => codes[i] === 'ConditionalCheckFailed');
