@@ -2,6 +2,8 @@
  * The notices backstop job (DESIGN section 6, "Notices"; core/notice-backstop.ts): its handler,
  * schedule and bounds, read by CDK (lib/cdk/notice-backstop.ts) and the local runtime.
  */
+import { PROCESSOR_TIMING, type ProcessorName } from './processor';
+
 export const NOTICE_BACKSTOP_JOB = {
   handler: 'scheduled/receive-notices',
   /** Every minute in the cloud: the sandbox's notices come only this way; a real processor's
@@ -11,10 +13,22 @@ export const NOTICE_BACKSTOP_JOB = {
   localIntervalSeconds: 5,
   /** No page is listed, and no held notice or follow-up started, after this many seconds. */
   budgetSeconds: 40,
+  /**
+   * The function's timeout on the sandbox; on a processor whose calls take longer, the budget, one
+   * call at its bound (a page started before the deadline lists at least one account) and the
+   * same 12 s margin (noticeBackstopTimeoutSeconds).
+   */
   timeoutSeconds: 55,
   /** Notices listed a page at a time; held notices and follow-ups taken a batch at a time. */
   pageSize: 100,
 } as const;
+
+/** The backstop's timeout on a stage of `processor` (seconds): its budget and one call, with room. */
+export const noticeBackstopTimeoutSeconds = (processor: ProcessorName): number =>
+  Math.max(
+    NOTICE_BACKSTOP_JOB.timeoutSeconds,
+    NOTICE_BACKSTOP_JOB.budgetSeconds + Math.ceil(PROCESSOR_TIMING[processor].callMs / 1000) + 12,
+  );
 
 /**
  * The processors' inbound webhook routes (DESIGN section 6, "A real processor: Stripe"): outside

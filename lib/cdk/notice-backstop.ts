@@ -7,7 +7,8 @@
 import { Duration } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import type { Construct } from 'constructs';
-import { NOTICE_BACKSTOP_JOB } from '../../contract/notices';
+import { NOTICE_BACKSTOP_JOB, noticeBackstopTimeoutSeconds } from '../../contract/notices';
+import { processorOf } from './processor';
 import { ScheduledJob, type ScheduledJobProps } from './scheduled-job';
 
 type Props = Pick<ScheduledJobProps, 'stage' | 'table' | 'alarmTopic' | 'functionScope'>;
@@ -17,7 +18,7 @@ export class NoticeBackstop extends ScheduledJob {
     super(scope, id, {
       ...props,
       handler: NOTICE_BACKSTOP_JOB.handler,
-      timeout: Duration.seconds(NOTICE_BACKSTOP_JOB.timeoutSeconds),
+      timeout: Duration.seconds(noticeBackstopTimeoutSeconds(processorOf(scope))),
       schedule: events.Schedule.rate(Duration.minutes(NOTICE_BACKSTOP_JOB.intervalMinutes)),
       rule: {
         id: 'Every',

@@ -6,6 +6,7 @@
  * to synthesize without `prodProcessor`, and runs the sandbox only when the context says so.
  */
 import type { Template } from 'aws-cdk-lib/assertions';
+import { NOTICE_BACKSTOP_JOB } from '#contract/notices';
 import { PROCESSOR_TIMING } from '#contract/processor';
 import type { Stage } from '#contract/stage';
 import { addServiceStacks } from '#lib/cdk/app';
@@ -119,6 +120,17 @@ describe.each(['dev', 'prod'] as Stage[])('ScheduledPayments-%s on Stripe', (sta
       (fn) => props(fn).FunctionName === functionName(stage, 'transactions/create-sale'),
     )!;
     expect(Number(props(sale).Timeout)).toBeLessThan(29);
+  });
+
+  test("defect: the notices backstop's timeout (55 s) did not cover its budget (40 s) and one Stripe call (20 s) of a page started before its deadline", () => {
+    // A page started just before the budget runs on to an account's boundary: at least one listing
+    // of an account's events at the bound. Killed mid-page, the run moved no cursor and paged the
+    // on-call (notice-backstop-errors) though nothing failed.
+    const backstop = Object.values(resourcesOf(template, 'AWS::Lambda::Function')).find(
+      (fn) => props(fn).FunctionName === functionName(stage, NOTICE_BACKSTOP_JOB.handler),
+    )!;
+    const least = NOTICE_BACKSTOP_JOB.budgetSeconds + PROCESSOR_TIMING.stripe.callMs / 1000;
+    expect(Number(props(backstop).Timeout)).toBeGreaterThan(least);
   });
 
   test("Stripe's webhooks: POST /processor-events/stripe without a token, its function alone has the signing secret, kept in prod", () => {
