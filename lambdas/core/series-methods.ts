@@ -8,7 +8,7 @@
  */
 import type { UpdateSeriesInput } from '#contract/schemas/series';
 import { parseProfileId } from '#domain/payors';
-import type { Series } from '#domain/series';
+import { centsOf, type Series } from '#domain/series';
 import { updatedSeries } from '#domain/series-changes';
 import { seriesEvent } from '#domain/series-view';
 import { BadRequestError } from '#shared/errors';
@@ -75,12 +75,15 @@ export async function withNewMethods(
     return unchanged ? [] : [{ payment, to }];
   });
   if (moves.length === 0 && changed === undefined) return series;
-  const next: Series = changed ?? {
+  const written: Series = changed ?? {
     ...series,
     lastUpdated: now.toISOString(),
     revision: series.revision + 1,
     eventSeq: (series.eventSeq ?? 0) + 1,
   };
+  // A suspended payment given a method is active again: each occurrence charges it too.
+  const lifted = moves.filter((m) => m.payment.status === 'suspended');
+  const next = { ...written, totalCents: written.totalCents + centsOf(lifted.map((m) => m.payment)) };
   const event = seriesEvent('series.updated', next, now);
   return (await store.changeMethods(next, series, moves, event)) ? next : undefined;
 }

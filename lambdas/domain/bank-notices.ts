@@ -23,7 +23,7 @@ import type { Payment, PaymentAttempt } from './group-records';
 import { isLate, returnCodeOf, type NoticeFollowUp } from './notices';
 import { nextSequence } from './events';
 import { parseProfileId, type SavedMethod } from './payors';
-import type { Series, SeriesPayment } from './series';
+import { centsOf, type Series, type SeriesPayment } from './series';
 import type { AuthResponse } from './processing';
 import type { DebitReturn, Refund, Transaction } from './transactions';
 
@@ -264,6 +264,8 @@ export function seriesSuspension(
     suspend,
     next: {
       ...series,
+      // An occurrence leaves a suspended payment out: its total is the rest's.
+      totalCents: series.totalCents - centsOf(suspend),
       revision: series.revision + 1,
       eventSeq: nextSequence(series.eventSeq),
       lastUpdated: now.toISOString(),

@@ -209,7 +209,7 @@ export function newSeries(
     ...(input.retryPolicy !== undefined && { retryPolicy: retryPolicyOf(input.retryPolicy) }),
     noticeDays: input.noticeDays ?? DEFAULT_NOTICE_DAYS,
     paymentCount: payments.length,
-    totalCents: payments.reduce((sum, p) => sum + p.amountCents, 0),
+    totalCents: centsOf(payments),
     nextOccurrence: 1,
     occurrences: [],
     dateCreated: ts,
@@ -219,6 +219,10 @@ export function newSeries(
   };
   return { series, payments };
 }
+
+/** What these payments charge together (a series' total is that of its active payments). */
+export const centsOf = (payments: readonly Pick<SeriesPayment, 'amountCents'>[]): Cents =>
+  payments.reduce((sum, p) => sum + p.amountCents, 0);
 
 /** An occurrence whose slot has passed, recorded as skipped. */
 const skippedEntry = (slot: OccurrenceSlot, now: Date): PastOccurrence => ({

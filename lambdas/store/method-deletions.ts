@@ -20,7 +20,7 @@ import { nextSequence } from '#domain/events';
 import { paymentEvent, type Payment } from '#domain/groups';
 import { DELETION_SWEEP_AFTER_SECONDS, type DeletionRecord } from '#domain/method-deletions';
 import type { Payor, SavedMethod } from '#domain/payors';
-import type { SeriesPayment } from '#domain/series';
+import { centsOf, type SeriesPayment } from '#domain/series';
 import { keys } from './keys';
 import { announcedUpdate, eventPut } from './events';
 import { conditionOutcome } from '#shared/ddb';
@@ -226,13 +226,15 @@ export class MethodDeletionStore {
     for (const { seriesId, merchantId, payment } of moves)
       items.push(...seriesPaymentMoveItems(this.tableName, seriesId, merchantId, payment, to));
     for (const seriesId of new Set(moves.map((m) => m.seriesId))) {
+      // Its suspended payments active again: each occurrence charges them too.
+      const lifted = moves.filter((m) => m.seriesId === seriesId && m.payment.status === 'suspended');
       items.push({
         Update: {
           TableName: this.tableName,
           Key: keys.series(seriesId),
-          UpdateExpression: 'ADD revision :one',
+          UpdateExpression: 'ADD revision :one, totalCents :lifted',
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':one': 1 },
+          ExpressionAttributeValues: { ':one': 1, ':lifted': centsOf(lifted.map((m) => m.payment)) },
         },
       });
     }

@@ -325,9 +325,12 @@ test('8 callers at once with the same unauthorized return: one effect, every ans
   const payments = await seriesStore().payments(series.seriesId);
   expect(payments.map((p) => p.status ?? 'active')).toEqual(['suspended', 'active', 'suspended']);
   expect(payments[0]).toMatchObject({ suspendedReason: 'authorization_revoked' });
+  // Its total is what an occurrence charges: the suspended payments' amounts left out.
+  const suspendedCents = payments[0]!.amountCents + payments[2]!.amountCents;
   expect(await seriesStore().get(series.seriesId)).toMatchObject({
     status: 'active',
     revision: series.revision + 1,
+    totalCents: series.totalCents - suspendedCents,
   });
   expect(await typesOf(series.seriesId)).toEqual(['series.created', 'series.updated']);
 
@@ -352,6 +355,7 @@ test('8 callers at once with the same unauthorized return: one effect, every ans
     [replaced, 'active'],
   ]);
   expect(moved[0]).not.toHaveProperty('suspendedReason');
+  expect((await seriesStore().get(series.seriesId))!.totalCents).toBe(series.totalCents);
 });
 
 /** Runs `then` once, right after the first BatchGet of the container's client with this projection. */

@@ -65,9 +65,10 @@ const seriesOn = (profiles: string[], over: Partial<CreateSeriesInput> = {}) =>
     new Date(),
   );
 
-/** The series payment at `index` suspended, as a revocation of its method leaves it. */
-const suspend = (seriesId: string, index: number) =>
-  table.db.send(
+/** The series payment at `index` suspended, as a revocation of its method leaves it (and its total). */
+async function suspend(seriesId: string, index: number): Promise<void> {
+  const payment = (await seriesStore().paymentsAt(seriesId, [index])).get(index)!;
+  await table.db.send(
     new UpdateCommand({
       TableName: table.tableName,
       Key: keys.seriesPayment(seriesId, index),
@@ -76,6 +77,15 @@ const suspend = (seriesId: string, index: number) =>
       ExpressionAttributeValues: { ':s': 'suspended', ':r': 'authorization_revoked' },
     }),
   );
+  await table.db.send(
+    new UpdateCommand({
+      TableName: table.tableName,
+      Key: keys.series(seriesId),
+      UpdateExpression: 'ADD totalCents :minus',
+      ExpressionAttributeValues: { ':minus': -payment.amountCents },
+    }),
+  );
+}
 
 const useIndices = async (method: SavedMethod, seriesId: string) =>
   (
@@ -112,6 +122,9 @@ test('defect: a series PUT could not give a suspended payment a new method; it d
     new Date(),
   );
   expect(updated.revision).toBe(series.revision + 1);
+  // Active again: each occurrence charges it, and the series' total says so.
+  expect(updated.totalCents).toBe(series.totalCents);
+  expect((await seriesStore().get(series.seriesId))!.totalCents).toBe(series.totalCents);
   const [first, second] = await seriesStore().payments(series.seriesId);
   expect(first).toMatchObject({ index: 0, profileId: profileOf(other) });
   expect(first).not.toHaveProperty('status');
