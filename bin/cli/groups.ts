@@ -209,6 +209,9 @@ export function groupCommands(program: Command): void {
             ['Declined', c.declined, a.declined.toFixed(2)],
             ['  category 1 / 2', `${c.declinedCategory1} / ${c.declinedCategory2}`, ''],
             ['Failed', c.failed, a.failed.toFixed(2)],
+            // A returned debit leaves Approved; a disputed charge stays in it.
+            ['Returned', c.returned, a.returned.toFixed(2)],
+            ['Disputed', c.disputed, a.disputed.toFixed(2)],
             ['Voided', c.voided, a.voided.toFixed(2)],
             ['Refunded', c.refunded, a.refunded.toFixed(2)],
             ['Retry scheduled', c.retryScheduled, ''],
