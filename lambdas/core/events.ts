@@ -2,9 +2,9 @@
  * The merchant's events as the API shows them: one by id, or a page of the list (newest first)
  * continued with opaque page tokens (docs/decisions.md "Events and webhooks").
  */
-import { fitting } from './answer-size';
+import { fitting, tooLarge } from './answer-size';
 import type { EventPageView, EventView, ListEventsQuery } from '#contract/schemas/events';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#contract/limits';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_RESPONSE_BYTES } from '#contract/limits';
 import type { ServiceEvent } from '#domain/events';
 import { EVENT_RETENTION_DAYS } from '#contract/events';
 import { clock } from '#shared/clock';
@@ -64,8 +64,12 @@ export async function listEvents(merchantId: string, q: ListEventsQuery): Promis
   // which as text sorts before every date: no event is that late.
   if (since?.startsWith('+')) return { meta: { pageSize }, items: [] };
   const filter = { type: q.type, objectId: q.objectId, since };
-  const { events, next } = await eventStore().page(merchantId, filter, pageSize, start);
-  // 500 events whose objects are large (custom attributes) can pass Lambda's response limit.
+  // 500 events whose objects are large (custom attributes) can pass Lambda's response limit: the
+  // reading stops once they do, and the answer is refused as it would be (no more is read).
+  const advice = 'use a smaller pageSize';
+  const read = await eventStore().page(merchantId, filter, pageSize, start, MAX_RESPONSE_BYTES);
+  if (read.tooLarge) throw tooLarge(advice);
+  const { events, next } = read;
   return fitting(
     {
       meta: {
@@ -79,6 +83,6 @@ export async function listEvents(merchantId: string, q: ListEventsQuery): Promis
       },
       items: events.map(eventView),
     },
-    'use a smaller pageSize',
+    advice,
   );
 }

@@ -129,6 +129,8 @@ interface EventPage {
    * was full.
    */
   next?: EventPositionRef;
+  /** Set when the events read passed `maxBytes` (as JSON): the reading stopped there. */
+  tooLarge?: true;
 }
 
 interface EventStore {
@@ -142,6 +144,7 @@ interface EventStore {
     filter: EventFilter,
     limit: number,
     start?: Record<string, unknown>,
+    maxBytes?: number,
   ): Promise<EventPage>;
 }
 
@@ -180,6 +183,7 @@ class DynamoEventStore implements EventStore {
     filter: EventFilter,
     limit: number,
     start?: Record<string, unknown>,
+    maxBytes = Number.POSITIVE_INFINITY,
   ): Promise<EventPage> {
     const filters: string[] = [];
     const names: Record<string, string> = {};
@@ -213,11 +217,15 @@ class DynamoEventStore implements EventStore {
     // A filter can leave reads empty: read on until the page is full, the range ends, or
     // READ_LIMITS.filteredRead events were read (the page then ends short, after the last read).
     let read = 0;
+    let bytes = 0;
     for await (const out of queryPages(this.db, request, start)) {
       for (const item of out.Items ?? []) {
         if (events.length > limit) break;
         events.push(strip<ServiceEvent>(item));
+        bytes += Buffer.byteLength(JSON.stringify(item));
       }
+      // An answer of them could not be sent: no more is read.
+      if (bytes > maxBytes) return { events: [], tooLarge: true };
       if (events.length > limit) {
         // Full, and more: continue after the last event taken (not after the read).
         events.pop();

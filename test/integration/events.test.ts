@@ -561,6 +561,53 @@ describe('the events list', () => {
   });
 });
 
+test('defect: a page of events read every event asked for before its size was weighed: it stops reading once past the response limit', async () => {
+  // 40 events of a merchant of their own whose objects are about 400 KB (the largest objects an
+  // event carries are some 230 KB; these make the point with fewer): asked for all at once, they
+  // are 16 MB. The page used to read every one (a Query per 1 MB) and then refuse the answer; a
+  // page of the largest objects at pageSize 500 would read 115 MB in a 512 MB function.
+  const { listEvents } = await import('#core/events');
+  const { newEvent } = await import('#domain/events');
+  const { eventItem } = await import('#store/events');
+  const { batchWriteAll } = await import('#store/items');
+  const merchantId = '32350000098';
+  const big = 'x'.repeat(390_000);
+  const items = Array.from({ length: 40 }, (_, i) =>
+    eventItem(
+      newEvent(
+        { type: 'payor.updated', merchantId, objectId: newId(), sequence: 1, data: { note: big, i } },
+        new Date(Date.now() - (40 - i) * 1000),
+      ),
+    ),
+  );
+  await batchWriteAll(
+    table.db,
+    table.tableName,
+    items.map((Item) => ({ PutRequest: { Item } })),
+    120_000,
+  );
+  let queries = 0;
+  const name = `count-queries-${newId()}`;
+  ddb().middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === 'QueryCommand') queries += 1;
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    await expect(listEvents(merchantId, { pageSize: '40' })).rejects.toThrow(
+      /response limit: use a smaller pageSize/,
+    );
+  } finally {
+    ddb().middlewareStack.remove(name);
+  }
+  // About 7 MB read (a Query per 1 MB), not 16.
+  expect(queries).toBeLessThanOrEqual(9);
+  const small = await listEvents(merchantId, { pageSize: '5' });
+  expect(small.items).toHaveLength(5);
+}, 120_000);
+
 test('defect: an event past its 30 days was listed and read until the table TTL removed it (days late); neither shows it now', async () => {
   const { listEvents, getEvent } = await import('#core/events');
   const { newEvent } = await import('#domain/events');
