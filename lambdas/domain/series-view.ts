@@ -13,17 +13,23 @@ import { NEXT_OCCURRENCES_SHOWN } from '#contract/series';
 import { newEvent, type ServiceEvent } from './events';
 import { fromCents } from './money';
 import { retryPolicyOf } from './retries';
-import { slotOfOccurrence, type PastOccurrence, type Series, type SeriesPayment } from './series';
+import { clock } from '#shared/clock';
+import { skipPassed, slotOfOccurrence, type PastOccurrence, type Series, type SeriesPayment } from './series';
 import { creationTime } from './series-schedule';
 
-/** The next occurrences (up to NEXT_OCCURRENCES_SHOWN) whose group is not created; none once canceled or completed. */
+/**
+ * The next occurrences (up to NEXT_OCCURRENCES_SHOWN) whose group is not created; none once
+ * canceled or completed. Not those whose slot has passed (a paused series', or one the service
+ * could not run): they are skipped, never charged late, once the series goes on.
+ */
 export function nextOccurrences(
   series: Series,
   limit: number = NEXT_OCCURRENCES_SHOWN,
 ): NextOccurrenceView[] {
   if (series.status === 'canceled' || series.status === 'completed') return [];
+  const from = skipPassed({ ...series, status: 'active' }, clock.now()).nextOccurrence;
   const out: NextOccurrenceView[] = [];
-  for (let n = series.nextOccurrence; n <= series.occurrenceCount && out.length < limit; n++) {
+  for (let n = from; n <= series.occurrenceCount && out.length < limit; n++) {
     const slot = slotOfOccurrence(series, n);
     out.push({
       occurrence: n,
