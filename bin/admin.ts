@@ -30,7 +30,7 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { MerchantAdmin } from '../lambdas/store/merchant-admin';
-import { assertAccountId, ProcessorAccounts } from '../lambdas/store/processor-accounts';
+import { checkedAccountId, ProcessorAccounts } from '../lambdas/store/processor-accounts';
 import { listOutbox, requeue } from '../lambdas/store/outbox';
 import { backfillMerchantList } from '../lambdas/store/merchant-list-backfill';
 import { backfillMethodUses } from '../lambdas/store/method-uses-backfill';
@@ -266,8 +266,7 @@ async function main(): Promise<void> {
       const accounts = new ProcessorAccounts(DynamoDBDocumentClient.from(client), table);
       if (values.mid === undefined && account !== undefined) {
         // The way back: the merchant of a connected account (a webhook names only the account).
-        assertAccountId('stripe', account);
-        const owner = await accounts.merchantOf('stripe', account);
+        const owner = await accounts.merchantOf('stripe', checkedAccountId('stripe', account));
         if (owner === undefined) throw new Error(`${account} is no merchant's Stripe account in ${where}`);
         console.log(JSON.stringify(await registry.find(owner), null, 2));
         break;

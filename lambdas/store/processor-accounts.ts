@@ -27,17 +27,18 @@ class ProcessorAccountError extends Error {
 }
 
 /**
- * Throws unless `account` has the shape of the processor's account ids. What was given is not
- * repeated: a secret key pasted in the account's place (the going-live steps name both) would be
- * printed whole.
+ * `account`, once it has the shape of the processor's account ids; else throws, without repeating
+ * it: a secret key pasted in the account's place (the going-live steps name both) would be printed
+ * whole.
  */
-export function assertAccountId(processor: string, account: string): void {
+export function checkedAccountId(processor: string, account: string): string {
   const pattern = ACCOUNT_PATTERNS[processor];
   if (!pattern) throw new ProcessorAccountError(`no processor ${processor} keeps merchant accounts`);
   if (!pattern.test(account))
     throw new ProcessorAccountError(
       `the value given (${account.length} characters, not repeated) is not a ${processor} account id (${pattern.source})`,
     );
+  return account;
 }
 
 export class ProcessorAccounts {
@@ -63,7 +64,7 @@ export class ProcessorAccounts {
     actor: string,
     now = clock.now(),
   ): Promise<{ merchant: Merchant; previous?: string }> {
-    assertAccountId(processor, account);
+    checkedAccountId(processor, account);
     const merchant = await this.registry.find(mid);
     if (!merchant) throw new ProcessorAccountError(`merchant ${mid} is not registered`);
     const previous = merchant.processorAccounts?.[processor];
