@@ -13,12 +13,11 @@
  * stores and returns such an orderId, and a path id holding one is echoed in the 400 and logged.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { apiScope } from '#contract/stage';
 import { reloadConfigForTests } from '#shared/config';
 import { logger } from '#shared/logger';
-import { newId } from '#shared/ids';
 import { MerchantAdmin } from '#store/merchant-admin';
 import { DynamoPayorStore } from '#store/payors';
+import { apiContext, proxyEvent } from '#support/proxy-event';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { makePayor } from '#support/fixtures/index';
 
@@ -36,40 +35,14 @@ let createGroup: Handler;
 let getGroup: Handler;
 let profileId: string;
 
-const context = {
-  functionName: 'f',
-  awsRequestId: 'r',
-  getRemainingTimeInMillis: () => 29_000,
-} as unknown as Context;
+const context = apiContext;
 
-function apiEvent(
+const apiEvent = (
   method: string,
   resource: string,
   pathParameters: Record<string, string>,
   body?: unknown,
-): APIGatewayProxyEvent {
-  const path = resource.replace(/\{(\w+)\}/g, (_m, name: string) => pathParameters[name] ?? '');
-  return {
-    resource,
-    path,
-    httpMethod: method,
-    headers: { 'content-type': 'application/json' },
-    multiValueHeaders: {},
-    pathParameters,
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    stageVariables: null,
-    body: body === undefined ? null : JSON.stringify(body),
-    isBase64Encoded: false,
-    requestContext: {
-      path,
-      httpMethod: method,
-      stage: 'dev',
-      requestId: newId(),
-      authorizer: { claims: { client_id: CLIENT, scope: apiScope('dev') } },
-    } as unknown as APIGatewayProxyEvent['requestContext'],
-  };
-}
+): APIGatewayProxyEvent => proxyEvent({ method, resource, pathParameters, body, clientId: CLIENT });
 
 /** The records the logger prints while `run` runs, as text. */
 async function logged<T>(run: () => Promise<T>): Promise<{ result: T; logs: string }> {

@@ -12,11 +12,11 @@
  * produce a 500 (docs/decisions.md "Text is well-formed Unicode": deep bodies are 400).
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { apiScope } from '#contract/stage';
 import { reloadConfigForTests } from '#shared/config';
 import { newId } from '#shared/ids';
 import { MerchantAdmin } from '#store/merchant-admin';
 import { DynamoPayorStore } from '#store/payors';
+import { apiContext, proxyEvent } from '#support/proxy-event';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { makePayor } from '#support/fixtures/index';
 
@@ -27,37 +27,17 @@ let table: TestTable;
 let addMethod: Handler;
 let payorId: string;
 
-const context = {
-  functionName: 'f',
-  awsRequestId: 'r',
-  getRemainingTimeInMillis: () => 29_000,
-} as unknown as Context;
+const context = apiContext;
 
-function apiEvent(rawBody: string, headers: Record<string, string>): APIGatewayProxyEvent {
-  const resource = '/v1/rest/merchants/{MID}/payors/{PayorID}/savedPaymentMethods';
-  const pathParameters = { MID, PayorID: payorId };
-  const path = resource.replace(/\{(\w+)\}/g, (_m, name: string) => pathParameters[name as 'MID'] ?? '');
-  return {
-    resource,
-    path,
-    httpMethod: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    multiValueHeaders: {},
-    pathParameters,
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    stageVariables: null,
+const apiEvent = (rawBody: string, headers: Record<string, string>): APIGatewayProxyEvent =>
+  proxyEvent({
+    method: 'POST',
+    resource: '/v1/rest/merchants/{MID}/payors/{PayorID}/savedPaymentMethods',
+    pathParameters: { MID, PayorID: payorId },
     body: rawBody,
-    isBase64Encoded: false,
-    requestContext: {
-      path,
-      httpMethod: 'POST',
-      stage: 'dev',
-      requestId: newId(),
-      authorizer: { claims: { client_id: CLIENT, scope: apiScope('dev') } },
-    } as unknown as APIGatewayProxyEvent['requestContext'],
-  };
-}
+    headers,
+    clientId: CLIENT,
+  });
 
 /** A card method's body with an unknown field nested 20,000 arrays deep (120 KB). */
 const DEPTH = 20_000;

@@ -12,11 +12,10 @@
  * problem").
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { apiScope } from '#contract/stage';
 import { reloadConfigForTests } from '#shared/config';
-import { newId } from '#shared/ids';
 import { MerchantAdmin } from '#store/merchant-admin';
 import { DynamoPayorStore } from '#store/payors';
+import { apiContext, proxyEvent } from '#support/proxy-event';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { makePayor } from '#support/fixtures/index';
 
@@ -28,40 +27,14 @@ let payorId: string;
 let profileId: string;
 let groupId: string;
 
-const context = {
-  functionName: 'f',
-  awsRequestId: 'r',
-  getRemainingTimeInMillis: () => 29_000,
-} as unknown as Context;
+const context = apiContext;
 
-function apiEvent(
+const apiEvent = (
   method: string,
   resource: string,
   pathParameters: Record<string, string>,
   body?: unknown,
-): APIGatewayProxyEvent {
-  const path = resource.replace(/\{(\w+)\}/g, (_m, name: string) => pathParameters[name] ?? '');
-  return {
-    resource,
-    path,
-    httpMethod: method,
-    headers: { 'content-type': 'application/json' },
-    multiValueHeaders: {},
-    pathParameters,
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    stageVariables: null,
-    body: body === undefined ? null : JSON.stringify(body),
-    isBase64Encoded: false,
-    requestContext: {
-      path,
-      httpMethod: method,
-      stage: 'dev',
-      requestId: newId(),
-      authorizer: { claims: { client_id: CLIENT, scope: apiScope('dev') } },
-    } as unknown as APIGatewayProxyEvent['requestContext'],
-  };
-}
+): APIGatewayProxyEvent => proxyEvent({ method, resource, pathParameters, body, clientId: CLIENT });
 
 const handlerOf = async (module: string) =>
   ((await import(module)) as unknown as { handler: Handler }).handler;

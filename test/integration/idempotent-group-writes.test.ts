@@ -5,7 +5,6 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { apiScope } from '#contract/stage';
 import { addPayment } from '#core/payments';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
@@ -14,6 +13,7 @@ import { keys } from '#store/keys';
 import { MerchantAdmin } from '#store/merchant-admin';
 import type { Merchant } from '#store/merchants';
 import { useClock } from '#shared/clock';
+import { apiContext, proxyEvent } from '#support/proxy-event';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { injectCrash, removeCrashes } from '#support/ddb-faults';
 import { useTestClock } from '#support/clock';
@@ -27,39 +27,10 @@ type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGat
 let table: TestTable;
 let createGroupHandler: Handler;
 
-const context = {
-  functionName: 'create-group',
-  awsRequestId: 'r',
-  getRemainingTimeInMillis: () => 27_000,
-} as unknown as Context;
+const context = apiContext;
 
-function post(
-  path: string,
-  resource: string,
-  params: Record<string, string>,
-  body: unknown,
-): APIGatewayProxyEvent {
-  return {
-    resource,
-    path,
-    httpMethod: 'POST',
-    headers: { 'content-type': 'application/json' },
-    multiValueHeaders: {},
-    pathParameters: params,
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    stageVariables: null,
-    body: JSON.stringify(body),
-    isBase64Encoded: false,
-    requestContext: {
-      path,
-      httpMethod: 'POST',
-      stage: 'dev',
-      requestId: newId(),
-      authorizer: { claims: { client_id: CLIENT, scope: apiScope('dev') } },
-    } as unknown as APIGatewayProxyEvent['requestContext'],
-  };
-}
+const post = (_path: string, resource: string, pathParameters: Record<string, string>, body: unknown) =>
+  proxyEvent({ method: 'POST', resource, pathParameters, body, clientId: CLIENT });
 
 const createGroupEvent = (body: unknown) =>
   post(`/rest/merchants/${MID}/groups`, '/rest/merchants/{MID}/groups', { MID }, body);

@@ -10,18 +10,17 @@
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { apiScope } from '#contract/stage';
 import { createSeriesSchema, type CreateSeriesInput } from '#contract/schemas/series';
 import { listEvents } from '#core/events';
 import { createSeries } from '#core/series';
 import { reloadConfigForTests } from '#shared/config';
 import { ddb } from '#shared/ddb';
-import { newId } from '#shared/ids';
 import { MAX_TRANSACTION_JSON_BYTES } from '#store/items';
 import { type Merchant } from '#store/merchants';
 import { MerchantAdmin } from '#store/merchant-admin';
 import { DynamoPayorStore } from '#store/payors';
 import { seriesStore } from '#store/series';
+import { apiContext, proxyEvent } from '#support/proxy-event';
 import { createTestTable, type TestTable } from '#support/ddb';
 import { makePayor } from '#support/fixtures/index';
 import { validator } from '#support/validators-by-schema';
@@ -86,36 +85,16 @@ test('defect: a series of 30 payments with the largest customAttributes is one t
 
 describe('through the API', () => {
   const CLIENT = 'series-large-client';
-  const context = {
-    functionName: 'f',
-    awsRequestId: 'r',
-    getRemainingTimeInMillis: () => 27_000,
-  } as unknown as Context;
+  const context = apiContext;
 
-  function apiEvent(body: unknown): APIGatewayProxyEvent {
-    const resource = '/v1/rest/merchants/{MID}/series';
-    const path = `/v1/rest/merchants/${MID}/series`;
-    return {
-      resource,
-      path,
-      httpMethod: 'POST',
-      headers: { 'content-type': 'application/json' },
-      multiValueHeaders: {},
+  const apiEvent = (body: unknown): APIGatewayProxyEvent =>
+    proxyEvent({
+      method: 'POST',
+      resource: '/v1/rest/merchants/{MID}/series',
       pathParameters: { MID },
-      queryStringParameters: null,
-      multiValueQueryStringParameters: null,
-      stageVariables: null,
-      body: JSON.stringify(body),
-      isBase64Encoded: false,
-      requestContext: {
-        path,
-        httpMethod: 'POST',
-        stage: 'dev',
-        requestId: newId(),
-        authorizer: { claims: { client_id: CLIENT, scope: apiScope('dev') } },
-      } as unknown as APIGatewayProxyEvent['requestContext'],
-    };
-  }
+      body,
+      clientId: CLIENT,
+    });
 
   test('defect: POST .../series of 30 payments with the largest customAttributes answers 500 (a valid body); it should create the series (201)', async () => {
     process.env.SERVICE_STAGE = 'dev';
