@@ -8,7 +8,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { apiScope } from '#contract/stage';
 import { newId } from '#shared/ids';
 
-export interface ProxyEventInput {
+interface ProxyEventInput {
   method: string;
   /** The route's resource, `/v1/rest/merchants/{MID}/...`. */
   resource: string;
