@@ -242,6 +242,7 @@ describe('a batch given up on (FailBatch)', () => {
       now,
     );
     Object.assign(group, { paymentCount: 1, totalCents: payment.amountCents });
+    Object.assign(payment, { sponsorKey: 'SPONSOR-7' });
     await groupStore().createGroup(group, [payment]);
     expect((await claimStore().claim(group, now)).claimed).toBe(true);
 
@@ -262,5 +263,8 @@ describe('a batch given up on (FailBatch)', () => {
     expect(stored!.retry).toMatchObject({ status: 'not_retried', reason: 'network_limit' });
     const { transaction } = (await transactionStore().find(attemptTransactionId(payment.paymentId, 1)))!;
     expect(transaction).toMatchObject({ accountType: 'CHECKING', maskedAccountNumber: '*****6789' });
+    // Defect: the record lacked its group and the payor's sponsorKey, which every other scheduled
+    // sale's record carries (a transaction's view names its group).
+    expect(transaction).toMatchObject({ paymentGroupId: group.paymentGroupId, sponsorKey: 'SPONSOR-7' });
   });
 });
